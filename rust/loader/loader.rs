@@ -1,0 +1,314 @@
+//! The loader itself: options, lifecycle, counters and column lookup.
+
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, FieldRef, Fields, Schema};
+
+use super::error::{LoaderError, Result};
+use super::node::{ColumnId, ColumnKind, Data, Node, Role, ROOT};
+use super::options::LoaderOptions;
+use super::overflow::FrozenBatch;
+use super::tree::validate_field;
+
+/// Where the loader is in its lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum State {
+    /// Created; no batch started yet.
+    Idle,
+    /// A batch is being written.
+    Active,
+    /// The last batch was harvested; `start_batch` comes next.
+    Harvested,
+    /// Closed: every call fails.
+    Closed,
+}
+
+/// Writes rows into Arrow buffers and hands back record batches that respect a row limit and
+/// byte limits, moving a row that does not fit to the next batch whole (see the module docs).
+pub struct ResultSetLoader {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) options: LoaderOptions,
+    pub(crate) state: State,
+    /// Rows committed in the active buffers.
+    pub(crate) row_pos: usize,
+    /// A row was started and not yet saved.
+    pub(crate) row_open: bool,
+    /// Exported bytes of the active buffers.
+    pub(crate) bytes: usize,
+    /// The full batch set aside when a row overflowed.
+    pub(crate) frozen: Option<FrozenBatch>,
+    pub(crate) harvested_rows: u64,
+    pub(crate) harvested_batches: u64,
+    pub(crate) schema_version: u64,
+}
+
+impl ResultSetLoader {
+    /// A loader with `options`; the schema's columns (if any) are defined at once.
+    pub fn new(options: LoaderOptions) -> Result<Self> {
+        options.validate()?;
+        let root_field = Arc::new(Field::new("", DataType::Struct(Fields::empty()), false));
+        let root_projection = options.projection.clone();
+        let mut loader = ResultSetLoader {
+            nodes: Vec::new(),
+            options,
+            state: State::Idle,
+            row_pos: 0,
+            row_open: false,
+            bytes: 0,
+            frozen: None,
+            harvested_rows: 0,
+            harvested_batches: 0,
+            schema_version: 0,
+        };
+        loader.build_node(&root_field, Role::Root, Some(root_projection), String::new(), true)?;
+        if let Some(schema) = loader.options.schema.clone() {
+            for field in schema.fields() {
+                loader.add_column(ROOT, field.clone())?;
+            }
+        }
+        Ok(loader)
+    }
+
+    pub(crate) fn check_open(&self) -> Result<()> {
+        if self.state == State::Closed {
+            return Err(LoaderError::State("the loader is closed".into()));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_active(&self, what: &str) -> Result<()> {
+        match self.state {
+            State::Active => Ok(()),
+            State::Closed => Err(LoaderError::State(format!("{what}: the loader is closed"))),
+            State::Idle => Err(LoaderError::State(format!(
+                "{what}: no batch started; call start_batch() first"
+            ))),
+            State::Harvested => Err(LoaderError::State(format!(
+                "{what}: the batch was harvested; call start_batch() to begin the next one"
+            ))),
+        }
+    }
+
+    /// Begin a batch. Returns `false` (and starts nothing) once `limit` rows were harvested.
+    pub fn start_batch(&mut self) -> Result<bool> {
+        match self.state {
+            State::Closed => return Err(LoaderError::State("the loader is closed".into())),
+            State::Active => {
+                return Err(LoaderError::State(
+                    "start_batch() called twice: harvest() the current batch first".into(),
+                ))
+            }
+            State::Idle | State::Harvested => {}
+        }
+        if self.options.limit.is_some_and(|l| self.harvested_rows >= l) {
+            return Ok(false);
+        }
+        self.state = State::Active;
+        Ok(true)
+    }
+
+    /// The most rows the current batch may hold: the row limit, or what `limit` leaves.
+    fn batch_row_limit(&self) -> usize {
+        let mut n = self.options.row_limit;
+        if let Some(limit) = self.options.limit {
+            let left = limit.saturating_sub(self.harvested_rows);
+            n = n.min(usize::try_from(left).unwrap_or(usize::MAX));
+        }
+        n
+    }
+
+    /// True at the row limit (or `limit`), or as soon as a row overflowed.
+    pub fn is_full(&self) -> bool {
+        self.frozen.is_some() || self.row_pos >= self.batch_row_limit()
+    }
+
+    /// Begin a row. Returns `false` if the batch is full. A row started and not saved is
+    /// discarded here.
+    pub fn start_row(&mut self) -> Result<bool> {
+        self.check_active("start()")?;
+        if self.row_open {
+            self.discard_row();
+        }
+        if self.is_full() {
+            return Ok(false);
+        }
+        self.row_open = true;
+        Ok(true)
+    }
+
+    /// Whether a row is started and not yet saved.
+    pub fn row_open(&self) -> bool {
+        self.row_open
+    }
+
+    /// Commit the row: back-fill the columns it did not write. The commit itself can overflow
+    /// (a fill takes a buffer over its limit) or reject the row (`RowTooLarge`).
+    pub fn save_row(&mut self) -> Result<()> {
+        self.check_active("save()")?;
+        if !self.row_open {
+            return Err(LoaderError::State("save() without start()".into()));
+        }
+        if let Err(e) = self.finalize(ROOT, self.row_pos) {
+            self.discard_row();
+            return Err(e);
+        }
+        self.after_commit()?;
+        self.row_pos += 1;
+        self.row_open = false;
+        Ok(())
+    }
+
+    /// Drop everything written for the current row, at every level.
+    pub fn discard_row(&mut self) {
+        self.truncate(ROOT, self.row_pos);
+        self.row_open = false;
+    }
+
+    /// Close the loader and release its buffers.
+    pub fn close(&mut self) {
+        self.frozen = None;
+        if self.state != State::Closed {
+            self.truncate(ROOT, 0);
+        }
+        self.row_open = false;
+        self.state = State::Closed;
+    }
+
+    /// Whether the loader was closed.
+    pub fn is_closed(&self) -> bool {
+        self.state == State::Closed
+    }
+
+    /// Rows of the batch being built (not counting a pending overflow row).
+    pub fn row_count(&self) -> usize {
+        match (&self.frozen, self.state) {
+            (Some(f), _) => f.rows,
+            (None, State::Active) => self.row_pos,
+            _ => 0,
+        }
+    }
+
+    /// Rows saved over the loader's life, including a pending overflow row.
+    pub fn total_row_count(&self) -> u64 {
+        self.harvested_rows + self.frozen.as_ref().map_or(0, |f| f.rows as u64) + self.row_pos as u64
+    }
+
+    /// Batches harvested, plus one if the current batch has rows.
+    pub fn batch_count(&self) -> u64 {
+        self.harvested_batches + u64::from(self.row_count() > 0)
+    }
+
+    /// Exported bytes of the batch being built.
+    pub fn batch_bytes(&self) -> usize {
+        match (&self.frozen, self.state) {
+            (Some(f), _) => f.bytes,
+            (None, State::Active) => self.bytes,
+            _ => 0,
+        }
+    }
+
+    /// +1 for every projected column added, nested members too.
+    pub fn schema_version(&self) -> u64 {
+        self.schema_version
+    }
+
+    /// The options the loader was built with.
+    pub fn options(&self) -> &LoaderOptions {
+        &self.options
+    }
+
+    /// Member `name` (case-insensitive) of struct `parent` (`ROOT` for top-level columns).
+    pub fn column(&self, parent: ColumnId, name: &str) -> Option<ColumnId> {
+        match &self.nodes.get(parent)?.data {
+            Data::Struct { members, index } => {
+                let i = match index.get(name) {
+                    Some(i) => *i,
+                    None => *index.get(&name.to_lowercase())?,
+                };
+                Some(members[i])
+            }
+            _ => None,
+        }
+    }
+
+    /// Member `i` of struct `parent`, in the order of addition.
+    pub fn column_at(&self, parent: ColumnId, i: usize) -> Option<ColumnId> {
+        self.member_at(parent, i)
+    }
+
+    /// Number of members of struct `parent`.
+    pub fn column_count(&self, parent: ColumnId) -> usize {
+        match &self.nodes[parent].data {
+            Data::Struct { members, .. } => members.len(),
+            _ => 0,
+        }
+    }
+
+    /// The element writer of a list (the entries struct of a map).
+    pub fn element(&self, list: ColumnId) -> Option<ColumnId> {
+        self.child_of(list)
+    }
+
+    /// What column `id` holds.
+    pub fn kind(&self, id: ColumnId) -> ColumnKind {
+        self.nodes[id].kind()
+    }
+
+    /// The declared field of column `id` (struct types as declared when added).
+    pub fn field(&self, id: ColumnId) -> &FieldRef {
+        &self.nodes[id].field
+    }
+
+    /// The dotted path of column `id`, for messages.
+    pub fn path(&self, id: ColumnId) -> &str {
+        &self.nodes[id].path
+    }
+
+    /// Whether writes to `id` are kept.
+    pub fn is_projected(&self, id: ColumnId) -> bool {
+        self.nodes[id].projected
+    }
+
+    /// Whether `id` is a member of a struct (not a list element or the row).
+    pub fn is_member(&self, id: ColumnId) -> bool {
+        matches!(self.nodes[id].role, Role::Member(_))
+    }
+
+    /// The schema of the projected columns as they stand now.
+    pub fn schema(&self) -> Schema {
+        match self.current_field(ROOT).data_type() {
+            DataType::Struct(fields) => Schema::new(fields.clone()),
+            _ => unreachable!("the row is a struct"),
+        }
+    }
+
+    /// The field of a projected node, with struct members and list elements as they are now.
+    pub(crate) fn current_field(&self, id: ColumnId) -> FieldRef {
+        let node = &self.nodes[id];
+        let dt = match (&node.data, node.field.data_type()) {
+            (Data::Struct { members, .. }, _) => DataType::Struct(
+                members
+                    .iter()
+                    .filter(|m| self.nodes[**m].projected)
+                    .map(|m| self.current_field(*m))
+                    .collect(),
+            ),
+            (Data::List { child, .. }, DataType::List(_)) => {
+                DataType::List(self.current_field(*child))
+            }
+            (Data::List { child, .. }, DataType::LargeList(_)) => {
+                DataType::LargeList(self.current_field(*child))
+            }
+            (Data::List { child, .. }, DataType::Map(_, sorted)) => {
+                DataType::Map(self.current_field(*child), *sorted)
+            }
+            (_, dt) => dt.clone(),
+        };
+        Arc::new(node.field.as_ref().clone().with_data_type(dt))
+    }
+
+    /// Validate a field as `add_column` would, without adding it.
+    pub fn check_field(field: &Field) -> Result<()> {
+        validate_field(field, field.name())
+    }
+}

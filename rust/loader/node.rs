@@ -1,0 +1,538 @@
+//! One column of the writer tree and the buffers it owns.
+//!
+//! A node only ever touches its own buffers; walking the tree (fill, truncate, split) is the
+//! job of [`super::tree`]. Every node keeps the invariant that its offsets buffer (if any)
+//! holds `len + 1` entries, so the bytes it would export are known at any time.
+
+use std::collections::HashMap;
+
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, MutableBuffer};
+use arrow_schema::{DataType, FieldRef};
+
+use super::options::Projection;
+use super::value::Value;
+
+/// Identifies a column (at any depth) of one loader. Stable for the loader's life.
+pub type ColumnId = usize;
+
+/// The id of the row itself: the tuple whose members are the top-level columns.
+pub const ROOT: ColumnId = 0;
+
+/// What a column holds, as seen by a writer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// A single value per entry.
+    Scalar,
+    /// A tuple of named members (also the row itself).
+    Struct,
+    /// A variable number of elements (`list` or `large_list`).
+    List,
+    /// Key/value entries (an Arrow map: a list of `struct<key, value>`).
+    Map,
+}
+
+/// Where a node's write position comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// The row: position is the loader's row index.
+    Root,
+    /// A struct member: the struct's position.
+    Member(ColumnId),
+    /// A list's element (or a map's entries): the list's committed element count.
+    Element(ColumnId),
+}
+
+/// How a scalar is stored physically.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Physical {
+    Bool,
+    Int { width: usize, signed: bool },
+    Float32,
+    Float64,
+    Decimal { precision: u8, scale: i8 },
+    Date32,
+    Timestamp,
+    Utf8,
+    Binary,
+}
+
+/// A value checked and converted for one column, ready to push.
+pub(crate) enum Encoded<'a> {
+    Null,
+    Bool(bool),
+    Fixed([u8; 16]),
+    Bytes(&'a [u8]),
+}
+
+/// A node's buffers.
+pub(crate) enum Data {
+    Bool(BooleanBufferBuilder),
+    Fixed {
+        width: usize,
+        values: MutableBuffer,
+    },
+    Var {
+        large: bool,
+        offsets: MutableBuffer,
+        data: MutableBuffer,
+    },
+    Struct {
+        members: Vec<ColumnId>,
+        /// lower-cased name -> index in `members`
+        index: HashMap<String, usize>,
+    },
+    List {
+        large: bool,
+        offsets: MutableBuffer,
+        child: ColumnId,
+    },
+}
+
+/// One column of the writer tree.
+pub(crate) struct Node {
+    pub field: FieldRef,
+    /// Dotted path for messages (`m.x`, `events[].kind`).
+    pub path: String,
+    pub role: Role,
+    /// Whether the consumer wants this column; unprojected nodes own no buffers.
+    pub projected: bool,
+    /// The projection of this node's members (meaningful only when projected).
+    pub projection: Projection,
+    /// Physical storage of a scalar node.
+    pub physical: Option<Physical>,
+    /// Entries written: Drill's last write position + 1.
+    pub len: usize,
+    pub validity: Option<BooleanBufferBuilder>,
+    pub data: Data,
+    /// Fill value for a non-nullable scalar (little-endian bytes or string bytes).
+    pub default: Vec<u8>,
+    /// A utf8 value was built with `append_bytes` and must be validated at commit.
+    pub check_utf8: bool,
+}
+
+/// The set-aside head of a node after a split: exactly what is exported.
+pub(crate) struct Frozen {
+    pub len: usize,
+    pub validity: Option<BooleanBuffer>,
+    pub buffers: Vec<Buffer>,
+    pub children: Vec<ColumnId>,
+}
+
+pub(crate) fn offset_width(large: bool) -> usize {
+    if large {
+        8
+    } else {
+        4
+    }
+}
+
+pub(crate) fn offset_get(buf: &MutableBuffer, large: bool, i: usize) -> usize {
+    if large {
+        buf.typed_data::<i64>()[i] as usize
+    } else {
+        buf.typed_data::<i32>()[i] as u32 as usize
+    }
+}
+
+fn offset_push(buf: &mut MutableBuffer, large: bool, v: usize) {
+    // i32 offsets wrap past 2 GiB; the byte limits move the row away before that matters
+    // (rebasing uses wrapping arithmetic, so the moved row's offsets stay right).
+    if large {
+        buf.push(v as i64)
+    } else {
+        buf.push(v as i32)
+    }
+}
+
+fn offset_set_last(buf: &mut MutableBuffer, large: bool, v: usize) {
+    if large {
+        *buf.typed_data_mut::<i64>().last_mut().expect("offsets") = v as i64;
+    } else {
+        *buf.typed_data_mut::<i32>().last_mut().expect("offsets") = v as i32;
+    }
+}
+
+fn offset_last(buf: &MutableBuffer, large: bool) -> usize {
+    let n = buf.len() / offset_width(large);
+    offset_get(buf, large, n - 1)
+}
+
+/// A fresh offsets buffer holding the single offset 0.
+pub(crate) fn new_offsets(large: bool) -> MutableBuffer {
+    let mut buf = MutableBuffer::new(64);
+    offset_push(&mut buf, large, 0);
+    buf
+}
+
+fn bits_bytes(n: usize) -> usize {
+    n.div_ceil(8)
+}
+
+/// Split a bitmap at `at`: returns the head, leaves a fresh builder with the tail bits.
+fn split_bits(bits: &mut BooleanBufferBuilder, at: usize) -> BooleanBuffer {
+    let len = bits.len();
+    let mut tail = BooleanBufferBuilder::new(len.max(1024));
+    for i in at..len {
+        tail.append(bits.get_bit(i));
+    }
+    bits.truncate(at);
+    std::mem::replace(bits, tail).finish()
+}
+
+/// Split a byte buffer at `at`: returns the head without copying it; the tail is copied into a
+/// fresh buffer of the same capacity (so the next batch does not grow it again).
+fn split_bytes(buf: &mut MutableBuffer, at: usize) -> Buffer {
+    let mut tail = MutableBuffer::with_capacity(buf.capacity());
+    tail.extend_from_slice(&buf.as_slice()[at..]);
+    buf.truncate(at);
+    std::mem::replace(buf, tail).into()
+}
+
+/// Split offsets at entry `at`: the head keeps offsets `0..=at`; the tail gets `at..` rebased.
+fn split_offsets(buf: &mut MutableBuffer, large: bool, at: usize) -> Buffer {
+    let w = offset_width(large);
+    let n = buf.len() / w;
+    let mut tail = MutableBuffer::with_capacity(buf.capacity());
+    if large {
+        let all = buf.typed_data::<i64>();
+        let base = all[at];
+        for &o in &all[at..n] {
+            tail.push(o.wrapping_sub(base));
+        }
+    } else {
+        let all = buf.typed_data::<i32>();
+        let base = all[at];
+        for &o in &all[at..n] {
+            tail.push(o.wrapping_sub(base));
+        }
+    }
+    buf.truncate((at + 1) * w);
+    std::mem::replace(buf, tail).into()
+}
+
+impl Node {
+    /// The writer-visible kind of this node.
+    pub fn kind(&self) -> ColumnKind {
+        match (&self.data, self.field.data_type()) {
+            (Data::Struct { .. }, _) => ColumnKind::Struct,
+            (Data::List { .. }, DataType::Map(..)) => ColumnKind::Map,
+            (Data::List { .. }, _) => ColumnKind::List,
+            _ => ColumnKind::Scalar,
+        }
+    }
+
+    pub fn nullable(&self) -> bool {
+        self.validity.is_some()
+    }
+
+    /// Bytes of this node's own buffers as they would be exported now.
+    pub fn own_bytes(&self) -> usize {
+        let validity = if self.validity.is_some() {
+            bits_bytes(self.len)
+        } else {
+            0
+        };
+        validity
+            + match &self.data {
+                Data::Bool(_) => bits_bytes(self.len),
+                Data::Fixed { width, .. } => self.len * width,
+                Data::Var { large, data, .. } => {
+                    (self.len + 1) * offset_width(*large) + data.len()
+                }
+                Data::Struct { .. } => 0,
+                Data::List { large, .. } => (self.len + 1) * offset_width(*large),
+            }
+    }
+
+    /// The largest of this node's own buffers, in exported bytes.
+    pub fn max_buffer_bytes(&self) -> usize {
+        let validity = if self.validity.is_some() {
+            bits_bytes(self.len)
+        } else {
+            0
+        };
+        let own = match &self.data {
+            Data::Bool(_) => bits_bytes(self.len),
+            Data::Fixed { width, .. } => self.len * width,
+            Data::Var { large, data, .. } => {
+                if !large && data.len() > i32::MAX as usize {
+                    usize::MAX
+                } else {
+                    ((self.len + 1) * offset_width(*large)).max(data.len())
+                }
+            }
+            Data::Struct { .. } => 0,
+            Data::List { large, .. } => (self.len + 1) * offset_width(*large),
+        };
+        own.max(validity)
+    }
+
+    /// The offset after the last entry (lists and var-width values).
+    pub fn last_offset(&self) -> usize {
+        match &self.data {
+            Data::Var { large, offsets, .. } | Data::List { large, offsets, .. } => {
+                offset_last(offsets, *large)
+            }
+            _ => self.len,
+        }
+    }
+
+    /// Whether entry `i` is valid (non-null).
+    pub fn is_valid(&self, i: usize) -> bool {
+        self.validity.as_ref().is_none_or(|v| v.get_bit(i))
+    }
+
+    fn push_validity(&mut self, valid: bool) {
+        if let Some(v) = self.validity.as_mut() {
+            v.append(valid);
+        }
+    }
+
+    /// Append a null entry (caller checked the node is nullable).
+    pub fn push_null(&mut self) {
+        self.push_validity(false);
+        match &mut self.data {
+            Data::Bool(b) => b.append(false),
+            Data::Fixed { width, values } => values.extend_zeros(*width),
+            Data::Var { large, offsets, data } => offset_push(offsets, *large, data.len()),
+            Data::List { large, offsets, .. } => {
+                let last = offset_last(offsets, *large);
+                offset_push(offsets, *large, last)
+            }
+            Data::Struct { .. } => {}
+        }
+        self.len += 1;
+    }
+
+    /// Append the back-fill value: null if nullable, else the default ("" / 0 / [] / struct).
+    pub fn push_fill(&mut self) {
+        if self.validity.is_some() {
+            return self.push_null();
+        }
+        match &mut self.data {
+            Data::Bool(b) => b.append(self.default.first() == Some(&1)),
+            Data::Fixed { width, values } => {
+                if self.default.is_empty() {
+                    values.extend_zeros(*width)
+                } else {
+                    values.extend_from_slice(&self.default[..*width])
+                }
+            }
+            Data::Var { large, offsets, data } => {
+                data.extend_from_slice(&self.default);
+                offset_push(offsets, *large, data.len())
+            }
+            Data::List { large, offsets, .. } => {
+                let last = offset_last(offsets, *large);
+                offset_push(offsets, *large, last)
+            }
+            Data::Struct { .. } => {}
+        }
+        self.len += 1;
+    }
+
+    /// Open a new valid entry of a struct or list (an empty list entry).
+    pub fn open_entry(&mut self) {
+        self.push_validity(true);
+        if let Data::List { large, offsets, .. } = &mut self.data {
+            let last = offset_last(offsets, *large);
+            offset_push(offsets, *large, last)
+        }
+        self.len += 1;
+    }
+
+    /// Mark the last entry valid (writing a member of a null struct makes it non-null).
+    pub fn set_last_valid(&mut self) {
+        let n = self.len;
+        if let Some(v) = self.validity.as_mut() {
+            v.set_bit(n - 1, true);
+        }
+    }
+
+    /// Set the end offset of the last list entry (commits list elements).
+    pub fn set_last_offset(&mut self, end: usize) {
+        if let Data::List { large, offsets, .. } | Data::Var { large, offsets, .. } =
+            &mut self.data
+        {
+            offset_set_last(offsets, *large, end)
+        }
+    }
+
+    /// Check and convert a value for this scalar column. The error names the value's kind and
+    /// why it does not fit; the caller adds the column.
+    pub fn encode<'a>(&self, value: Value<'a>) -> Result<Encoded<'a>, String> {
+        let physical = self.physical.expect("encode on a scalar node");
+        let out_of_range = || format!("{value} is out of range for {}", self.field.data_type());
+        let fixed = |bytes: &[u8]| {
+            let mut b = [0u8; 16];
+            b[..bytes.len()].copy_from_slice(bytes);
+            Encoded::Fixed(b)
+        };
+        Ok(match (physical, value) {
+            (_, Value::Null) => Encoded::Null,
+            (Physical::Bool, Value::Bool(b)) => Encoded::Bool(b),
+            (Physical::Int { width, signed }, Value::Int(_) | Value::UInt(_)) => {
+                let v: i128 = match value {
+                    Value::Int(i) => i as i128,
+                    Value::UInt(u) => u as i128,
+                    _ => unreachable!(),
+                };
+                let bits = (width * 8) as u32;
+                let (lo, hi) = if signed {
+                    (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+                } else {
+                    (0, (1i128 << bits) - 1)
+                };
+                if v < lo || v > hi {
+                    return Err(out_of_range());
+                }
+                fixed(&v.to_le_bytes()[..width])
+            }
+            (Physical::Float32, Value::Float(x)) => fixed(&(x as f32).to_le_bytes()),
+            (Physical::Float32, Value::Int(i)) => fixed(&(i as f32).to_le_bytes()),
+            (Physical::Float32, Value::UInt(u)) => fixed(&(u as f32).to_le_bytes()),
+            (Physical::Float64, Value::Float(x)) => fixed(&x.to_le_bytes()),
+            (Physical::Float64, Value::Int(i)) => fixed(&(i as f64).to_le_bytes()),
+            (Physical::Float64, Value::UInt(u)) => fixed(&(u as f64).to_le_bytes()),
+            (Physical::Decimal { precision, scale }, Value::Decimal(_) | Value::Int(_)) => {
+                let unscaled = match value {
+                    Value::Decimal(d) => Some(d),
+                    Value::Int(i) if scale >= 0 => {
+                        10i128.checked_pow(scale as u32).and_then(|m| (i as i128).checked_mul(m))
+                    }
+                    _ => None,
+                };
+                let limit = 10i128.checked_pow(precision as u32).unwrap_or(i128::MAX);
+                match unscaled {
+                    Some(d) if d.abs() < limit => fixed(&d.to_le_bytes()),
+                    _ => return Err(out_of_range()),
+                }
+            }
+            (Physical::Date32, Value::Date(d)) => fixed(&d.to_le_bytes()),
+            (Physical::Date32, Value::Int(i)) => match i32::try_from(i) {
+                Ok(d) => fixed(&d.to_le_bytes()),
+                Err(_) => return Err(out_of_range()),
+            },
+            (Physical::Timestamp, Value::Timestamp(t) | Value::Int(t)) => fixed(&t.to_le_bytes()),
+            (Physical::Utf8, Value::Str(s)) => Encoded::Bytes(s.as_bytes()),
+            (Physical::Binary, Value::Bytes(b)) => Encoded::Bytes(b),
+            (Physical::Binary, Value::Str(s)) => Encoded::Bytes(s.as_bytes()),
+            _ => {
+                return Err(format!(
+                    "{} value {value} does not fit {}",
+                    value.kind(),
+                    self.field.data_type()
+                ))
+            }
+        })
+    }
+
+    /// Append a checked value as a new entry.
+    pub fn push_encoded(&mut self, value: &Encoded<'_>) {
+        match value {
+            Encoded::Null => return self.push_null(),
+            Encoded::Bool(b) => {
+                if let Data::Bool(bits) = &mut self.data {
+                    bits.append(*b)
+                }
+            }
+            Encoded::Fixed(bytes) => {
+                if let Data::Fixed { width, values } = &mut self.data {
+                    values.extend_from_slice(&bytes[..*width])
+                }
+            }
+            Encoded::Bytes(b) => {
+                if let Data::Var { large, offsets, data } = &mut self.data {
+                    data.extend_from_slice(b);
+                    offset_push(offsets, *large, data.len())
+                }
+            }
+        }
+        self.push_validity(true);
+        self.len += 1;
+    }
+
+    /// Extend the last var-width value with more bytes.
+    pub fn extend_last(&mut self, bytes: &[u8]) {
+        if let Data::Var { large, offsets, data } = &mut self.data {
+            data.extend_from_slice(bytes);
+            offset_set_last(offsets, *large, data.len());
+        }
+    }
+
+    /// The bytes of var-width entry `i`.
+    pub fn value_bytes(&self, i: usize) -> &[u8] {
+        match &self.data {
+            Data::Var { large, offsets, data } => {
+                let start = offset_get(offsets, *large, i);
+                let end = offset_get(offsets, *large, i + 1);
+                &data.as_slice()[start..end]
+            }
+            _ => &[],
+        }
+    }
+
+    /// Drop entries from `n` on. Returns where the child (of a list) must be cut.
+    pub fn truncate_own(&mut self, n: usize) -> usize {
+        let keep = n.min(self.len);
+        let child_cut = match &self.data {
+            Data::List { large, offsets, .. } => offset_get(offsets, *large, keep),
+            _ => 0,
+        };
+        if self.len > n {
+            if let Some(v) = self.validity.as_mut() {
+                v.truncate(n);
+            }
+            match &mut self.data {
+                Data::Bool(b) => b.truncate(n),
+                Data::Fixed { width, values } => values.truncate(n * *width),
+                Data::Var { large, offsets, data } => {
+                    data.truncate(offset_get(offsets, *large, n));
+                    offsets.truncate((n + 1) * offset_width(*large));
+                }
+                Data::List { large, offsets, .. } => {
+                    offsets.truncate((n + 1) * offset_width(*large))
+                }
+                Data::Struct { .. } => {}
+            }
+            self.len = n;
+        }
+        child_cut
+    }
+
+    /// Set aside entries `0..at` (the head, returned without copying) and keep entries
+    /// `at..len` (the overflow row) in fresh buffers, offsets rebased to start at 0.
+    /// Returns the head and, for a list, the element index where its child must be split.
+    pub fn split_own(&mut self, at: usize) -> (Frozen, usize) {
+        debug_assert!(at <= self.len, "{}: split at {at} of {}", self.path, self.len);
+        let validity = self.validity.as_mut().map(|v| split_bits(v, at));
+        let mut child_at = 0;
+        let buffers = match &mut self.data {
+            Data::Bool(bits) => vec![split_bits(bits, at).into_inner()],
+            Data::Fixed { width, values } => vec![split_bytes(values, at * *width)],
+            Data::Var { large, offsets, data } => {
+                let cut = offset_get(offsets, *large, at);
+                let offs = split_offsets(offsets, *large, at);
+                vec![offs, split_bytes(data, cut)]
+            }
+            Data::List { large, offsets, .. } => {
+                child_at = offset_get(offsets, *large, at);
+                vec![split_offsets(offsets, *large, at)]
+            }
+            Data::Struct { .. } => vec![],
+        };
+        let children = match &self.data {
+            Data::Struct { members, .. } => members.clone(),
+            Data::List { child, .. } => vec![*child],
+            _ => vec![],
+        };
+        let frozen = Frozen {
+            len: at,
+            validity,
+            buffers,
+            children,
+        };
+        self.len -= at;
+        (frozen, child_at)
+    }
+}

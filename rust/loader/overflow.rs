@@ -1,0 +1,180 @@
+//! Limits and overflow: deciding that a write does not fit, moving the row being written to
+//! look-ahead buffers, and rejecting a row that cannot fit even an empty batch.
+
+use super::error::LoaderError;
+use super::loader::ResultSetLoader;
+use super::node::{ColumnId, Data, Frozen, ROOT};
+
+/// A completed batch set aside at overflow (or at harvest): frozen buffers per node.
+pub(crate) struct FrozenBatch {
+    /// Indexed by node id; `None` for unprojected nodes and nodes added after the split.
+    pub nodes: Vec<Option<Frozen>>,
+    pub rows: usize,
+    pub bytes: usize,
+}
+
+/// Which limit a write broke.
+enum Breach {
+    Vector { column: ColumnId, bytes: usize },
+    Batch { bytes: usize },
+}
+
+impl ResultSetLoader {
+    fn node_breach(&self, id: ColumnId) -> Option<Breach> {
+        let bytes = self.nodes[id].max_buffer_bytes();
+        (bytes > self.options.vector_byte_limit).then_some(Breach::Vector { column: id, bytes })
+    }
+
+    fn batch_breach(&self) -> Option<Breach> {
+        let limit = self.options.batch_byte_limit?;
+        (self.bytes > limit).then_some(Breach::Batch { bytes: self.bytes })
+    }
+
+    /// A breach anywhere in the subtree of `id`.
+    fn subtree_breach(&self, id: ColumnId) -> Option<Breach> {
+        let node = &self.nodes[id];
+        if !node.projected {
+            return None;
+        }
+        if id != ROOT {
+            if let Some(b) = self.node_breach(id) {
+                return Some(b);
+            }
+        }
+        match &node.data {
+            Data::Struct { members, .. } => {
+                members.iter().find_map(|m| self.subtree_breach(*m))
+            }
+            Data::List { child, .. } => self.subtree_breach(*child),
+            _ => None,
+        }
+    }
+
+    /// After a write to `id`: overflow if `id`, an ancestor, or the batch is over its limit.
+    #[inline]
+    pub(crate) fn after_write(&mut self, id: ColumnId) -> Result<(), LoaderError> {
+        let mut breach = self.batch_breach();
+        let mut cur = Some(id);
+        while let (None, Some(c)) = (&breach, cur) {
+            if c == ROOT {
+                break;
+            }
+            breach = self.node_breach(c);
+            cur = self.parent(c);
+        }
+        match breach {
+            None => Ok(()),
+            Some(b) => self.overflow(b, id),
+        }
+    }
+
+    /// After committing an element of list `list` whose subtree was back-filled.
+    pub(crate) fn after_element(&mut self, list: ColumnId) -> Result<(), LoaderError> {
+        let child = self.child_of(list).expect("a list");
+        match self.subtree_breach(child).or_else(|| self.batch_breach()) {
+            None => self.after_write(list),
+            Some(b) => self.overflow(b, list),
+        }
+    }
+
+    /// After a row commit (back-fill may have grown any column).
+    pub(crate) fn after_commit(&mut self) -> Result<(), LoaderError> {
+        match self.batch_breach().or_else(|| self.subtree_breach(ROOT)) {
+            None => Ok(()),
+            Some(b) => self.overflow(b, ROOT),
+        }
+    }
+
+    /// The row being written does not fit: move it to look-ahead buffers and set the
+    /// completed rows aside as the batch to harvest. If the row alone does not fit an empty
+    /// batch, reject it.
+    fn overflow(&mut self, breach: Breach, written: ColumnId) -> Result<(), LoaderError> {
+        if self.row_pos == 0 {
+            return Err(self.reject_row(breach, written));
+        }
+        let at = self.row_pos;
+        self.frozen = Some(self.split_tree(at));
+        self.row_pos = 0;
+        match self.batch_breach().or_else(|| self.subtree_breach(ROOT)) {
+            None => Ok(()),
+            Some(b) => Err(self.reject_row(b, written)),
+        }
+    }
+
+    fn reject_row(&mut self, breach: Breach, written: ColumnId) -> LoaderError {
+        let what = match breach {
+            Breach::Vector { column, bytes } => format!(
+                "the value for column '{}' is larger than the maximum: the row needs a \
+                 {bytes}-byte buffer, vector_byte_limit is {}",
+                self.nodes[column].path, self.options.vector_byte_limit
+            ),
+            Breach::Batch { bytes } => format!(
+                "the row written up to column '{}' is larger than the maximum: it needs \
+                 {bytes} bytes, batch_byte_limit is {}",
+                self.nodes[written].path,
+                self.options.batch_byte_limit.unwrap_or(0)
+            ),
+        };
+        self.discard_row();
+        LoaderError::RowTooLarge(format!(
+            "row rejected: {what}; it cannot fit even an empty batch"
+        ))
+    }
+
+    /// Set entries `0..at` of every node aside (zero-copy) and keep the rest (the overflow
+    /// row) as the active buffers, list offsets rebased at every level.
+    pub(crate) fn split_tree(&mut self, at: usize) -> FrozenBatch {
+        let mut nodes: Vec<Option<Frozen>> = (0..self.nodes.len()).map(|_| None).collect();
+        self.split_node(ROOT, at, &mut nodes);
+        let bytes = nodes
+            .iter()
+            .flatten()
+            .map(|f| {
+                f.validity.as_ref().map_or(0, |v| v.inner().len())
+                    + f.buffers.iter().map(|b| b.len()).sum::<usize>()
+            })
+            .sum();
+        self.bytes = self.recount_bytes();
+        FrozenBatch {
+            nodes,
+            rows: at,
+            bytes,
+        }
+    }
+
+    fn split_node(&mut self, id: ColumnId, at: usize, out: &mut [Option<Frozen>]) {
+        if !self.nodes[id].projected {
+            return;
+        }
+        let (frozen, child_at) = if id == ROOT {
+            let members = match &self.nodes[ROOT].data {
+                Data::Struct { members, .. } => members.clone(),
+                _ => unreachable!(),
+            };
+            let frozen = Frozen {
+                len: at,
+                validity: None,
+                buffers: vec![],
+                children: members,
+            };
+            (frozen, at)
+        } else {
+            let is_struct = matches!(self.nodes[id].data, Data::Struct { .. });
+            let (frozen, child_at) = self.nodes[id].split_own(at);
+            (frozen, if is_struct { at } else { child_at })
+        };
+        for &c in &frozen.children {
+            self.split_node(c, child_at, out);
+        }
+        out[id] = Some(frozen);
+    }
+
+    /// Exported bytes of all active buffers, counted from scratch.
+    pub(crate) fn recount_bytes(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| n.projected)
+            .map(|n| n.own_bytes())
+            .sum()
+    }
+}

@@ -1,0 +1,557 @@
+//! Walking the writer tree: building nodes, write positions, opening entries, committing
+//! (back-fill), discarding (truncate) and adding columns mid-batch.
+
+use std::collections::HashMap;
+
+use arrow_buffer::{BooleanBufferBuilder, MutableBuffer};
+use arrow_schema::{DataType, Field, FieldRef};
+
+use super::error::{LoaderError, Result};
+use super::loader::ResultSetLoader;
+use super::node::{new_offsets, ColumnId, Data, Node, Physical, Role, ROOT};
+use super::options::Projection;
+
+/// Field metadata key holding the back-fill value of a non-nullable scalar column.
+pub const DEFAULT_METADATA_KEY: &str = "default";
+
+fn physical_of(dt: &DataType) -> Option<(Physical, Data)> {
+    let fixed = |width: usize| Data::Fixed {
+        width,
+        values: MutableBuffer::new(width * 64),
+    };
+    let var = |large: bool| Data::Var {
+        large,
+        offsets: new_offsets(large),
+        data: MutableBuffer::new(256),
+    };
+    let int = |width: usize, signed: bool| (Physical::Int { width, signed }, fixed(width));
+    Some(match dt {
+        DataType::Boolean => (Physical::Bool, Data::Bool(BooleanBufferBuilder::new(1024))),
+        DataType::Int8 => int(1, true),
+        DataType::Int16 => int(2, true),
+        DataType::Int32 => int(4, true),
+        DataType::Int64 => int(8, true),
+        DataType::UInt8 => int(1, false),
+        DataType::UInt16 => int(2, false),
+        DataType::UInt32 => int(4, false),
+        DataType::UInt64 => int(8, false),
+        DataType::Float32 => (Physical::Float32, fixed(4)),
+        DataType::Float64 => (Physical::Float64, fixed(8)),
+        DataType::Date32 => (Physical::Date32, fixed(4)),
+        DataType::Timestamp(_, _) => (Physical::Timestamp, fixed(8)),
+        DataType::Decimal128(precision, scale) => (
+            Physical::Decimal {
+                precision: *precision,
+                scale: *scale,
+            },
+            fixed(16),
+        ),
+        DataType::Utf8 => (Physical::Utf8, var(false)),
+        DataType::LargeUtf8 => (Physical::Utf8, var(true)),
+        DataType::Binary => (Physical::Binary, var(false)),
+        DataType::LargeBinary => (Physical::Binary, var(true)),
+        _ => return None,
+    })
+}
+
+/// Check that every type in `field` is one the loader writes, and struct member names are
+/// unique (case-insensitively).
+pub(crate) fn validate_field(field: &Field, path: &str) -> Result<()> {
+    match field.data_type() {
+        DataType::Struct(fields) => {
+            let mut seen = HashMap::new();
+            for f in fields {
+                if let Some(first) = seen.insert(f.name().to_lowercase(), f.name()) {
+                    return Err(LoaderError::SchemaConflict(format!(
+                        "struct '{path}' has two members named '{first}' and '{}' \
+                         (names are case-insensitive)",
+                        f.name()
+                    )));
+                }
+                validate_field(f, &format!("{path}.{}", f.name()))?;
+            }
+            Ok(())
+        }
+        DataType::List(f) | DataType::LargeList(f) => validate_field(f, &format!("{path}[]")),
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => {
+                validate_field(&kv[0], &format!("{path}.key"))?;
+                validate_field(&kv[1], &format!("{path}.value"))
+            }
+            _ => Err(LoaderError::SchemaConflict(format!(
+                "map column '{path}' must have struct<key, value> entries"
+            ))),
+        },
+        dt if physical_of(dt).is_some() => Ok(()),
+        dt => Err(LoaderError::SchemaConflict(format!(
+            "column '{path}' has type {dt}, which the loader does not write"
+        ))),
+    }
+}
+
+/// Parse a field's `default` metadata into the bytes a fill pushes.
+fn parse_default(field: &Field, physical: Physical, path: &str) -> Result<Option<Vec<u8>>> {
+    let Some(text) = field.metadata().get(DEFAULT_METADATA_KEY) else {
+        return Ok(None);
+    };
+    let bad = || {
+        LoaderError::SchemaConflict(format!(
+            "column '{path}': default '{text}' is not a valid {}",
+            field.data_type()
+        ))
+    };
+    let t = text.trim();
+    let int = || t.parse::<i128>().map_err(|_| bad());
+    let bytes = match physical {
+        Physical::Bool => match t.to_ascii_lowercase().as_str() {
+            "true" | "1" => vec![1],
+            "false" | "0" => vec![0],
+            _ => return Err(bad()),
+        },
+        Physical::Int { width, signed } => {
+            let v = int()?;
+            let bits = (width * 8) as u32;
+            let (lo, hi) = if signed {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            } else {
+                (0, (1i128 << bits) - 1)
+            };
+            if v < lo || v > hi {
+                return Err(bad());
+            }
+            v.to_le_bytes()[..width].to_vec()
+        }
+        Physical::Float32 => t.parse::<f32>().map_err(|_| bad())?.to_le_bytes().to_vec(),
+        Physical::Float64 => t.parse::<f64>().map_err(|_| bad())?.to_le_bytes().to_vec(),
+        Physical::Decimal { scale, .. } => parse_decimal(t, scale)
+            .ok_or_else(bad)?
+            .to_le_bytes()
+            .to_vec(),
+        Physical::Date32 => {
+            let days = match int() {
+                Ok(d) => i32::try_from(d).map_err(|_| bad())?,
+                Err(_) => parse_iso_date(t).ok_or_else(bad)?,
+            };
+            days.to_le_bytes().to_vec()
+        }
+        Physical::Timestamp => (int()? as i64).to_le_bytes().to_vec(),
+        Physical::Utf8 | Physical::Binary => text.as_bytes().to_vec(),
+    };
+    Ok(Some(bytes))
+}
+
+/// `"-12.5"` at scale 2 -> -1250. `None` if malformed or more fractional digits than `scale`.
+pub(crate) fn parse_decimal(text: &str, scale: i8) -> Option<i128> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    let frac_part = frac_part.trim_end_matches('0');
+    if scale < 0 || frac_part.len() > scale as usize {
+        return None;
+    }
+    let mut v: i128 = 0;
+    for c in int_part.chars().chain(frac_part.chars()) {
+        v = v.checked_mul(10)?.checked_add(c.to_digit(10)? as i128)?;
+    }
+    v = v.checked_mul(10i128.checked_pow(scale as u32 - frac_part.len() as u32)?)?;
+    Some(if neg { -v } else { v })
+}
+
+/// `"2024-01-31"` -> days since 1970-01-01 (proleptic Gregorian).
+pub(crate) fn parse_iso_date(text: &str) -> Option<i32> {
+    let mut parts = text.splitn(3, '-');
+    let y: i64 = parts.next()?.parse().ok()?;
+    let m: i64 = parts.next()?.parse().ok()?;
+    let d: i64 = parts.next()?.parse().ok()?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    // Howard Hinnant's days_from_civil.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    i32::try_from(era * 146097 + doe - 719468).ok()
+}
+
+/// Whether back-filling `n` entries of `field` has an honest value for every leaf.
+fn check_backfill(field: &Field, n: usize, path: &str) -> Result<()> {
+    if n == 0 || field.is_nullable() {
+        return Ok(());
+    }
+    match field.data_type() {
+        DataType::Date32 | DataType::Timestamp(_, _)
+            if !field.metadata().contains_key(DEFAULT_METADATA_KEY) =>
+        {
+            Err(LoaderError::SchemaConflict(format!(
+                "column '{path}' is a non-nullable {} added after the first row: it has no \
+                 honest back-fill value; make it nullable or give it a 'default'",
+                field.data_type()
+            )))
+        }
+        DataType::Struct(fields) => fields
+            .iter()
+            .try_for_each(|f| check_backfill(f, n, &format!("{path}.{}", f.name()))),
+        _ => Ok(()),
+    }
+}
+
+impl ResultSetLoader {
+    /// Apply `f` to node `id`, keeping the batch's byte count exact.
+    #[inline]
+    pub(crate) fn mutate<R>(&mut self, id: ColumnId, f: impl FnOnce(&mut Node) -> R) -> R {
+        let node = &mut self.nodes[id];
+        let before = node.own_bytes();
+        let r = f(node);
+        self.bytes = self.bytes + node.own_bytes() - before;
+        r
+    }
+
+    /// The struct or list a node belongs to (`None` for the row).
+    #[inline]
+    pub(crate) fn parent(&self, id: ColumnId) -> Option<ColumnId> {
+        match self.nodes[id].role {
+            Role::Root => None,
+            Role::Member(p) | Role::Element(p) => Some(p),
+        }
+    }
+
+    /// The index of the entry a write to `id` lands in.
+    #[inline]
+    pub(crate) fn pos(&self, id: ColumnId) -> usize {
+        match self.nodes[id].role {
+            Role::Root => self.row_pos,
+            Role::Member(s) => self.pos(s),
+            Role::Element(l) => self.nodes[l].last_offset(),
+        }
+    }
+
+    /// Member `i` of struct `id` (the row included).
+    #[inline]
+    pub(crate) fn member_at(&self, id: ColumnId, i: usize) -> Option<ColumnId> {
+        match &self.nodes[id].data {
+            Data::Struct { members, .. } => members.get(i).copied(),
+            _ => None,
+        }
+    }
+
+    /// The element (or map entries) node of a list.
+    #[inline]
+    pub(crate) fn child_of(&self, id: ColumnId) -> Option<ColumnId> {
+        match &self.nodes[id].data {
+            Data::List { child, .. } => Some(*child),
+            _ => None,
+        }
+    }
+
+    /// Make sure the current entry of struct/list `id` (and of its ancestors) exists and is
+    /// valid, so members or elements can be written into it.
+    pub(crate) fn ensure_open(&mut self, id: ColumnId) {
+        if id == ROOT {
+            return;
+        }
+        let p = self.pos(id);
+        let node = &self.nodes[id];
+        debug_assert!(node.len == p || node.len == p + 1, "{} len {} pos {p}", node.path, node.len);
+        if node.len == p {
+            if let Some(parent) = self.parent(id) {
+                self.ensure_open(parent);
+            }
+            self.mutate(id, Node::open_entry);
+        } else if !node.is_valid(p) {
+            self.nodes[id].set_last_valid();
+        }
+    }
+
+    /// Commit entry `p` of `id`: back-fill it if it was not written, recursively for struct
+    /// members, and discard list elements that were started but not saved.
+    pub(crate) fn finalize(&mut self, id: ColumnId, p: usize) -> Result<()> {
+        let node = &self.nodes[id];
+        if !node.projected {
+            return Ok(());
+        }
+        if id != ROOT {
+            if node.len == p {
+                self.mutate(id, Node::push_fill);
+            } else if node.check_utf8 {
+                self.nodes[id].check_utf8 = false;
+                let bytes = self.nodes[id].value_bytes(p);
+                if let Err(e) = std::str::from_utf8(bytes) {
+                    return Err(LoaderError::SchemaConflict(format!(
+                        "column '{}': the bytes appended are not valid UTF-8 ({e})",
+                        self.nodes[id].path
+                    )));
+                }
+            }
+        }
+        match &self.nodes[id].data {
+            Data::Struct { members, .. } => {
+                for i in 0..members.len() {
+                    let m = self.member_at(id, i).expect("member");
+                    self.finalize(m, p)?;
+                }
+            }
+            Data::List { child, .. } => {
+                let (child, q) = (*child, self.nodes[id].last_offset());
+                self.truncate(child, q);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Discard entries `n..` of `id` and everything below them.
+    pub(crate) fn truncate(&mut self, id: ColumnId, n: usize) {
+        if !self.nodes[id].projected {
+            return;
+        }
+        let cut = if id == ROOT {
+            n
+        } else {
+            self.mutate(id, |node| node.truncate_own(n))
+        };
+        match &self.nodes[id].data {
+            Data::Struct { members, .. } => {
+                for i in 0..members.len() {
+                    let m = self.member_at(id, i).expect("member");
+                    self.truncate(m, n);
+                }
+            }
+            Data::List { child, .. } => {
+                let child = *child;
+                self.truncate(child, cut)
+            }
+            _ => {}
+        }
+    }
+
+    /// Back-fill a new node with `n` entries (struct members too; lists stay empty).
+    fn backfill(&mut self, id: ColumnId, n: usize) {
+        if n == 0 || !self.nodes[id].projected {
+            return;
+        }
+        self.mutate(id, |node| {
+            for _ in 0..n {
+                node.push_fill()
+            }
+        });
+        if let Data::Struct { members, .. } = &self.nodes[id].data {
+            for i in 0..members.len() {
+                let m = self.member_at(id, i).expect("member");
+                self.backfill(m, n);
+            }
+        }
+    }
+
+    /// Create the node (and its children) for `field`. The field must have been validated.
+    pub(crate) fn build_node(
+        &mut self,
+        field: &FieldRef,
+        role: Role,
+        projection: Option<Projection>,
+        path: String,
+        structural: bool,
+    ) -> Result<ColumnId> {
+        let id = self.nodes.len();
+        let projected = projection.is_some();
+        let dt = field.data_type();
+        let (physical, data) = match dt {
+            DataType::Struct(_) => (
+                None,
+                Data::Struct {
+                    members: Vec::new(),
+                    index: HashMap::new(),
+                },
+            ),
+            DataType::List(_) | DataType::Map(_, _) => (
+                None,
+                Data::List {
+                    large: false,
+                    offsets: new_offsets(false),
+                    child: ROOT,
+                },
+            ),
+            DataType::LargeList(_) => (
+                None,
+                Data::List {
+                    large: true,
+                    offsets: new_offsets(true),
+                    child: ROOT,
+                },
+            ),
+            dt => {
+                let (p, d) = physical_of(dt).ok_or_else(|| {
+                    LoaderError::SchemaConflict(format!("column '{path}': unsupported {dt}"))
+                })?;
+                (Some(p), d)
+            }
+        };
+        let default = match physical {
+            Some(p) => parse_default(field, p, &path)?,
+            None => None,
+        };
+        let validity =
+            (field.is_nullable() && role != Role::Root).then(|| BooleanBufferBuilder::new(1024));
+        self.nodes.push(Node {
+            field: field.clone(),
+            path: path.clone(),
+            role,
+            projected,
+            projection: projection.clone().unwrap_or(Projection::All),
+            physical,
+            len: 0,
+            validity,
+            data,
+            default: default.unwrap_or_default(),
+            check_utf8: false,
+        });
+        if projected && !structural && !matches!(role, Role::Element(_)) {
+            self.schema_version += 1;
+        }
+        match dt {
+            DataType::Struct(fields) => {
+                for f in fields {
+                    let member_projection = projection.as_ref().and_then(|p| p.member(f.name()));
+                    let member_projection = member_projection.cloned();
+                    // Only a map's entries struct makes its members (key, value) structural.
+                    let member_structural = structural && matches!(role, Role::Element(_));
+                    self.attach_member(id, f, member_projection, member_structural)?;
+                }
+            }
+            DataType::List(f) | DataType::LargeList(f) => {
+                let child = self.build_node(
+                    f,
+                    Role::Element(id),
+                    projection.clone(),
+                    format!("{path}[]"),
+                    false,
+                )?;
+                self.set_child(id, child);
+            }
+            DataType::Map(entries, _) => {
+                // A map is projected whole: its entries and key/value are structure, not
+                // columns of their own.
+                let whole = projection.map(|_| Projection::All);
+                let child =
+                    self.build_node(entries, Role::Element(id), whole, path.to_string(), true)?;
+                self.set_child(id, child);
+            }
+            _ => {}
+        }
+        Ok(id)
+    }
+
+    fn set_child(&mut self, list: ColumnId, new_child: ColumnId) {
+        if let Data::List { child, .. } = &mut self.nodes[list].data {
+            *child = new_child;
+        }
+    }
+
+    /// Build member `field` of struct `parent` and register it by name.
+    fn attach_member(
+        &mut self,
+        parent: ColumnId,
+        field: &FieldRef,
+        projection: Option<Projection>,
+        structural: bool,
+    ) -> Result<ColumnId> {
+        let path = if parent == ROOT {
+            field.name().clone()
+        } else {
+            format!("{}.{}", self.nodes[parent].path, field.name())
+        };
+        let projection = if self.nodes[parent].projected {
+            projection
+        } else {
+            None
+        };
+        let id = self.build_node(field, Role::Member(parent), projection, path, structural)?;
+        if let Data::Struct { members, index } = &mut self.nodes[parent].data {
+            index.insert(field.name().to_lowercase(), members.len());
+            members.push(id);
+        }
+        Ok(id)
+    }
+
+    /// Add a column to struct `parent` (`ROOT` for a top-level column) at any time; it is
+    /// back-filled for the entries already committed in the current batch. Returns its id.
+    pub fn add_column(&mut self, parent: ColumnId, field: impl Into<FieldRef>) -> Result<ColumnId> {
+        self.check_open()?;
+        let field: FieldRef = field.into();
+        let node = self
+            .nodes
+            .get(parent)
+            .ok_or_else(|| LoaderError::InvalidArgument(format!("no column with id {parent}")))?;
+        let Data::Struct { members, index } = &node.data else {
+            return Err(LoaderError::SchemaConflict(format!(
+                "cannot add column '{}' to '{}': it is not a struct",
+                field.name(),
+                node.path
+            )));
+        };
+        if let Some(&i) = index.get(&field.name().to_lowercase()) {
+            return Err(LoaderError::SchemaConflict(format!(
+                "column '{}' already exists as '{}' (names are case-insensitive)",
+                field.name(),
+                self.nodes[members[i]].field.name()
+            )));
+        }
+        if self.structural(parent) {
+            return Err(LoaderError::SchemaConflict(format!(
+                "cannot add column '{}' to the entries of map '{}'",
+                field.name(),
+                node.path
+            )));
+        }
+        let path = if parent == ROOT {
+            field.name().clone()
+        } else {
+            format!("{}.{}", node.path, field.name())
+        };
+        validate_field(&field, &path)?;
+        let projection = node.projection.member(field.name()).cloned();
+        let projected = node.projected && projection.is_some();
+        let n = if projected { self.pos(parent) } else { 0 };
+        check_backfill(&field, n, &path)?;
+        let id = self.attach_member(parent, &field, projection, false)?;
+        self.backfill(id, n);
+        Ok(id)
+    }
+
+    /// Whether `id` is a map's entries struct (its members are fixed).
+    fn structural(&self, id: ColumnId) -> bool {
+        match self.nodes[id].role {
+            Role::Element(l) => matches!(self.nodes[l].field.data_type(), DataType::Map(..)),
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_text() {
+        assert_eq!(parse_decimal("-12.5", 2), Some(-1250));
+        assert_eq!(parse_decimal("3", 0), Some(3));
+        assert_eq!(parse_decimal("1.234", 2), None);
+        assert_eq!(parse_decimal("1.2300", 2), Some(123));
+        assert_eq!(parse_decimal("x", 2), None);
+    }
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(parse_iso_date("1970-01-01"), Some(0));
+        assert_eq!(parse_iso_date("2000-03-01"), Some(11017));
+        assert_eq!(parse_iso_date("1969-12-31"), Some(-1));
+        assert_eq!(parse_iso_date("2024-13-01"), None);
+    }
+}

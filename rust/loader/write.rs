@@ -1,0 +1,189 @@
+//! Writing values: scalars, nulls, appended bytes, list elements.
+
+use super::error::{LoaderError, Result};
+use super::loader::ResultSetLoader;
+use super::node::{ColumnId, ColumnKind, Data, Encoded, Node, ROOT};
+use super::value::Value;
+
+impl ResultSetLoader {
+    #[inline]
+    fn check_writable(&self, id: ColumnId) -> Result<()> {
+        if !self.row_open {
+            self.check_active("write")?;
+            return Err(LoaderError::State(format!(
+                "cannot write column '{}': no row started; call start() first",
+                self.nodes.get(id).map_or("?", |n| n.path.as_str())
+            )));
+        }
+        if id >= self.nodes.len() {
+            return Err(LoaderError::InvalidArgument(format!("no column with id {id}")));
+        }
+        Ok(())
+    }
+
+    /// Make the entry that writes to `id` land in exist: the parent struct or list entry,
+    /// and, if `id` was already written in this entry, drop that value (a write overwrites).
+    #[inline]
+    fn prepare_entry(&mut self, id: ColumnId) -> usize {
+        let p = self.pos(id);
+        if self.nodes[id].len > p {
+            self.truncate(id, p);
+        }
+        if let Some(parent) = self.parent(id) {
+            self.ensure_open(parent);
+        }
+        p
+    }
+
+    /// Write `value` to column `id` in the current row (or list element). Writing a column
+    /// twice overwrites. `Value::Null` works on any nullable column; on a non-nullable
+    /// struct, list or map it stores the back-fill value (struct of defaults, `[]`, `{}`).
+    pub fn set(&mut self, id: ColumnId, value: Value<'_>) -> Result<()> {
+        self.check_writable(id)?;
+        let node = &self.nodes[id];
+        if !node.projected {
+            return Ok(());
+        }
+        if node.kind() != ColumnKind::Scalar {
+            if value != Value::Null {
+                return Err(LoaderError::SchemaConflict(format!(
+                    "column '{}' is a {}: write its members or elements, not {} value {value}",
+                    node.path,
+                    node.field.data_type(),
+                    value.kind()
+                )));
+            }
+            self.prepare_entry(id);
+            self.mutate(id, Node::push_fill);
+            if let Data::Struct { .. } = self.nodes[id].data {
+                let p = self.nodes[id].len - 1;
+                self.finalize(id, p)?;
+            }
+            return self.after_element_or_write(id);
+        }
+        let encoded = node.encode(value).map_err(|why| {
+            LoaderError::SchemaConflict(format!("column '{}': {why}", node.path))
+        })?;
+        if matches!(encoded, Encoded::Null) && !node.nullable() {
+            return Err(LoaderError::SchemaConflict(format!(
+                "column '{}' is not nullable ({}) and cannot take None",
+                node.path,
+                node.field.data_type()
+            )));
+        }
+        self.prepare_entry(id);
+        self.mutate(id, |n| n.push_encoded(&encoded));
+        self.after_write(id)
+    }
+
+    fn after_element_or_write(&mut self, id: ColumnId) -> Result<()> {
+        if let Data::Struct { .. } = self.nodes[id].data {
+            self.after_commit()
+        } else {
+            self.after_write(id)
+        }
+    }
+
+    /// Write SQL NULL to column `id`.
+    pub fn set_null(&mut self, id: ColumnId) -> Result<()> {
+        self.set(id, Value::Null)
+    }
+
+    /// Extend the utf8/binary value being written to `id` (starting it if it is not yet
+    /// written in this entry). UTF-8 is validated when the row or element is committed.
+    pub fn append_bytes(&mut self, id: ColumnId, bytes: &[u8]) -> Result<()> {
+        self.check_writable(id)?;
+        let node = &self.nodes[id];
+        if !node.projected {
+            return Ok(());
+        }
+        let Data::Var { .. } = node.data else {
+            return Err(LoaderError::SchemaConflict(format!(
+                "column '{}' is {}: append_bytes needs a utf8 or binary column",
+                node.path,
+                node.field.data_type()
+            )));
+        };
+        let is_utf8 = matches!(node.physical, Some(super::node::Physical::Utf8));
+        let p = self.pos(id);
+        if node.len == p {
+            if let Some(parent) = self.parent(id) {
+                self.ensure_open(parent);
+            }
+            self.mutate(id, |n| n.push_encoded(&Encoded::Bytes(bytes)));
+        } else {
+            self.mutate(id, |n| n.extend_last(bytes));
+        }
+        if is_utf8 {
+            self.nodes[id].check_utf8 = true;
+        }
+        self.after_write(id)
+    }
+
+    /// Mark the current entry of struct/list/map `id` present (non-null) even if nothing is
+    /// written into it: an empty list, an empty map, a struct of back-filled members.
+    pub fn open(&mut self, id: ColumnId) -> Result<()> {
+        self.check_writable(id)?;
+        if !self.nodes[id].projected || id == ROOT {
+            return Ok(());
+        }
+        if self.nodes[id].kind() == ColumnKind::Scalar {
+            return Err(LoaderError::SchemaConflict(format!(
+                "column '{}' is a scalar; set() a value",
+                self.nodes[id].path
+            )));
+        }
+        self.ensure_open(id);
+        self.after_write(id)
+    }
+
+    /// Commit the element being written to list (or map) `list`: one more element. Members
+    /// of a struct element that were not written are back-filled.
+    pub fn save_element(&mut self, list: ColumnId) -> Result<()> {
+        self.check_writable(list)?;
+        let node = &self.nodes[list];
+        if !node.projected {
+            return Ok(());
+        }
+        let Data::List { child, .. } = node.data else {
+            return Err(LoaderError::SchemaConflict(format!(
+                "column '{}' is not a list or map: save() commits list elements",
+                node.path
+            )));
+        };
+        self.ensure_open(list);
+        let q = self.nodes[list].last_offset();
+        if let Err(e) = self.finalize(child, q) {
+            self.truncate(child, q);
+            return Err(e);
+        }
+        self.nodes[list].set_last_offset(q + 1);
+        self.after_element(list)
+    }
+
+    /// Discard whatever was written to `id` in the current entry (used to undo a compound
+    /// value that failed half-way). The parent entry stays open.
+    pub fn clear(&mut self, id: ColumnId) -> Result<()> {
+        self.check_writable(id)?;
+        if self.nodes[id].projected && id != ROOT {
+            let p = self.pos(id);
+            self.truncate(id, p);
+        }
+        Ok(())
+    }
+
+    /// Elements committed so far in the current entry of list `list`.
+    pub fn element_count(&self, list: ColumnId) -> usize {
+        let node = &self.nodes[list];
+        if !node.projected || !self.row_open {
+            return 0;
+        }
+        let p = self.pos(list);
+        match &node.data {
+            Data::List { large, offsets, .. } if node.len > p => {
+                node.last_offset() - super::node::offset_get(offsets, *large, p)
+            }
+            _ => 0,
+        }
+    }
+}
