@@ -174,6 +174,17 @@ impl ResultSetLoader {
         self.state = State::Closed;
     }
 
+    /// Whether a batch is being written (started and not yet harvested).
+    pub fn is_active(&self) -> bool {
+        self.state == State::Active
+    }
+
+    /// Whether a member `name` of struct `parent` would be kept if it were added.
+    pub fn would_project(&self, parent: ColumnId, name: &str) -> bool {
+        let node = &self.nodes[parent];
+        node.projected && node.projection.member(name).is_some()
+    }
+
     /// Whether the loader was closed.
     pub fn is_closed(&self) -> bool {
         self.state == State::Closed
@@ -191,6 +202,11 @@ impl ResultSetLoader {
     /// Rows saved over the loader's life, including a pending overflow row.
     pub fn total_row_count(&self) -> u64 {
         self.harvested_rows + self.frozen.as_ref().map_or(0, |f| f.rows as u64) + self.row_pos as u64
+    }
+
+    /// Rows handed out in harvested batches so far.
+    pub fn harvested_total(&self) -> u64 {
+        self.harvested_rows
     }
 
     /// Batches harvested, plus one if the current batch has rows.

@@ -29,4 +29,5 @@ pub use error::LoaderError;
 pub use loader::ResultSetLoader;
 pub use node::{ColumnId, ColumnKind, ROOT};
 pub use options::{LoaderOptions, Projection};
+pub use tree::{days_from_civil, parse_decimal, DEFAULT_METADATA_KEY};
 pub use value::Value;

@@ -141,7 +141,7 @@ fn parse_default(field: &Field, physical: Physical, path: &str) -> Result<Option
 }
 
 /// `"-12.5"` at scale 2 -> -1250. `None` if malformed or more fractional digits than `scale`.
-pub(crate) fn parse_decimal(text: &str, scale: i8) -> Option<i128> {
+pub fn parse_decimal(text: &str, scale: i8) -> Option<i128> {
     let (neg, digits) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
@@ -171,14 +171,18 @@ pub(crate) fn parse_iso_date(text: &str) -> Option<i32> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return None;
     }
-    // Howard Hinnant's days_from_civil.
+    i32::try_from(days_from_civil(y, m, d)).ok()
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
     let mp = (m + 9) % 12;
     let doy = (153 * mp + 2) / 5 + d - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    i32::try_from(era * 146097 + doe - 719468).ok()
+    era * 146097 + doe - 719468
 }
 
 /// Whether back-filling `n` entries of `field` has an honest value for every leaf.

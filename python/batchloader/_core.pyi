@@ -1,0 +1,135 @@
+"""Type stubs of the native core (``batchloader._core``)."""
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Literal
+
+import pyarrow as pa
+
+class BatchLoaderError(Exception):
+    """Base class of every batchloader error."""
+
+class LoaderStateError(BatchLoaderError):
+    """The loader's lifecycle was misused (save without start, harvest twice, use after close)."""
+
+class SchemaConflictError(BatchLoaderError):
+    """A value of the wrong type, a duplicate column, a type the loader cannot write."""
+
+class RowTooLargeError(BatchLoaderError):
+    """A row that cannot fit even an empty batch; the row is discarded."""
+
+Row = Mapping[str, Any] | Sequence[Any]
+
+class ResultSetLoader:
+    """Writes rows into Arrow buffers; hands back batches bounded by row and byte limits."""
+
+    def __init__(
+        self,
+        schema: pa.Schema | None = None,
+        projection: Sequence[str] | None = None,
+        row_limit: int = 65536,
+        vector_byte_limit: int = 16 * 2**20,
+        batch_byte_limit: int | None = None,
+        limit: int | None = None,
+    ) -> None: ...
+    def start_batch(self) -> bool:
+        """Begin a batch; False once ``limit`` rows were harvested."""
+    @property
+    def writer(self) -> RowWriter:
+        """The row writer."""
+    def is_full(self) -> bool:
+        """True at the row limit, or as soon as a value overflowed."""
+    def harvest(self) -> pa.RecordBatch:
+        """The completed batch (zero-copy); a pending overflow row stays for the next one."""
+    def write_row(self, row: Row) -> None:
+        """start + set every column + save."""
+    def write_rows(self, rows: Iterable[Row]) -> BatchIterator:
+        """Write every row; yield each batch when full and the last partial one at the end."""
+    @property
+    def row_count(self) -> int:
+        """Rows of the batch being built (not counting a pending overflow row)."""
+    @property
+    def total_row_count(self) -> int:
+        """Rows saved over the loader's life, including a pending overflow row."""
+    @property
+    def batch_count(self) -> int:
+        """Batches harvested, plus one if the current batch has rows."""
+    @property
+    def batch_bytes(self) -> int:
+        """Exported bytes of the batch being built."""
+    @property
+    def schema_version(self) -> int:
+        """+1 for every projected column added, nested members too."""
+    @property
+    def schema(self) -> pa.Schema:
+        """The schema of the projected columns as they stand now."""
+    @property
+    def closed(self) -> bool:
+        """Whether the loader was closed."""
+    def close(self) -> None:
+        """Release the buffers; every later call raises LoaderStateError."""
+    def __enter__(self) -> ResultSetLoader: ...
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> Literal[False]: ...
+
+class RowWriter:
+    """Writes one row at a time: ``start()``, set columns, ``save()``."""
+
+    def start(self) -> bool:
+        """Begin a row; False if the batch is full. An unsaved row is discarded."""
+    def save(self) -> None:
+        """Commit the row (columns not written are back-filled)."""
+    def add_column(self, field: pa.Field) -> int:
+        """Add a top-level column at any time; returns its index."""
+    def __getitem__(self, key: str | int) -> ColumnWriter:
+        """A column's writer by name (case-insensitive) or index."""
+    def __len__(self) -> int: ...
+    def is_full(self) -> bool:
+        """Whether the batch is full."""
+
+class ColumnWriter:
+    """Writes one column: scalar, struct, list or map."""
+
+    def set(self, value: Any) -> None:
+        """Write a whole Python value (None = null)."""
+    def set_null(self) -> None:
+        """Write NULL."""
+    def append_bytes(self, data: bytes) -> None:
+        """Extend the utf8/binary value being written."""
+    def append(self, value: Any) -> None:
+        """Append one element to a list (None = null element)."""
+    def extend(self, values: Iterable[Any]) -> None:
+        """Append every element of an iterable."""
+    def save(self) -> None:
+        """Commit the element written through ``.element``."""
+    @property
+    def element(self) -> ColumnWriter:
+        """The element writer of a list (a map's entries: ``key``, ``value``)."""
+    def __getitem__(self, key: str | int) -> ColumnWriter:
+        """A struct member's writer by name (case-insensitive) or index."""
+    def add_column(self, field: pa.Field) -> int:
+        """Add a member to this struct; returns its index."""
+    def __len__(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def kind(self) -> Literal["scalar", "struct", "list", "map"]: ...
+    @property
+    def is_projected(self) -> bool: ...
+
+class BatchIterator(Iterator[pa.RecordBatch]):
+    """Pulls rows lazily, yields bounded batches."""
+
+    def __iter__(self) -> BatchIterator: ...
+    def __next__(self) -> pa.RecordBatch: ...
+
+class ArrowArrayExport:
+    """A batch waiting to be imported through the Arrow PyCapsule interface."""
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...

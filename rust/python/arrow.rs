@@ -1,0 +1,96 @@
+//! Arrow across the boundary: schemas in through `__arrow_c_schema__`, batches out through
+//! `__arrow_c_array__` (the Arrow PyCapsule interface), so arrow-rs and pyarrow versions stay
+//! independent.
+
+use std::sync::Mutex;
+
+use arrow_array::ffi::{to_ffi, FFI_ArrowSchema};
+use arrow_array::{Array, RecordBatch, StructArray};
+use arrow_schema::{DataType, Field, Schema};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyCapsule, PyCapsuleMethods, PyTuple};
+
+/// Read the Arrow schema a Python object exports (`pa.Schema`, `pa.Field`, `pa.DataType`).
+fn import_schema_capsule<T>(
+    obj: &Bound<'_, PyAny>,
+    convert: impl FnOnce(&FFI_ArrowSchema) -> Result<T, arrow_schema::ArrowError>,
+) -> PyResult<T> {
+    if !obj.hasattr("__arrow_c_schema__")? {
+        return Err(PyTypeError::new_err(format!(
+            "expected a pyarrow schema, field or type, got {}",
+            obj.get_type().name()?
+        )));
+    }
+    let capsule = obj.call_method0("__arrow_c_schema__")?;
+    let capsule = capsule.cast::<PyCapsule>()?;
+    let ptr = capsule.pointer_checked(Some(c"arrow_schema"))?;
+    // SAFETY: the capsule named "arrow_schema" holds an ArrowSchema owned by the capsule,
+    // alive while we hold it; we only read it (no move, so no double release).
+    let ffi = unsafe { ptr.cast::<FFI_ArrowSchema>().as_ref() };
+    convert(ffi).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A `pa.Schema` as an arrow-rs schema.
+pub(crate) fn schema_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Schema> {
+    import_schema_capsule(obj, |s| Schema::try_from(s))
+}
+
+/// A `pa.Field` as an arrow-rs field.
+pub(crate) fn field_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Field> {
+    import_schema_capsule(obj, |s| Field::try_from(s))
+}
+
+/// A `pa.DataType` as an arrow-rs type.
+#[allow(dead_code)]
+pub(crate) fn type_from_py(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
+    import_schema_capsule(obj, |s| DataType::try_from(s))
+}
+
+/// A record batch waiting to be imported by pyarrow (exported once, zero-copy).
+#[pyclass(module = "batchloader._core", name = "ArrowArrayExport", frozen)]
+pub struct ArrowArrayExport {
+    batch: Mutex<Option<RecordBatch>>,
+}
+
+#[pymethods]
+impl ArrowArrayExport {
+    /// The Arrow PyCapsule protocol: the batch as a struct array (schema, array) pair.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let _ = requested_schema;
+        let batch = self
+            .batch
+            .lock()
+            .map_err(|_| PyValueError::new_err("poisoned"))?
+            .take()
+            .ok_or_else(|| PyValueError::new_err("this batch was already exported"))?;
+        let array = StructArray::from(batch);
+        let (ffi_array, ffi_schema) =
+            to_ffi(&array.to_data()).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let schema = PyCapsule::new_with_value(py, ffi_schema, c"arrow_schema")?;
+        let array = PyCapsule::new_with_value(py, ffi_array, c"arrow_array")?;
+        PyTuple::new(py, [schema.into_any(), array.into_any()])
+    }
+}
+
+static RECORD_BATCH: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// Turn an arrow-rs batch into a `pyarrow.RecordBatch` without copying its buffers.
+pub(crate) fn batch_to_py(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> {
+    let record_batch = RECORD_BATCH.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py.import("pyarrow")?.getattr("record_batch")?.unbind())
+    })?;
+    let export = Bound::new(
+        py,
+        ArrowArrayExport {
+            batch: Mutex::new(Some(batch)),
+        },
+    )?;
+    record_batch.bind(py).call1((export,))
+}

@@ -1,0 +1,396 @@
+//! Python values into loader writes, walking each value once.
+
+use arrow_schema::{DataType, TimeUnit};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{
+    PyBool, PyBytes, PyDate, PyDateTime, PyDelta, PyDeltaAccess, PyDict, PyFloat, PyInt, PyList,
+    PyString, PyTuple, PyTzInfoAccess,
+};
+use pyo3::types::{PyDateAccess, PyTimeAccess};
+
+use crate::loader::{
+    days_from_civil, parse_decimal, ColumnId, ColumnKind, LoaderError, ResultSetLoader, Value, ROOT,
+};
+
+/// A failed write: the loader's own error, or a Python error (e.g. from the user's iterator).
+pub(crate) enum WriteError {
+    Loader(LoaderError),
+    Py(PyErr),
+}
+
+impl From<LoaderError> for WriteError {
+    fn from(e: LoaderError) -> Self {
+        WriteError::Loader(e)
+    }
+}
+
+impl From<PyErr> for WriteError {
+    fn from(e: PyErr) -> Self {
+        WriteError::Py(e)
+    }
+}
+
+impl WriteError {
+    /// Prefix the message (row numbers); Python errors pass through unchanged.
+    pub(crate) fn context(self, prefix: &str) -> Self {
+        match self {
+            WriteError::Loader(e) => WriteError::Loader(match e {
+                LoaderError::State(m) => LoaderError::State(format!("{prefix}{m}")),
+                LoaderError::SchemaConflict(m) => {
+                    LoaderError::SchemaConflict(format!("{prefix}{m}"))
+                }
+                LoaderError::RowTooLarge(m) => LoaderError::RowTooLarge(format!("{prefix}{m}")),
+                LoaderError::InvalidArgument(m) => {
+                    LoaderError::InvalidArgument(format!("{prefix}{m}"))
+                }
+            }),
+            py => py,
+        }
+    }
+
+    pub(crate) fn into_pyerr(self) -> PyErr {
+        match self {
+            WriteError::Loader(e) => super::errors::to_pyerr(e),
+            WriteError::Py(e) => e,
+        }
+    }
+}
+
+type WriteResult = Result<(), WriteError>;
+
+fn short_repr(obj: &Bound<'_, PyAny>) -> String {
+    let r = obj
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "<unrepresentable>".into());
+    if r.chars().count() > 80 {
+        let cut: String = r.chars().take(80).collect();
+        format!("{cut}...")
+    } else {
+        r
+    }
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn conflict(l: &ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>, why: &str) -> WriteError {
+    WriteError::Loader(LoaderError::SchemaConflict(format!(
+        "column '{}' ({}) cannot take {} value {}: {why}",
+        l.path(id),
+        l.field(id).data_type(),
+        type_name(obj),
+        short_repr(obj)
+    )))
+}
+
+static DECIMAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn is_decimal(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = obj.py();
+    let decimal = DECIMAL.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py.import("decimal")?.getattr("Decimal")?.unbind())
+    })?;
+    obj.is_instance(decimal.bind(py))
+}
+
+fn utc_micros(dt: &Bound<'_, PyDateTime>) -> PyResult<i64> {
+    let days = days_from_civil(
+        dt.get_year() as i64,
+        dt.get_month() as i64,
+        dt.get_day() as i64,
+    );
+    let secs = days * 86400
+        + dt.get_hour() as i64 * 3600
+        + dt.get_minute() as i64 * 60
+        + dt.get_second() as i64;
+    let mut micros = secs * 1_000_000 + dt.get_microsecond() as i64;
+    if dt.get_tzinfo().is_some() {
+        let offset = dt.call_method0("utcoffset")?;
+        if let Ok(delta) = offset.cast::<PyDelta>() {
+            micros -= (delta.get_days() as i64 * 86400 + delta.get_seconds() as i64) * 1_000_000
+                + delta.get_microseconds() as i64;
+        }
+    }
+    Ok(micros)
+}
+
+fn micros_to_unit(micros: i64, unit: TimeUnit) -> Option<i64> {
+    match unit {
+        TimeUnit::Second => Some(micros.div_euclid(1_000_000)),
+        TimeUnit::Millisecond => Some(micros.div_euclid(1_000)),
+        TimeUnit::Microsecond => Some(micros),
+        TimeUnit::Nanosecond => micros.checked_mul(1_000),
+    }
+}
+
+fn date_days(d: &Bound<'_, PyAny>) -> PyResult<i64> {
+    let d = d.cast::<PyDate>()?;
+    Ok(days_from_civil(
+        d.get_year() as i64,
+        d.get_month() as i64,
+        d.get_day() as i64,
+    ))
+}
+
+/// Convert a Python scalar for column `id` and write it.
+fn write_scalar(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+    let value = if obj.is_none() {
+        Value::Null
+    } else if let Ok(s) = obj.cast_exact::<PyString>() {
+        match s.to_str() {
+            Ok(s) => return Ok(l.set(id, Value::Str(s))?),
+            Err(_) => return Err(conflict(l, id, obj, "the string is not valid UTF-8")),
+        }
+    } else if let Ok(b) = obj.cast::<PyBool>() {
+        Value::Bool(b.is_true())
+    } else if obj.is_instance_of::<PyInt>() {
+        match obj.extract::<i64>() {
+            Ok(i) => Value::Int(i),
+            Err(_) => match obj.extract::<u64>() {
+                Ok(u) => Value::UInt(u),
+                Err(_) => return Err(conflict(l, id, obj, "the integer is out of range")),
+            },
+        }
+    } else if let Ok(f) = obj.cast::<PyFloat>() {
+        Value::Float(f.value())
+    } else if let Ok(s) = obj.cast::<PyString>() {
+        match s.to_str() {
+            Ok(s) => return Ok(l.set(id, Value::Str(s))?),
+            Err(_) => return Err(conflict(l, id, obj, "the string is not valid UTF-8")),
+        }
+    } else if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(l.set(id, Value::Bytes(b.as_bytes()))?);
+    } else if let Ok(dt) = obj.cast::<PyDateTime>() {
+        match l.field(id).data_type() {
+            DataType::Timestamp(unit, _) => {
+                let unit = *unit;
+                match micros_to_unit(utc_micros(dt)?, unit) {
+                    Some(t) => Value::Timestamp(t),
+                    None => return Err(conflict(l, id, obj, "out of range")),
+                }
+            }
+            DataType::Date32 => Value::Date(date_days(obj)? as i32),
+            _ => return Err(conflict(l, id, obj, "wrong type")),
+        }
+    } else if obj.is_instance_of::<PyDate>() {
+        let days = date_days(obj)?;
+        match l.field(id).data_type() {
+            DataType::Date32 => match i32::try_from(days) {
+                Ok(d) => Value::Date(d),
+                Err(_) => return Err(conflict(l, id, obj, "out of range")),
+            },
+            DataType::Timestamp(unit, _) => {
+                let unit = *unit;
+                match micros_to_unit(days * 86_400_000_000, unit) {
+                    Some(t) => Value::Timestamp(t),
+                    None => return Err(conflict(l, id, obj, "out of range")),
+                }
+            }
+            _ => return Err(conflict(l, id, obj, "wrong type")),
+        }
+    } else if is_decimal(obj)? {
+        match l.field(id).data_type() {
+            DataType::Decimal128(_, scale) => {
+                let scale = *scale;
+                let text = obj.call_method1("__format__", ("f",))?;
+                let text: String = text.extract()?;
+                match parse_decimal(&text, scale) {
+                    Some(d) => Value::Decimal(d),
+                    None => {
+                        return Err(conflict(
+                            l,
+                            id,
+                            obj,
+                            "it does not fit the column's scale and precision",
+                        ))
+                    }
+                }
+            }
+            _ => return Err(conflict(l, id, obj, "wrong type")),
+        }
+    } else {
+        return Err(conflict(l, id, obj, "unsupported Python type"));
+    };
+    Ok(l.set(id, value)?)
+}
+
+/// Run a compound write; on failure drop what it wrote so no half value stays behind.
+fn undoable(
+    l: &mut ResultSetLoader,
+    id: ColumnId,
+    f: impl FnOnce(&mut ResultSetLoader) -> WriteResult,
+) -> WriteResult {
+    let r = f(l);
+    if r.is_err() && l.row_open() {
+        let _ = l.clear(id);
+    }
+    r
+}
+
+/// Write the members of a struct (or the row, `ROOT`) from a dict, tuple or list.
+pub(crate) fn write_members(
+    l: &mut ResultSetLoader,
+    id: ColumnId,
+    obj: &Bound<'_, PyAny>,
+) -> WriteResult {
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        for (k, v) in dict.iter() {
+            let Ok(key) = k.cast::<PyString>() else {
+                return Err(conflict(l, id, &k, "keys must be strings"));
+            };
+            let name = key.to_str()?;
+            match l.column(id, name) {
+                Some(m) => write_py(l, m, &v)?,
+                None if !l.would_project(id, name) => {}
+                None => {
+                    let owner = if id == ROOT {
+                        "the row".to_string()
+                    } else {
+                        format!("struct '{}'", l.path(id))
+                    };
+                    return Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
+                        "{owner} has no column '{name}' (value {}); add it with add_column()",
+                        short_repr(&v)
+                    ))));
+                }
+            }
+        }
+        return Ok(());
+    }
+    let items = if let Ok(t) = obj.cast::<PyTuple>() {
+        t.as_sequence().to_list()?
+    } else if let Ok(list) = obj.cast::<PyList>() {
+        list.clone()
+    } else {
+        let what = if id == ROOT {
+            "a row".to_string()
+        } else {
+            format!("struct '{}'", l.path(id))
+        };
+        return Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
+            "{what} must be a dict, tuple or list, got {} {}",
+            type_name(obj),
+            short_repr(obj)
+        ))));
+    };
+    let n = l.column_count(id);
+    if items.len() != n {
+        let what = if id == ROOT {
+            "the row".to_string()
+        } else {
+            format!("struct '{}'", l.path(id))
+        };
+        return Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
+            "{} has {} values but {what} has {n} columns",
+            short_repr(obj),
+            items.len()
+        ))));
+    }
+    for (i, v) in items.iter().enumerate() {
+        let m = l.column_at(id, i).expect("member");
+        write_py(l, m, &v)?;
+    }
+    Ok(())
+}
+
+fn write_elements(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+    let child = l.element(id).expect("a list");
+    l.clear(id)?;
+    l.open(id)?;
+    if let Ok(list) = obj.cast::<PyList>() {
+        for item in list.iter() {
+            write_py(l, child, &item)?;
+            l.save_element(id)?;
+        }
+    } else if let Ok(t) = obj.cast::<PyTuple>() {
+        for item in t.iter() {
+            write_py(l, child, &item)?;
+            l.save_element(id)?;
+        }
+    } else {
+        for item in obj.try_iter()? {
+            write_py(l, child, &item?)?;
+            l.save_element(id)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_entries(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+    let entries = l.element(id).expect("a map");
+    let key = l.column_at(entries, 0).expect("map key");
+    let value = l.column_at(entries, 1).expect("map value");
+    l.clear(id)?;
+    l.open(id)?;
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        for (k, v) in dict.iter() {
+            write_py(l, key, &k)?;
+            write_py(l, value, &v)?;
+            l.save_element(id)?;
+        }
+    } else {
+        for pair in obj.try_iter()? {
+            let pair = pair?;
+            let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair
+                .extract()
+                .map_err(|_| conflict(l, id, &pair, "map entries must be (key, value) pairs"))?;
+            write_py(l, key, &k)?;
+            write_py(l, value, &v)?;
+            l.save_element(id)?;
+        }
+    }
+    Ok(())
+}
+
+/// Write any Python value to column `id`: scalars, dicts/tuples for structs, iterables for
+/// lists, dicts or pairs for maps, `None` for null.
+pub(crate) fn write_py(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+    if !l.is_projected(id) {
+        return Ok(());
+    }
+    let kind = l.kind(id);
+    if kind == ColumnKind::Scalar {
+        return write_scalar(l, id, obj);
+    }
+    if obj.is_none() {
+        return Ok(l.set(id, Value::Null)?);
+    }
+    match kind {
+        ColumnKind::Struct => undoable(l, id, |l| {
+            l.clear(id)?;
+            l.open(id)?;
+            write_members(l, id, obj)
+        }),
+        ColumnKind::List => {
+            if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+                return Err(conflict(l, id, obj, "a list needs a sequence of elements"));
+            }
+            if obj.is_instance_of::<PyDict>() {
+                return Err(conflict(l, id, obj, "a list needs a sequence of elements"));
+            }
+            undoable(l, id, |l| write_elements(l, id, obj))
+        }
+        ColumnKind::Map => undoable(l, id, |l| write_entries(l, id, obj)),
+        ColumnKind::Scalar => unreachable!(),
+    }
+}
+
+/// `start` + members + `save`; on any failure the row is discarded and nothing stays behind.
+pub(crate) fn write_row(l: &mut ResultSetLoader, row: &Bound<'_, PyAny>) -> WriteResult {
+    if !l.start_row()? {
+        return Err(WriteError::Loader(LoaderError::State(
+            "the batch is full: harvest() it, then start_batch()".into(),
+        )));
+    }
+    let r = write_members(l, ROOT, row).and_then(|_| Ok(l.save_row()?));
+    if r.is_err() && l.row_open() {
+        l.discard_row();
+    }
+    r
+}

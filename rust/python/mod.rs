@@ -1,0 +1,24 @@
+//! PyO3 bindings (module `batchloader._core`): a thin layer over [`crate::loader`].
+
+mod arrow;
+mod convert;
+mod errors;
+mod writers;
+
+use pyo3::prelude::*;
+
+/// The native core of batchloader.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<writers::PyResultSetLoader>()?;
+    m.add_class::<writers::PyRowWriter>()?;
+    m.add_class::<writers::PyColumnWriter>()?;
+    m.add_class::<writers::PyBatchIterator>()?;
+    m.add_class::<arrow::ArrowArrayExport>()?;
+    m.add("BatchLoaderError", py.get_type::<errors::BatchLoaderError>())?;
+    m.add("LoaderStateError", py.get_type::<errors::LoaderStateError>())?;
+    m.add("SchemaConflictError", py.get_type::<errors::SchemaConflictError>())?;
+    m.add("RowTooLargeError", py.get_type::<errors::RowTooLargeError>())?;
+    Ok(())
+}
