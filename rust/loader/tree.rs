@@ -416,8 +416,11 @@ impl ResultSetLoader {
             default: default.unwrap_or_default(),
             check_utf8: false,
         });
-        if projected && !structural && !matches!(role, Role::Element(_)) {
-            self.schema_version += 1;
+        if projected {
+            self.bytes += self.nodes[id].own_bytes();
+            if !structural && !matches!(role, Role::Element(_)) {
+                self.schema_version += 1;
+            }
         }
         match dt {
             DataType::Struct(fields) => {

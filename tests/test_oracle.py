@@ -1,0 +1,120 @@
+"""The loader's oracle: random nested schemas, rows and small limits.
+
+Whatever the limits, the concatenation of the harvested batches must equal
+`pa.Table.from_pylist(rows, schema)` (omitted values back-filled), every batch must respect
+every limit (bytes recounted from the batch), no row may be lost or duplicated, and a row may
+only be rejected if it cannot fit an empty batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from arrow_bytes import batch_buffer_sizes, exported_buffer_sizes
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import expected, rows, schemas
+
+import batchloader as bl
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[pa.Schema, list[dict[str, Any]], dict[str, Any]]:
+    schema = draw(schemas())
+    data = draw(rows(schema))
+    limits = {
+        "row_limit": draw(st.integers(1, 10)),
+        "vector_byte_limit": draw(st.sampled_from([16, 40, 100, 400, 16 * 2**20])),
+        "batch_byte_limit": draw(st.sampled_from([None, 200, 700, 3000])),
+    }
+    return schema, data, limits
+
+
+def check_batch(batch: pa.RecordBatch, limits: dict[str, Any]) -> None:
+    assert batch.num_rows <= limits["row_limit"]
+    computed = batch_buffer_sizes(batch)
+    exported = exported_buffer_sizes(batch)
+    for sizes in (computed, exported):
+        assert max(sizes, default=0) <= limits["vector_byte_limit"], sizes
+        if limits["batch_byte_limit"] is not None:
+            assert sum(sizes) <= limits["batch_byte_limit"], sizes
+
+
+def check_rejected(row: dict[str, Any], schema: pa.Schema, limits: dict[str, Any]) -> None:
+    """A rejected row must really be too large for an empty batch."""
+    alone = pa.RecordBatch.from_pylist([expected(row, schema)], schema=schema)
+    sizes = batch_buffer_sizes(alone)
+    too_big = max(sizes) > limits["vector_byte_limit"] or (
+        limits["batch_byte_limit"] is not None and sum(sizes) > limits["batch_byte_limit"]
+    )
+    assert too_big, f"row rejected although it fits an empty batch: {row} {sizes}"
+
+
+def load_with_row_api(schema, data, limits):
+    loader = bl.ResultSetLoader(schema, **limits)
+    assert loader.start_batch()
+    w = loader.writer
+    batches, rejected = [], []
+
+    def harvest():
+        before = loader.batch_bytes
+        batch = loader.harvest()
+        assert before == sum(batch_buffer_sizes(batch)), "batch_bytes is not exact"
+        batches.append(batch)
+
+    for i, row in enumerate(data):
+        while not w.start():
+            harvest()
+            assert loader.start_batch()
+        try:
+            for name, value in row.items():
+                w[name].set(value)
+            w.save()
+        except bl.RowTooLargeError as e:
+            assert "is larger than the maximum" in str(e)
+            rejected.append(i)
+    harvest()
+    # A row that overflowed the last batch is row 0 of one more.
+    if loader.start_batch() and loader.row_count > 0:
+        harvest()
+    return batches, rejected, loader
+
+
+def load_with_write_rows(schema, data, limits):
+    loader = bl.ResultSetLoader(schema, **limits)
+    batches, rejected = [], []
+    position = [-1]
+    remaining = iter(enumerate(data))
+
+    def source():
+        for i, row in remaining:
+            position[0] = i
+            yield row
+
+    while True:
+        try:
+            batches.extend(loader.write_rows(source()))
+            break
+        except bl.RowTooLargeError:
+            rejected.append(position[0])
+    return batches, rejected, loader
+
+
+@pytest.mark.parametrize("load", [load_with_row_api, load_with_write_rows])
+@given(case=cases())
+def test_batches_concatenate_to_the_rows(load, case):
+    schema, data, limits = case
+    batches, rejected, loader = load(schema, data, limits)
+    for batch in batches:
+        assert batch.schema.equals(schema, check_metadata=True)
+        check_batch(batch, limits)
+    for i in rejected:
+        check_rejected(data[i], schema, limits)
+    kept = [expected(row, schema) for i, row in enumerate(data) if i not in set(rejected)]
+    got = pa.Table.from_batches(batches, schema=schema)
+    want = pa.Table.from_pylist(kept, schema=schema)
+    assert got.num_rows == len(kept), "rows lost or duplicated"
+    assert got.equals(want), f"\n{got.to_pylist()}\n!=\n{want.to_pylist()}"
+    assert loader.total_row_count == len(kept)
