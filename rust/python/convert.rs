@@ -144,7 +144,7 @@ fn write_scalar(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -
         Value::Null
     } else if let Ok(s) = obj.cast_exact::<PyString>() {
         match s.to_str() {
-            Ok(s) => return Ok(l.set(id, Value::Str(s))?),
+            Ok(s) => return set_checked(l, id, obj, Value::Str(s)),
             Err(_) => return Err(conflict(l, id, obj, "the string is not valid UTF-8")),
         }
     } else if let Ok(b) = obj.cast::<PyBool>() {
@@ -161,11 +161,11 @@ fn write_scalar(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -
         Value::Float(f.value())
     } else if let Ok(s) = obj.cast::<PyString>() {
         match s.to_str() {
-            Ok(s) => return Ok(l.set(id, Value::Str(s))?),
+            Ok(s) => return set_checked(l, id, obj, Value::Str(s)),
             Err(_) => return Err(conflict(l, id, obj, "the string is not valid UTF-8")),
         }
     } else if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(l.set(id, Value::Bytes(b.as_bytes()))?);
+        return set_checked(l, id, obj, Value::Bytes(b.as_bytes()));
     } else if let Ok(dt) = obj.cast::<PyDateTime>() {
         match l.field(id).data_type() {
             DataType::Timestamp(unit, _) => {
@@ -217,7 +217,26 @@ fn write_scalar(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -
     } else {
         return Err(conflict(l, id, obj, "unsupported Python type"));
     };
-    Ok(l.set(id, value)?)
+    set_checked(l, id, obj, value)
+}
+
+/// `l.set`, with a conflict reported against the Python value.
+fn set_checked(
+    l: &mut ResultSetLoader,
+    id: ColumnId,
+    obj: &Bound<'_, PyAny>,
+    value: Value<'_>,
+) -> WriteResult {
+    l.set(id, value).map_err(|e| match e {
+        LoaderError::SchemaConflict(m) => {
+            let prefix = format!("column '{}': ", l.path(id));
+            match m.strip_prefix(&prefix) {
+                Some(why) => conflict(l, id, obj, why),
+                None => WriteError::Loader(LoaderError::SchemaConflict(m)),
+            }
+        }
+        e => WriteError::Loader(e),
+    })
 }
 
 /// Run a compound write; on failure drop what it wrote so no half value stays behind.
