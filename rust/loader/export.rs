@@ -8,7 +8,7 @@ use arrow_data::ArrayData;
 use arrow_schema::{DataType, Field, FieldRef, Schema};
 
 use super::error::Result;
-use super::loader::{ResultSetLoader, State};
+use super::lifecycle::{ResultSetLoader, State};
 use super::node::{ColumnId, Data, Frozen, ROOT};
 use super::overflow::FrozenBatch;
 

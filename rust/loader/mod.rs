@@ -17,7 +17,7 @@
 
 mod error;
 mod export;
-mod loader;
+mod lifecycle;
 mod node;
 mod options;
 mod overflow;
@@ -26,8 +26,11 @@ mod value;
 mod write;
 
 pub use error::LoaderError;
-pub use loader::ResultSetLoader;
+pub use lifecycle::ResultSetLoader;
 pub use node::{ColumnId, ColumnKind, ROOT};
 pub use options::{LoaderOptions, Projection};
 pub use tree::{days_from_civil, parse_decimal, DEFAULT_METADATA_KEY};
 pub use value::Value;
+
+#[cfg(test)]
+mod tests;

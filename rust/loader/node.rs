@@ -236,9 +236,7 @@ impl Node {
             + match &self.data {
                 Data::Bool(_) => bits_bytes(self.len),
                 Data::Fixed { width, .. } => self.len * width,
-                Data::Var { large, data, .. } => {
-                    (self.len + 1) * offset_width(*large) + data.len()
-                }
+                Data::Var { large, data, .. } => (self.len + 1) * offset_width(*large) + data.len(),
                 Data::Struct { .. } => 0,
                 Data::List { large, .. } => (self.len + 1) * offset_width(*large),
             }
@@ -294,7 +292,11 @@ impl Node {
         match &mut self.data {
             Data::Bool(b) => b.append(false),
             Data::Fixed { width, values } => values.extend_zeros(*width),
-            Data::Var { large, offsets, data } => offset_push(offsets, *large, data.len()),
+            Data::Var {
+                large,
+                offsets,
+                data,
+            } => offset_push(offsets, *large, data.len()),
             Data::List { large, offsets, .. } => {
                 let last = offset_last(offsets, *large);
                 offset_push(offsets, *large, last)
@@ -318,7 +320,11 @@ impl Node {
                     values.extend_from_slice(&self.default[..*width])
                 }
             }
-            Data::Var { large, offsets, data } => {
+            Data::Var {
+                large,
+                offsets,
+                data,
+            } => {
                 data.extend_from_slice(&self.default);
                 offset_push(offsets, *large, data.len())
             }
@@ -351,8 +357,7 @@ impl Node {
 
     /// Set the end offset of the last list entry (commits list elements).
     pub fn set_last_offset(&mut self, end: usize) {
-        if let Data::List { large, offsets, .. } | Data::Var { large, offsets, .. } =
-            &mut self.data
+        if let Data::List { large, offsets, .. } | Data::Var { large, offsets, .. } = &mut self.data
         {
             offset_set_last(offsets, *large, end)
         }
@@ -397,9 +402,9 @@ impl Node {
             (Physical::Decimal { precision, scale }, Value::Decimal(_) | Value::Int(_)) => {
                 let unscaled = match value {
                     Value::Decimal(d) => Some(d),
-                    Value::Int(i) if scale >= 0 => {
-                        10i128.checked_pow(scale as u32).and_then(|m| (i as i128).checked_mul(m))
-                    }
+                    Value::Int(i) if scale >= 0 => 10i128
+                        .checked_pow(scale as u32)
+                        .and_then(|m| (i as i128).checked_mul(m)),
                     _ => None,
                 };
                 let limit = 10i128.checked_pow(precision as u32).unwrap_or(i128::MAX);
@@ -442,7 +447,12 @@ impl Node {
                 }
             }
             Encoded::Bytes(b) => {
-                if let Data::Var { large, offsets, data } = &mut self.data {
+                if let Data::Var {
+                    large,
+                    offsets,
+                    data,
+                } = &mut self.data
+                {
                     data.extend_from_slice(b);
                     offset_push(offsets, *large, data.len())
                 }
@@ -454,7 +464,12 @@ impl Node {
 
     /// Extend the last var-width value with more bytes.
     pub fn extend_last(&mut self, bytes: &[u8]) {
-        if let Data::Var { large, offsets, data } = &mut self.data {
+        if let Data::Var {
+            large,
+            offsets,
+            data,
+        } = &mut self.data
+        {
             data.extend_from_slice(bytes);
             offset_set_last(offsets, *large, data.len());
         }
@@ -463,7 +478,11 @@ impl Node {
     /// The bytes of var-width entry `i`.
     pub fn value_bytes(&self, i: usize) -> &[u8] {
         match &self.data {
-            Data::Var { large, offsets, data } => {
+            Data::Var {
+                large,
+                offsets,
+                data,
+            } => {
                 let start = offset_get(offsets, *large, i);
                 let end = offset_get(offsets, *large, i + 1);
                 &data.as_slice()[start..end]
@@ -486,7 +505,11 @@ impl Node {
             match &mut self.data {
                 Data::Bool(b) => b.truncate(n),
                 Data::Fixed { width, values } => values.truncate(n * *width),
-                Data::Var { large, offsets, data } => {
+                Data::Var {
+                    large,
+                    offsets,
+                    data,
+                } => {
                     data.truncate(offset_get(offsets, *large, n));
                     offsets.truncate((n + 1) * offset_width(*large));
                 }
@@ -504,13 +527,22 @@ impl Node {
     /// `at..len` (the overflow row) in fresh buffers, offsets rebased to start at 0.
     /// Returns the head and, for a list, the element index where its child must be split.
     pub fn split_own(&mut self, at: usize) -> (Frozen, usize) {
-        debug_assert!(at <= self.len, "{}: split at {at} of {}", self.path, self.len);
+        debug_assert!(
+            at <= self.len,
+            "{}: split at {at} of {}",
+            self.path,
+            self.len
+        );
         let validity = self.validity.as_mut().map(|v| split_bits(v, at));
         let mut child_at = 0;
         let buffers = match &mut self.data {
             Data::Bool(bits) => vec![split_bits(bits, at).into_inner()],
             Data::Fixed { width, values } => vec![split_bytes(values, at * *width)],
-            Data::Var { large, offsets, data } => {
+            Data::Var {
+                large,
+                offsets,
+                data,
+            } => {
                 let cut = offset_get(offsets, *large, at);
                 let offs = split_offsets(offsets, *large, at);
                 vec![offs, split_bytes(data, cut)]

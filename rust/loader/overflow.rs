@@ -2,7 +2,7 @@
 //! look-ahead buffers, and rejecting a row that cannot fit even an empty batch.
 
 use super::error::LoaderError;
-use super::loader::ResultSetLoader;
+use super::lifecycle::ResultSetLoader;
 use super::node::{ColumnId, Data, Frozen, ROOT};
 
 /// A completed batch set aside at overflow (or at harvest): frozen buffers per node.
@@ -42,9 +42,7 @@ impl ResultSetLoader {
             }
         }
         match &node.data {
-            Data::Struct { members, .. } => {
-                members.iter().find_map(|m| self.subtree_breach(*m))
-            }
+            Data::Struct { members, .. } => members.iter().find_map(|m| self.subtree_breach(*m)),
             Data::List { child, .. } => self.subtree_breach(*child),
             _ => None,
         }

@@ -7,7 +7,7 @@ use arrow_buffer::{BooleanBufferBuilder, MutableBuffer};
 use arrow_schema::{DataType, Field, FieldRef};
 
 use super::error::{LoaderError, Result};
-use super::loader::ResultSetLoader;
+use super::lifecycle::ResultSetLoader;
 use super::node::{new_offsets, ColumnId, Data, Node, Physical, Role, ROOT};
 use super::options::Projection;
 
@@ -263,7 +263,12 @@ impl ResultSetLoader {
         }
         let p = self.pos(id);
         let node = &self.nodes[id];
-        debug_assert!(node.len == p || node.len == p + 1, "{} len {} pos {p}", node.path, node.len);
+        debug_assert!(
+            node.len == p || node.len == p + 1,
+            "{} len {} pos {p}",
+            node.path,
+            node.len
+        );
         if node.len == p {
             if let Some(parent) = self.parent(id) {
                 self.ensure_open(parent);

@@ -1,7 +1,7 @@
 //! Writing values: scalars, nulls, appended bytes, list elements.
 
 use super::error::{LoaderError, Result};
-use super::loader::ResultSetLoader;
+use super::lifecycle::ResultSetLoader;
 use super::node::{ColumnId, ColumnKind, Data, Encoded, Node, ROOT};
 use super::value::Value;
 
@@ -16,7 +16,9 @@ impl ResultSetLoader {
             )));
         }
         if id >= self.nodes.len() {
-            return Err(LoaderError::InvalidArgument(format!("no column with id {id}")));
+            return Err(LoaderError::InvalidArgument(format!(
+                "no column with id {id}"
+            )));
         }
         Ok(())
     }
@@ -61,9 +63,9 @@ impl ResultSetLoader {
             }
             return self.after_element_or_write(id);
         }
-        let encoded = node.encode(value).map_err(|why| {
-            LoaderError::SchemaConflict(format!("column '{}': {why}", node.path))
-        })?;
+        let encoded = node
+            .encode(value)
+            .map_err(|why| LoaderError::SchemaConflict(format!("column '{}': {why}", node.path)))?;
         if matches!(encoded, Encoded::Null) && !node.nullable() {
             return Err(LoaderError::SchemaConflict(format!(
                 "column '{}' is not nullable ({}) and cannot take None",

@@ -369,7 +369,11 @@ fn write_entries(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) 
 
 /// Write any Python value to column `id`: scalars, dicts/tuples for structs, iterables for
 /// lists, dicts or pairs for maps, `None` for null.
-pub(crate) fn write_py(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+pub(crate) fn write_py(
+    l: &mut ResultSetLoader,
+    id: ColumnId,
+    obj: &Bound<'_, PyAny>,
+) -> WriteResult {
     if !l.is_projected(id) {
         return Ok(());
     }

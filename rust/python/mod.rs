@@ -16,9 +16,21 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<writers::PyColumnWriter>()?;
     m.add_class::<writers::PyBatchIterator>()?;
     m.add_class::<arrow::ArrowArrayExport>()?;
-    m.add("BatchLoaderError", py.get_type::<errors::BatchLoaderError>())?;
-    m.add("LoaderStateError", py.get_type::<errors::LoaderStateError>())?;
-    m.add("SchemaConflictError", py.get_type::<errors::SchemaConflictError>())?;
-    m.add("RowTooLargeError", py.get_type::<errors::RowTooLargeError>())?;
+    m.add(
+        "BatchLoaderError",
+        py.get_type::<errors::BatchLoaderError>(),
+    )?;
+    m.add(
+        "LoaderStateError",
+        py.get_type::<errors::LoaderStateError>(),
+    )?;
+    m.add(
+        "SchemaConflictError",
+        py.get_type::<errors::SchemaConflictError>(),
+    )?;
+    m.add(
+        "RowTooLargeError",
+        py.get_type::<errors::RowTooLargeError>(),
+    )?;
     Ok(())
 }

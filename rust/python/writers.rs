@@ -10,9 +10,7 @@ use pyo3::types::{PyInt, PyString};
 use super::arrow::{batch_to_py, field_from_py, schema_from_py};
 use super::convert::{write_py, write_row, WriteError};
 use super::errors::to_pyerr;
-use crate::loader::{
-    ColumnId, ColumnKind, LoaderOptions, Projection, ResultSetLoader, ROOT,
-};
+use crate::loader::{ColumnId, ColumnKind, LoaderOptions, Projection, ResultSetLoader, ROOT};
 
 /// Writes rows into Arrow buffers and hands back `pyarrow.RecordBatch`es bounded by a row
 /// limit and byte limits (DESIGN.md section 1).
@@ -30,7 +28,9 @@ fn lookup(l: &ResultSetLoader, parent: ColumnId, key: &Bound<'_, PyAny>) -> PyRe
             } else {
                 format!(" in struct '{}'", l.path(parent))
             };
-            PyKeyError::new_err(format!("no column '{name}'{owner}; add it with add_column()"))
+            PyKeyError::new_err(format!(
+                "no column '{name}'{owner}; add it with add_column()"
+            ))
         });
     }
     if key.is_instance_of::<PyInt>() {
@@ -44,7 +44,9 @@ fn lookup(l: &ResultSetLoader, parent: ColumnId, key: &Bound<'_, PyAny>) -> PyRe
         }
         return Ok(l.column_at(parent, j as usize).expect("in range"));
     }
-    Err(PyTypeError::new_err("columns are looked up by name (str) or index (int)"))
+    Err(PyTypeError::new_err(
+        "columns are looked up by name (str) or index (int)",
+    ))
 }
 
 #[pymethods]
@@ -223,12 +225,20 @@ pub struct PyRowWriter {
 impl PyRowWriter {
     /// Begin a row; False if the batch is full.
     fn start(&self, py: Python<'_>) -> PyResult<bool> {
-        self.loader.borrow_mut(py).inner.start_row().map_err(to_pyerr)
+        self.loader
+            .borrow_mut(py)
+            .inner
+            .start_row()
+            .map_err(to_pyerr)
     }
 
     /// Commit the row.
     fn save(&self, py: Python<'_>) -> PyResult<()> {
-        self.loader.borrow_mut(py).inner.save_row().map_err(to_pyerr)
+        self.loader
+            .borrow_mut(py)
+            .inner
+            .save_row()
+            .map_err(to_pyerr)
     }
 
     /// Add a top-level column (a `pyarrow.Field`) at any time; returns its index.
@@ -286,20 +296,28 @@ impl PyColumnWriter {
 
     /// Write NULL.
     fn set_null(&self, py: Python<'_>) -> PyResult<()> {
-        self.loader.borrow_mut(py).inner.set_null(self.id).map_err(to_pyerr)
+        self.loader
+            .borrow_mut(py)
+            .inner
+            .set_null(self.id)
+            .map_err(to_pyerr)
     }
 
     /// Extend the utf8/binary value being written.
     fn append_bytes(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
-        self.loader.borrow_mut(py).inner.append_bytes(self.id, data).map_err(to_pyerr)
+        self.loader
+            .borrow_mut(py)
+            .inner
+            .append_bytes(self.id, data)
+            .map_err(to_pyerr)
     }
 
     /// Append one element (a whole Python value; None = null element) to a list.
     fn append(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut l = self.loader.borrow_mut(py);
         let child = element_of(&l.inner, self.id)?;
-        let r = write_py(&mut l.inner, child, value)
-            .and_then(|_| Ok(l.inner.save_element(self.id)?));
+        let r =
+            write_py(&mut l.inner, child, value).and_then(|_| Ok(l.inner.save_element(self.id)?));
         if r.is_err() && l.inner.row_open() {
             let _ = l.inner.clear(child);
         }
@@ -316,7 +334,11 @@ impl PyColumnWriter {
 
     /// Commit the element being written through `.element` (lists and maps).
     fn save(&self, py: Python<'_>) -> PyResult<()> {
-        self.loader.borrow_mut(py).inner.save_element(self.id).map_err(to_pyerr)
+        self.loader
+            .borrow_mut(py)
+            .inner
+            .save_element(self.id)
+            .map_err(to_pyerr)
     }
 
     /// The writer of this list's elements (a map's entries struct: `key`, `value`).
@@ -423,12 +445,9 @@ impl PyBatchIterator {
         let mut rows = self.rows.bind(py).clone();
         let mut l = self.loader.borrow_mut(py);
         loop {
-            if !l.inner.is_active() {
-                if (self.exhausted && l.inner.total_row_count() == l.inner.harvested_total())
-                    || !l.inner.start_batch().map_err(to_pyerr)?
-                {
-                    return Ok(None);
-                }
+            let finished = self.exhausted && l.inner.total_row_count() == l.inner.harvested_total();
+            if !l.inner.is_active() && (finished || !l.inner.start_batch().map_err(to_pyerr)?) {
+                return Ok(None);
             }
             if l.inner.is_full() {
                 let batch = l.inner.harvest().map_err(to_pyerr)?;

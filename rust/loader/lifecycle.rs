@@ -60,7 +60,13 @@ impl ResultSetLoader {
             harvested_batches: 0,
             schema_version: 0,
         };
-        loader.build_node(&root_field, Role::Root, Some(root_projection), String::new(), true)?;
+        loader.build_node(
+            &root_field,
+            Role::Root,
+            Some(root_projection),
+            String::new(),
+            true,
+        )?;
         if let Some(schema) = loader.options.schema.clone() {
             for field in schema.fields() {
                 loader.add_column(ROOT, field.clone())?;
@@ -201,7 +207,9 @@ impl ResultSetLoader {
 
     /// Rows saved over the loader's life, including a pending overflow row.
     pub fn total_row_count(&self) -> u64 {
-        self.harvested_rows + self.frozen.as_ref().map_or(0, |f| f.rows as u64) + self.row_pos as u64
+        self.harvested_rows
+            + self.frozen.as_ref().map_or(0, |f| f.rows as u64)
+            + self.row_pos as u64
     }
 
     /// Rows handed out in harvested batches so far.

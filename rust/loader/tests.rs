@@ -1,0 +1,322 @@
+//! Unit tests of the core: buffers, overflow, offset rebasing at every depth, accounting.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, Field, Fields, Schema};
+
+use super::node::Data;
+use super::*;
+
+fn loader(fields: Vec<Field>, vector_byte_limit: usize) -> ResultSetLoader {
+    let options = LoaderOptions {
+        schema: Some(Arc::new(Schema::new(fields))),
+        vector_byte_limit,
+        ..LoaderOptions::default()
+    };
+    let mut l = ResultSetLoader::new(options).unwrap();
+    assert!(l.start_batch().unwrap());
+    l
+}
+
+/// Bytes of a batch's buffers, counting a nullable field's validity bitmap even where arrow
+/// dropped it because nothing was null (the loader counts it: an upper bound).
+fn exported_bytes(batch: &RecordBatch) -> usize {
+    fn data_bytes(d: &arrow_data::ArrayData, nullable: bool) -> usize {
+        let validity = match d.nulls() {
+            Some(n) => n.buffer().len(),
+            None if nullable => d.len().div_ceil(8),
+            None => 0,
+        };
+        let children: Vec<bool> = match d.data_type() {
+            DataType::Struct(fields) => fields.iter().map(|f| f.is_nullable()).collect(),
+            DataType::List(f) | DataType::LargeList(f) | DataType::Map(f, _) => {
+                vec![f.is_nullable()]
+            }
+            _ => vec![],
+        };
+        validity
+            + d.buffers().iter().map(|b| b.len()).sum::<usize>()
+            + d.child_data()
+                .iter()
+                .zip(children)
+                .map(|(c, n)| data_bytes(c, n))
+                .sum::<usize>()
+    }
+    batch
+        .columns()
+        .iter()
+        .zip(batch.schema().fields())
+        .map(|(c, f)| data_bytes(&c.to_data(), f.is_nullable()))
+        .sum()
+}
+
+#[test]
+fn flat_rows_round_trip() {
+    let mut l = loader(
+        vec![
+            Field::new("a", DataType::Int64, false),
+            Field::new("s", DataType::Utf8, true),
+        ],
+        1 << 20,
+    );
+    let (a, s) = (l.column(ROOT, "a").unwrap(), l.column(ROOT, "S").unwrap());
+    for i in 0..5 {
+        assert!(l.start_row().unwrap());
+        l.set(a, Value::Int(i)).unwrap();
+        if i % 2 == 0 {
+            l.set(s, Value::Str(&format!("v{i}"))).unwrap();
+        }
+        l.save_row().unwrap();
+    }
+    let before = l.batch_bytes();
+    let batch = l.harvest().unwrap();
+    assert_eq!(exported_bytes(&batch), before);
+    assert_eq!(
+        batch
+            .column(0)
+            .as_primitive::<Int64Type>()
+            .values()
+            .to_vec(),
+        vec![0, 1, 2, 3, 4]
+    );
+    let strings: Vec<Option<&str>> = batch.column(1).as_string::<i32>().iter().collect();
+    assert_eq!(strings, [Some("v0"), None, Some("v2"), None, Some("v4")]);
+}
+
+/// list<struct<tag: utf8, xs: list<int16>>>: overflow on a leaf of the inner list, in the
+/// middle of the second element of the third row.
+#[test]
+fn overflow_rebases_offsets_at_every_depth() {
+    let xs = Field::new(
+        "xs",
+        DataType::List(Arc::new(Field::new("item", DataType::Int64, true))),
+        true,
+    );
+    let elem = DataType::Struct(Fields::from(vec![
+        Field::new("tag", DataType::Utf8, true),
+        xs,
+    ]));
+    let outer = Field::new(
+        "outer",
+        DataType::List(Arc::new(Field::new("item", elem, true))),
+        true,
+    );
+    // 10 int64 leaves fit (84 bytes); the 11th overflows.
+    let mut l = loader(vec![outer], 84);
+    let outer = l.column(ROOT, "outer").unwrap();
+    let elem = l.element(outer).unwrap();
+    let (tag, xs) = (
+        l.column(elem, "tag").unwrap(),
+        l.column(elem, "xs").unwrap(),
+    );
+    let leaf = l.element(xs).unwrap();
+    let rows: [&[&[i64]]; 3] = [
+        &[&[1, 2], &[3]],
+        &[&[4, 5, 6]],
+        &[&[7], &[8, 9, 10, 11], &[12]],
+    ];
+    let mut leaf_ptr = None;
+    for (r, elements) in rows.iter().enumerate() {
+        assert!(l.start_row().unwrap());
+        for (e, leaves) in elements.iter().enumerate() {
+            l.set(tag, Value::Str(&format!("r{r}e{e}"))).unwrap();
+            for &v in leaves.iter() {
+                if r == 2 && v == 11 {
+                    assert!(!l.is_full());
+                    if let Data::Fixed { values, .. } = &l.nodes[leaf].data {
+                        leaf_ptr = Some(values.as_ptr() as usize);
+                    }
+                }
+                l.set(leaf, Value::Int(v)).unwrap();
+                l.save_element(xs).unwrap();
+            }
+            l.save_element(outer).unwrap();
+        }
+        l.save_row().unwrap();
+        if r == 2 {
+            assert!(l.is_full());
+        }
+    }
+    assert_eq!(l.row_count(), 2);
+    let first = l.harvest().unwrap();
+    let first_outer = first.column(0).as_list::<i32>();
+    assert_eq!(first_outer.value_offsets(), &[0, 2, 3]);
+    let first_xs = first_outer.values().as_struct().column(1).as_list::<i32>();
+    assert_eq!(first_xs.value_offsets(), &[0, 2, 3, 6]);
+    let first_leaves = first_xs.values().as_primitive::<Int64Type>();
+    assert_eq!(first_leaves.values().to_vec(), vec![1, 2, 3, 4, 5, 6]);
+    // Zero-copy: the harvested leaves live in the buffer the rows were written into.
+    assert_eq!(leaf_ptr, Some(first_leaves.values().as_ptr() as usize));
+
+    assert!(l.start_batch().unwrap());
+    assert_eq!(l.row_count(), 1);
+    let second = l.harvest().unwrap();
+    let outer2 = second.column(0).as_list::<i32>();
+    assert_eq!(outer2.value_offsets(), &[0, 3]);
+    let elems2 = outer2.values().as_struct();
+    let tags: Vec<Option<&str>> = elems2.column(0).as_string::<i32>().iter().collect();
+    assert_eq!(tags, [Some("r2e0"), Some("r2e1"), Some("r2e2")]);
+    let xs2 = elems2.column(1).as_list::<i32>();
+    assert_eq!(xs2.value_offsets(), &[0, 1, 5, 6]);
+    assert_eq!(
+        xs2.values().as_primitive::<Int64Type>().values().to_vec(),
+        vec![7, 8, 9, 10, 11, 12]
+    );
+}
+
+#[test]
+fn byte_count_stays_exact_through_writes_discards_and_splits() {
+    let mut l = loader(
+        vec![
+            Field::new("s", DataType::Utf8, true),
+            Field::new(
+                "xs",
+                DataType::LargeList(Arc::new(Field::new("item", DataType::Boolean, false))),
+                false,
+            ),
+        ],
+        64,
+    );
+    let (s, xs) = (l.column(ROOT, "s").unwrap(), l.column(ROOT, "xs").unwrap());
+    let x = l.element(xs).unwrap();
+    for i in 0..40 {
+        if !l.start_row().unwrap() {
+            let expected = l.batch_bytes();
+            let batch = l.harvest().unwrap();
+            assert_eq!(exported_bytes(&batch), expected);
+            l.start_batch().unwrap();
+            assert!(l.start_row().unwrap());
+        }
+        l.set(s, Value::Str(&"z".repeat(i % 7))).unwrap();
+        assert_eq!(l.bytes, l.recount_bytes(), "after set s, row {i}");
+        for j in 0..(i % 4) {
+            l.set(x, Value::Bool(j % 2 == 0)).unwrap();
+            assert_eq!(l.bytes, l.recount_bytes(), "after set x {j}, row {i}");
+            l.save_element(xs).unwrap();
+            assert_eq!(l.bytes, l.recount_bytes(), "after save x {j}, row {i}");
+        }
+        assert_eq!(l.bytes, l.recount_bytes());
+        if i % 5 == 0 {
+            l.discard_row();
+            assert_eq!(l.bytes, l.recount_bytes());
+            continue;
+        }
+        l.save_row().unwrap();
+        assert_eq!(l.bytes, l.recount_bytes());
+    }
+}
+
+#[test]
+fn discarding_a_row_restores_every_buffer() {
+    let mut l = loader(
+        vec![Field::new(
+            "m",
+            DataType::Map(
+                Arc::new(Field::new(
+                    "entries",
+                    DataType::Struct(Fields::from(vec![
+                        Field::new("key", DataType::Utf8, false),
+                        Field::new("value", DataType::Int64, true),
+                    ])),
+                    false,
+                )),
+                false,
+            ),
+            true,
+        )],
+        1 << 20,
+    );
+    let m = l.column(ROOT, "m").unwrap();
+    let entries = l.element(m).unwrap();
+    let (k, v) = (
+        l.column_at(entries, 0).unwrap(),
+        l.column_at(entries, 1).unwrap(),
+    );
+    l.start_row().unwrap();
+    l.set(k, Value::Str("a")).unwrap();
+    l.save_element(m).unwrap();
+    l.save_row().unwrap();
+    let bytes = l.bytes;
+    l.start_row().unwrap();
+    l.set(k, Value::Str("b")).unwrap();
+    l.set(v, Value::Int(2)).unwrap();
+    l.save_element(m).unwrap();
+    l.set(k, Value::Str("c")).unwrap();
+    l.discard_row();
+    assert_eq!(l.bytes, bytes);
+    assert_eq!(l.nodes[k].len, 1);
+    let batch = l.harvest().unwrap();
+    assert_eq!(batch.num_rows(), 1);
+    assert_eq!(batch.column(0).as_map().value_offsets(), &[0, 1]);
+}
+
+#[test]
+fn row_too_large_leaves_the_loader_usable() {
+    let mut l = loader(vec![Field::new("b", DataType::Binary, false)], 16);
+    let b = l.column(ROOT, "b").unwrap();
+    l.start_row().unwrap();
+    let err = l.set(b, Value::Bytes(&[0u8; 17])).unwrap_err();
+    assert!(
+        matches!(err, LoaderError::RowTooLarge(ref m) if m.contains("is larger than the maximum"))
+    );
+    assert!(!l.row_open());
+    assert!(matches!(
+        l.set(b, Value::Bytes(b"x")),
+        Err(LoaderError::State(_))
+    ));
+    l.start_row().unwrap();
+    l.set(b, Value::Bytes(b"ok")).unwrap();
+    l.save_row().unwrap();
+    let batch = l.harvest().unwrap();
+    assert_eq!(batch.column(0).as_binary::<i32>().value(0), b"ok");
+}
+
+#[test]
+fn unprojected_columns_cost_nothing() {
+    let options = LoaderOptions {
+        schema: Some(Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Int64, true),
+            Field::new("b", DataType::Utf8, true),
+        ]))),
+        projection: Projection::parse(&["a"]).unwrap(),
+        vector_byte_limit: 16,
+        ..LoaderOptions::default()
+    };
+    let mut l = ResultSetLoader::new(options).unwrap();
+    l.start_batch().unwrap();
+    let b = l.column(ROOT, "b").unwrap();
+    l.start_row().unwrap();
+    l.set(b, Value::Str(&"x".repeat(1000))).unwrap();
+    l.save_row().unwrap();
+    assert!(!l.is_full());
+    let batch = l.harvest().unwrap();
+    assert_eq!(batch.schema().fields().len(), 1);
+}
+
+#[test]
+fn fill_at_commit_can_overflow_the_row() {
+    // `a` is never written: the commit's back-fill is what takes it over the limit.
+    let mut l = loader(
+        vec![
+            Field::new("a", DataType::Int64, false),
+            Field::new("s", DataType::Utf8, true),
+        ],
+        16,
+    );
+    let s = l.column(ROOT, "s").unwrap();
+    for _ in 0..2 {
+        l.start_row().unwrap();
+        l.set(s, Value::Str("x")).unwrap();
+        l.save_row().unwrap();
+    }
+    assert!(!l.is_full());
+    l.start_row().unwrap();
+    l.save_row().unwrap(); // 3 x 8 bytes of `a` > 16: the row moves on
+    assert!(l.is_full());
+    assert_eq!(l.harvest().unwrap().num_rows(), 2);
+    l.start_batch().unwrap();
+    assert_eq!(l.harvest().unwrap().num_rows(), 1);
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Set up everything (see setup.sh) and run every check and test: rustfmt, clippy, cargo test,
+# ruff, pytest. Fails on the first failure.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/setup.sh
+export PATH="$ROOT/.venv/bin:$HOME/.cargo/bin:$PATH"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/batchloader/target}"
+
+echo "== cargo fmt"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --all-targets -- -D warnings
+cargo clippy --features python --lib -- -D warnings
+echo "== cargo test"
+cargo test
+echo "== ruff"
+ruff check python tests benches
+ruff format --check python tests benches
+echo "== pytest"
+set +e
+python -m pytest "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no tests: that is a failure here" >&2
+  exit 1
+fi
+exit "$status"
