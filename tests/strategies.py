@@ -93,9 +93,7 @@ def _scalar_values(t: pa.DataType) -> st.SearchStrategy[Any]:
             base = base.map(lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000))
         return base.map(lambda d: d.replace(tzinfo=tz)) if tz else base
     if pa.types.is_decimal(t):
-        return st.decimals(
-            min_value=-(10**7) + 1, max_value=10**7 - 1, places=2, allow_nan=False
-        )
+        return st.decimals(min_value=-(10**7) + 1, max_value=10**7 - 1, places=2, allow_nan=False)
     raise AssertionError(f"no values for {t}")
 
 

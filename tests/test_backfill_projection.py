@@ -49,8 +49,10 @@ def three_rows_then(add):
             {"p": 0, "q": None},
         ),
         (pa.field("x", pa.struct([("p", pa.int8())])), None),
-        (pa.field("x", pa.date32(), nullable=False, metadata={"default": "2020-01-02"}),
-         dt.date(2020, 1, 2)),
+        (
+            pa.field("x", pa.date32(), nullable=False, metadata={"default": "2020-01-02"}),
+            dt.date(2020, 1, 2),
+        ),
     ],
 )
 def test_column_added_after_rows_is_back_filled(field, fill):
@@ -168,7 +170,9 @@ def test_unprojected_columns_are_accepted_and_dropped():
 
 def test_nested_projection_keeps_only_the_named_members():
     t = pa.struct([("a", pa.int64()), ("b", pa.utf8()), ("c", pa.struct([("d", pa.int8())]))])
-    loader = bl.ResultSetLoader(pa.schema([("m", t), ("z", pa.int8())]), projection=["m.b", "m.c.d"])
+    loader = bl.ResultSetLoader(
+        pa.schema([("m", t), ("z", pa.int8())]), projection=["m.b", "m.c.d"]
+    )
     assert loader.schema_version == 4  # m, m.b, m.c, m.c.d
     batches = list(loader.write_rows([{"m": {"a": 1, "b": "x", "c": {"d": 4}}, "z": 3}]))
     assert batches[0].to_pylist() == [{"m": {"b": "x", "c": {"d": 4}}}]

@@ -68,8 +68,14 @@ def test_everything_after_close_raises():
     w = loader.writer
     loader.close()
     assert loader.closed
-    for call in (loader.start_batch, loader.harvest, w.start, lambda: loader.writer,
-                 lambda: loader.write_row({"a": 1}), lambda: w.add_column(pa.field("z", pa.int8()))):
+    for call in (
+        loader.start_batch,
+        loader.harvest,
+        w.start,
+        lambda: loader.writer,
+        lambda: loader.write_row({"a": 1}),
+        lambda: w.add_column(pa.field("z", pa.int8())),
+    ):
         with pytest.raises(bl.LoaderStateError, match="closed"):
             call()
 
@@ -136,8 +142,9 @@ def test_limit_stops_consuming_the_input():
 
 
 def test_unsaved_row_is_discarded_at_every_level():
-    schema = pa.schema([("a", pa.int64()),
-                        ("ev", pa.list_(pa.struct([("k", pa.utf8()), ("v", pa.int64())])))])
+    schema = pa.schema(
+        [("a", pa.int64()), ("ev", pa.list_(pa.struct([("k", pa.utf8()), ("v", pa.int64())])))]
+    )
     loader = bl.ResultSetLoader(schema)
     loader.start_batch()
     w = loader.writer

@@ -12,12 +12,13 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from arrow_bytes import batch_buffer_sizes, exported_buffer_sizes
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import expected, rows, schemas
 
 import batchloader as bl
+
+from arrow_bytes import batch_buffer_sizes, exported_buffer_sizes
+from strategies import expected, rows, schemas
 
 
 @st.composite

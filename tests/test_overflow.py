@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pyarrow as pa
 import pytest
-from arrow_bytes import batch_buffer_sizes
 
 import batchloader as bl
+
+from arrow_bytes import batch_buffer_sizes
 
 S = pa.utf8()
 
@@ -197,14 +200,15 @@ def test_batch_byte_limit_bounds_all_buffers_together():
     for b in batches:
         assert sum(batch_buffer_sizes(b)) <= 500
     # Batches are filled: one more row would not have fitted.
-    for b, nxt in zip(batches, batches[1:], strict=False):
+    for b, nxt in itertools.pairwise(batches):
         grown = pa.Table.from_batches([b, nxt.slice(0, 1)]).combine_chunks().to_batches()[0]
         assert sum(batch_buffer_sizes(grown)) > 500
 
 
 def test_fixed_width_column_fills_to_the_vector_limit_exactly():
-    loader = bl.ResultSetLoader(pa.schema([pa.field("a", pa.int64(), nullable=False)]),
-                                vector_byte_limit=80)
+    loader = bl.ResultSetLoader(
+        pa.schema([pa.field("a", pa.int64(), nullable=False)]), vector_byte_limit=80
+    )
     batches = list(loader.write_rows({"a": i} for i in range(25)))
     assert [b.num_rows for b in batches] == [10, 10, 5]
 

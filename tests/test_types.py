@@ -58,7 +58,9 @@ def test_round_trip_matches_pyarrow(t, vals):
 
 
 def test_nan_round_trips():
-    batches = list(bl.ResultSetLoader(pa.schema([("v", pa.float64())])).write_rows([{"v": math.nan}]))
+    batches = list(
+        bl.ResultSetLoader(pa.schema([("v", pa.float64())])).write_rows([{"v": math.nan}])
+    )
     assert math.isnan(batches[0].column("v")[0].as_py())
 
 

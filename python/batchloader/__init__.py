@@ -5,8 +5,8 @@ A port of Apache Drill's result set loader to Arrow and PySpark, with a Rust cor
 """
 
 from batchloader._core import (
-    BatchLoaderError,
     BatchIterator,
+    BatchLoaderError,
     ColumnWriter,
     LoaderStateError,
     ResultSetLoader,

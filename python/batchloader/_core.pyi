@@ -132,4 +132,6 @@ class BatchIterator(Iterator[pa.RecordBatch]):
 class ArrowArrayExport:
     """A batch waiting to be imported through the Arrow PyCapsule interface."""
 
-    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __arrow_c_array__(
+        self, requested_schema: object | None = None
+    ) -> tuple[object, object]: ...

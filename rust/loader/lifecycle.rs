@@ -35,6 +35,8 @@ pub struct ResultSetLoader {
     pub(crate) row_open: bool,
     /// Exported bytes of the active buffers.
     pub(crate) bytes: usize,
+    /// The first node a mutation took over `vector_byte_limit` since the last check.
+    pub(crate) breach: Option<ColumnId>,
     /// The full batch set aside when a row overflowed.
     pub(crate) frozen: Option<FrozenBatch>,
     pub(crate) harvested_rows: u64,
@@ -55,6 +57,7 @@ impl ResultSetLoader {
             row_pos: 0,
             row_open: false,
             bytes: 0,
+            breach: None,
             frozen: None,
             harvested_rows: 0,
             harvested_batches: 0,
@@ -158,7 +161,7 @@ impl ResultSetLoader {
             self.discard_row();
             return Err(e);
         }
-        self.after_commit()?;
+        self.after_write(ROOT)?;
         self.row_pos += 1;
         self.row_open = false;
         Ok(())
@@ -168,6 +171,7 @@ impl ResultSetLoader {
     pub fn discard_row(&mut self) {
         self.truncate(ROOT, self.row_pos);
         self.row_open = false;
+        self.breach = None;
     }
 
     /// Close the loader and release its buffers.
@@ -226,8 +230,18 @@ impl ResultSetLoader {
     pub fn batch_bytes(&self) -> usize {
         match (&self.frozen, self.state) {
             (Some(f), _) => f.bytes,
-            (None, State::Active) => self.bytes,
+            (None, State::Active) => self.active_bytes(),
             _ => 0,
+        }
+    }
+
+    /// Exported bytes of the active buffers: kept as a running total when a batch byte limit
+    /// needs it, counted on demand otherwise.
+    pub(crate) fn active_bytes(&self) -> usize {
+        if self.options.batch_byte_limit.is_some() {
+            self.bytes
+        } else {
+            self.recount_bytes()
         }
     }
 

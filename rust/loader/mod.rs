@@ -15,6 +15,7 @@
 //!   ([`overflow`]). Writing then simply continues, mid-value and at any depth.
 //! - Harvest turns the set-aside buffers into Arrow arrays without copying ([`export`]).
 
+mod bits;
 mod error;
 mod export;
 mod lifecycle;

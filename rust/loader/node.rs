@@ -6,7 +6,9 @@
 
 use std::collections::HashMap;
 
-use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, MutableBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer};
+
+use super::bits::Bits;
 use arrow_schema::{DataType, FieldRef};
 
 use super::options::Projection;
@@ -57,16 +59,29 @@ pub(crate) enum Physical {
 }
 
 /// A value checked and converted for one column, ready to push.
+#[derive(Clone, Copy)]
 pub(crate) enum Encoded<'a> {
     Null,
     Bool(bool),
-    Fixed([u8; 16]),
+    /// An integer already range-checked for the column's width (dates, timestamps too).
+    Int(i64),
+    Float32(f32),
+    Float64(f64),
+    /// An i128 as (low, high) halves: keeps the enum small and 8-byte aligned.
+    Decimal(u64, u64),
     Bytes(&'a [u8]),
+}
+
+/// Why a value does not fit a column (the message is built by the caller, off the hot path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EncodeError {
+    OutOfRange,
+    WrongType,
 }
 
 /// A node's buffers.
 pub(crate) enum Data {
-    Bool(BooleanBufferBuilder),
+    Bool(Bits),
     Fixed {
         width: usize,
         values: MutableBuffer,
@@ -102,7 +117,7 @@ pub(crate) struct Node {
     pub physical: Option<Physical>,
     /// Entries written: Drill's last write position + 1.
     pub len: usize,
-    pub validity: Option<BooleanBufferBuilder>,
+    pub validity: Option<Bits>,
     pub data: Data,
     /// Fill value for a non-nullable scalar (little-endian bytes or string bytes).
     pub default: Vec<u8>,
@@ -166,17 +181,6 @@ pub(crate) fn new_offsets(large: bool) -> MutableBuffer {
 
 fn bits_bytes(n: usize) -> usize {
     n.div_ceil(8)
-}
-
-/// Split a bitmap at `at`: returns the head, leaves a fresh builder with the tail bits.
-fn split_bits(bits: &mut BooleanBufferBuilder, at: usize) -> BooleanBuffer {
-    let len = bits.len();
-    let mut tail = BooleanBufferBuilder::new(len.max(1024));
-    for i in at..len {
-        tail.append(bits.get_bit(i));
-    }
-    bits.truncate(at);
-    std::mem::replace(bits, tail).finish()
 }
 
 /// Split a byte buffer at `at`: returns the head without copying it; the tail is copied into a
@@ -363,42 +367,58 @@ impl Node {
         }
     }
 
-    /// Check and convert a value for this scalar column. The error names the value's kind and
-    /// why it does not fit; the caller adds the column.
-    pub fn encode<'a>(&self, value: Value<'a>) -> Result<Encoded<'a>, String> {
+    /// The message of an [`EncodeError`] for `value`.
+    pub fn encode_error(&self, value: &Value<'_>, error: EncodeError) -> String {
+        match error {
+            EncodeError::OutOfRange => {
+                format!("{value} is out of range for {}", self.field.data_type())
+            }
+            EncodeError::WrongType => format!(
+                "{} value {value} does not fit {}",
+                value.kind(),
+                self.field.data_type()
+            ),
+        }
+    }
+
+    /// Check and convert a value for this scalar column.
+    #[inline]
+    pub fn encode<'a>(&self, value: &Value<'a>) -> Result<Encoded<'a>, EncodeError> {
         let physical = self.physical.expect("encode on a scalar node");
-        let out_of_range = || format!("{value} is out of range for {}", self.field.data_type());
-        let fixed = |bytes: &[u8]| {
-            let mut b = [0u8; 16];
-            b[..bytes.len()].copy_from_slice(bytes);
-            Encoded::Fixed(b)
-        };
+        let value = *value;
+        let out_of_range = || EncodeError::OutOfRange;
         Ok(match (physical, value) {
             (_, Value::Null) => Encoded::Null,
             (Physical::Bool, Value::Bool(b)) => Encoded::Bool(b),
-            (Physical::Int { width, signed }, Value::Int(_) | Value::UInt(_)) => {
-                let v: i128 = match value {
-                    Value::Int(i) => i as i128,
-                    Value::UInt(u) => u as i128,
-                    _ => unreachable!(),
+            (Physical::Int { width, signed }, Value::Int(i)) => {
+                let ok = match (width, signed) {
+                    (8, true) => true,
+                    (8, false) => i >= 0,
+                    (w, true) => {
+                        let half = 1i64 << (w * 8 - 1);
+                        (-half..half).contains(&i)
+                    }
+                    (w, false) => (0..1i64 << (w * 8)).contains(&i),
                 };
-                let bits = (width * 8) as u32;
-                let (lo, hi) = if signed {
-                    (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-                } else {
-                    (0, (1i128 << bits) - 1)
-                };
-                if v < lo || v > hi {
+                if !ok {
                     return Err(out_of_range());
                 }
-                fixed(&v.to_le_bytes()[..width])
+                Encoded::Int(i)
             }
-            (Physical::Float32, Value::Float(x)) => fixed(&(x as f32).to_le_bytes()),
-            (Physical::Float32, Value::Int(i)) => fixed(&(i as f32).to_le_bytes()),
-            (Physical::Float32, Value::UInt(u)) => fixed(&(u as f32).to_le_bytes()),
-            (Physical::Float64, Value::Float(x)) => fixed(&x.to_le_bytes()),
-            (Physical::Float64, Value::Int(i)) => fixed(&(i as f64).to_le_bytes()),
-            (Physical::Float64, Value::UInt(u)) => fixed(&(u as f64).to_le_bytes()),
+            (
+                Physical::Int {
+                    width: 8,
+                    signed: false,
+                },
+                Value::UInt(u),
+            ) => Encoded::Int(u as i64),
+            (Physical::Int { .. }, Value::UInt(_)) => return Err(out_of_range()),
+            (Physical::Float32, Value::Float(x)) => Encoded::Float32(x as f32),
+            (Physical::Float32, Value::Int(i)) => Encoded::Float32(i as f32),
+            (Physical::Float32, Value::UInt(u)) => Encoded::Float32(u as f32),
+            (Physical::Float64, Value::Float(x)) => Encoded::Float64(x),
+            (Physical::Float64, Value::Int(i)) => Encoded::Float64(i as f64),
+            (Physical::Float64, Value::UInt(u)) => Encoded::Float64(u as f64),
             (Physical::Decimal { precision, scale }, Value::Decimal(_) | Value::Int(_)) => {
                 let unscaled = match value {
                     Value::Decimal(d) => Some(d),
@@ -409,54 +429,52 @@ impl Node {
                 };
                 let limit = 10i128.checked_pow(precision as u32).unwrap_or(i128::MAX);
                 match unscaled {
-                    Some(d) if d.abs() < limit => fixed(&d.to_le_bytes()),
+                    Some(d) if d.abs() < limit => Encoded::Decimal(d as u64, (d >> 64) as u64),
                     _ => return Err(out_of_range()),
                 }
             }
-            (Physical::Date32, Value::Date(d)) => fixed(&d.to_le_bytes()),
+            (Physical::Date32, Value::Date(d)) => Encoded::Int(d as i64),
             (Physical::Date32, Value::Int(i)) => match i32::try_from(i) {
-                Ok(d) => fixed(&d.to_le_bytes()),
+                Ok(d) => Encoded::Int(d as i64),
                 Err(_) => return Err(out_of_range()),
             },
-            (Physical::Timestamp, Value::Timestamp(t) | Value::Int(t)) => fixed(&t.to_le_bytes()),
+            (Physical::Timestamp, Value::Timestamp(t) | Value::Int(t)) => Encoded::Int(t),
             (Physical::Utf8, Value::Str(s)) => Encoded::Bytes(s.as_bytes()),
             (Physical::Binary, Value::Bytes(b)) => Encoded::Bytes(b),
             (Physical::Binary, Value::Str(s)) => Encoded::Bytes(s.as_bytes()),
-            _ => {
-                return Err(format!(
-                    "{} value {value} does not fit {}",
-                    value.kind(),
-                    self.field.data_type()
-                ))
-            }
+            _ => return Err(EncodeError::WrongType),
         })
     }
 
     /// Append a checked value as a new entry.
+    #[inline]
     pub fn push_encoded(&mut self, value: &Encoded<'_>) {
-        match value {
-            Encoded::Null => return self.push_null(),
-            Encoded::Bool(b) => {
-                if let Data::Bool(bits) = &mut self.data {
-                    bits.append(*b)
-                }
+        match (value, &mut self.data) {
+            (Encoded::Null, _) => return self.push_null(),
+            (Encoded::Bool(b), Data::Bool(bits)) => bits.append(*b),
+            (Encoded::Int(i), Data::Fixed { width, values }) => match width {
+                1 => values.push(*i as i8),
+                2 => values.push(*i as i16),
+                4 => values.push(*i as i32),
+                _ => values.push(*i),
+            },
+            (Encoded::Float32(x), Data::Fixed { values, .. }) => values.push(*x),
+            (Encoded::Float64(x), Data::Fixed { values, .. }) => values.push(*x),
+            (Encoded::Decimal(lo, hi), Data::Fixed { values, .. }) => {
+                values.push(((*hi as i128) << 64) | *lo as i128)
             }
-            Encoded::Fixed(bytes) => {
-                if let Data::Fixed { width, values } = &mut self.data {
-                    values.extend_from_slice(&bytes[..*width])
-                }
-            }
-            Encoded::Bytes(b) => {
-                if let Data::Var {
+            (
+                Encoded::Bytes(b),
+                Data::Var {
                     large,
                     offsets,
                     data,
-                } = &mut self.data
-                {
-                    data.extend_from_slice(b);
-                    offset_push(offsets, *large, data.len())
-                }
+                },
+            ) => {
+                data.extend_from_slice(b);
+                offset_push(offsets, *large, data.len())
             }
+            _ => unreachable!("encode() matched the value to the column"),
         }
         self.push_validity(true);
         self.len += 1;
@@ -533,10 +551,10 @@ impl Node {
             self.path,
             self.len
         );
-        let validity = self.validity.as_mut().map(|v| split_bits(v, at));
+        let validity = self.validity.as_mut().map(|v| v.split(at));
         let mut child_at = 0;
         let buffers = match &mut self.data {
-            Data::Bool(bits) => vec![split_bits(bits, at).into_inner()],
+            Data::Bool(bits) => vec![bits.split(at).into_inner()],
             Data::Fixed { width, values } => vec![split_bytes(values, at * *width)],
             Data::Var {
                 large,

@@ -48,38 +48,27 @@ impl ResultSetLoader {
         }
     }
 
-    /// After a write to `id`: overflow if `id`, an ancestor, or the batch is over its limit.
+    /// The limit the mutations since the last check broke, if any.
+    #[inline]
+    fn pending_breach(&mut self) -> Option<Breach> {
+        if let Some(b) = self.batch_breach() {
+            self.breach = None;
+            return Some(b);
+        }
+        self.breach.take().map(|column| Breach::Vector {
+            column,
+            bytes: self.nodes[column].max_buffer_bytes(),
+        })
+    }
+
+    /// After a write to `id` (or a commit, or a list element): overflow if any buffer or the
+    /// batch went over its limit. Every mutation records the first buffer it takes over the
+    /// vector limit, so this costs nothing when nothing broke.
     #[inline]
     pub(crate) fn after_write(&mut self, id: ColumnId) -> Result<(), LoaderError> {
-        let mut breach = self.batch_breach();
-        let mut cur = Some(id);
-        while let (None, Some(c)) = (&breach, cur) {
-            if c == ROOT {
-                break;
-            }
-            breach = self.node_breach(c);
-            cur = self.parent(c);
-        }
-        match breach {
+        match self.pending_breach() {
             None => Ok(()),
             Some(b) => self.overflow(b, id),
-        }
-    }
-
-    /// After committing an element of list `list` whose subtree was back-filled.
-    pub(crate) fn after_element(&mut self, list: ColumnId) -> Result<(), LoaderError> {
-        let child = self.child_of(list).expect("a list");
-        match self.subtree_breach(child).or_else(|| self.batch_breach()) {
-            None => self.after_write(list),
-            Some(b) => self.overflow(b, list),
-        }
-    }
-
-    /// After a row commit (back-fill may have grown any column).
-    pub(crate) fn after_commit(&mut self) -> Result<(), LoaderError> {
-        match self.batch_breach().or_else(|| self.subtree_breach(ROOT)) {
-            None => Ok(()),
-            Some(b) => self.overflow(b, ROOT),
         }
     }
 
@@ -93,6 +82,7 @@ impl ResultSetLoader {
         let at = self.row_pos;
         self.frozen = Some(self.split_tree(at));
         self.row_pos = 0;
+        self.breach = None;
         match self.batch_breach().or_else(|| self.subtree_breach(ROOT)) {
             None => Ok(()),
             Some(b) => Err(self.reject_row(b, written)),
@@ -106,12 +96,17 @@ impl ResultSetLoader {
                  {bytes}-byte buffer, vector_byte_limit is {}",
                 self.nodes[column].path, self.options.vector_byte_limit
             ),
-            Breach::Batch { bytes } => format!(
-                "the row written up to column '{}' is larger than the maximum: it needs \
-                 {bytes} bytes, batch_byte_limit is {}",
-                self.nodes[written].path,
-                self.options.batch_byte_limit.unwrap_or(0)
-            ),
+            Breach::Batch { bytes } => {
+                let upto = match written {
+                    ROOT => "the row (with its back-filled columns)".to_string(),
+                    id => format!("the row written up to column '{}'", self.nodes[id].path),
+                };
+                format!(
+                    "{upto} is larger than the maximum: it needs {bytes} bytes, \
+                     batch_byte_limit is {}",
+                    self.options.batch_byte_limit.unwrap_or(0)
+                )
+            }
         };
         self.discard_row();
         LoaderError::RowTooLarge(format!(
@@ -133,6 +128,7 @@ impl ResultSetLoader {
             })
             .sum();
         self.bytes = self.recount_bytes();
+        self.breach = None;
         FrozenBatch {
             nodes,
             rows: at,

@@ -169,17 +169,22 @@ fn overflow_rebases_offsets_at_every_depth() {
 
 #[test]
 fn byte_count_stays_exact_through_writes_discards_and_splits() {
-    let mut l = loader(
-        vec![
+    // A batch byte limit makes the loader keep a running total: it must match a recount.
+    let options = LoaderOptions {
+        schema: Some(Arc::new(Schema::new(vec![
             Field::new("s", DataType::Utf8, true),
             Field::new(
                 "xs",
                 DataType::LargeList(Arc::new(Field::new("item", DataType::Boolean, false))),
                 false,
             ),
-        ],
-        64,
-    );
+        ]))),
+        vector_byte_limit: 64,
+        batch_byte_limit: Some(1 << 20),
+        ..LoaderOptions::default()
+    };
+    let mut l = ResultSetLoader::new(options).unwrap();
+    l.start_batch().unwrap();
     let (s, xs) = (l.column(ROOT, "s").unwrap(), l.column(ROOT, "xs").unwrap());
     let x = l.element(xs).unwrap();
     for i in 0..40 {
@@ -191,21 +196,29 @@ fn byte_count_stays_exact_through_writes_discards_and_splits() {
             assert!(l.start_row().unwrap());
         }
         l.set(s, Value::Str(&"z".repeat(i % 7))).unwrap();
-        assert_eq!(l.bytes, l.recount_bytes(), "after set s, row {i}");
+        assert_eq!(l.active_bytes(), l.recount_bytes(), "after set s, row {i}");
         for j in 0..(i % 4) {
             l.set(x, Value::Bool(j % 2 == 0)).unwrap();
-            assert_eq!(l.bytes, l.recount_bytes(), "after set x {j}, row {i}");
+            assert_eq!(
+                l.active_bytes(),
+                l.recount_bytes(),
+                "after set x {j}, row {i}"
+            );
             l.save_element(xs).unwrap();
-            assert_eq!(l.bytes, l.recount_bytes(), "after save x {j}, row {i}");
+            assert_eq!(
+                l.active_bytes(),
+                l.recount_bytes(),
+                "after save x {j}, row {i}"
+            );
         }
-        assert_eq!(l.bytes, l.recount_bytes());
+        assert_eq!(l.active_bytes(), l.recount_bytes());
         if i % 5 == 0 {
             l.discard_row();
-            assert_eq!(l.bytes, l.recount_bytes());
+            assert_eq!(l.active_bytes(), l.recount_bytes());
             continue;
         }
         l.save_row().unwrap();
-        assert_eq!(l.bytes, l.recount_bytes());
+        assert_eq!(l.active_bytes(), l.recount_bytes());
     }
 }
 
@@ -239,14 +252,14 @@ fn discarding_a_row_restores_every_buffer() {
     l.set(k, Value::Str("a")).unwrap();
     l.save_element(m).unwrap();
     l.save_row().unwrap();
-    let bytes = l.bytes;
+    let bytes = l.active_bytes();
     l.start_row().unwrap();
     l.set(k, Value::Str("b")).unwrap();
     l.set(v, Value::Int(2)).unwrap();
     l.save_element(m).unwrap();
     l.set(k, Value::Str("c")).unwrap();
     l.discard_row();
-    assert_eq!(l.bytes, bytes);
+    assert_eq!(l.active_bytes(), bytes);
     assert_eq!(l.nodes[k].len, 1);
     let batch = l.harvest().unwrap();
     assert_eq!(batch.num_rows(), 1);

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use arrow_buffer::{BooleanBufferBuilder, MutableBuffer};
+use arrow_buffer::MutableBuffer;
+
+use super::bits::Bits;
 use arrow_schema::{DataType, Field, FieldRef};
 
 use super::error::{LoaderError, Result};
@@ -26,7 +28,7 @@ fn physical_of(dt: &DataType) -> Option<(Physical, Data)> {
     };
     let int = |width: usize, signed: bool| (Physical::Int { width, signed }, fixed(width));
     Some(match dt {
-        DataType::Boolean => (Physical::Bool, Data::Bool(BooleanBufferBuilder::new(1024))),
+        DataType::Boolean => (Physical::Bool, Data::Bool(Bits::new(1024))),
         DataType::Int8 => int(1, true),
         DataType::Int16 => int(2, true),
         DataType::Int32 => int(4, true),
@@ -212,9 +214,18 @@ impl ResultSetLoader {
     #[inline]
     pub(crate) fn mutate<R>(&mut self, id: ColumnId, f: impl FnOnce(&mut Node) -> R) -> R {
         let node = &mut self.nodes[id];
-        let before = node.own_bytes();
-        let r = f(node);
-        self.bytes = self.bytes + node.own_bytes() - before;
+        let r = if self.options.batch_byte_limit.is_some() {
+            // The running total is only needed to enforce batch_byte_limit.
+            let before = node.own_bytes();
+            let r = f(node);
+            self.bytes = self.bytes + node.own_bytes() - before;
+            r
+        } else {
+            f(node)
+        };
+        if self.breach.is_none() && node.max_buffer_bytes() > self.options.vector_byte_limit {
+            self.breach = Some(id);
+        }
         r
     }
 
@@ -304,6 +315,11 @@ impl ResultSetLoader {
             Data::Struct { members, .. } => {
                 for i in 0..members.len() {
                     let m = self.member_at(id, i).expect("member");
+                    // Fast path: a scalar written in this entry needs nothing.
+                    let member = &self.nodes[m];
+                    if member.len == p + 1 && member.physical.is_some() && !member.check_utf8 {
+                        continue;
+                    }
                     self.finalize(m, p)?;
                 }
             }
@@ -406,8 +422,7 @@ impl ResultSetLoader {
             Some(p) => parse_default(field, p, &path)?,
             None => None,
         };
-        let validity =
-            (field.is_nullable() && role != Role::Root).then(|| BooleanBufferBuilder::new(1024));
+        let validity = (field.is_nullable() && role != Role::Root).then(|| Bits::new(1024));
         self.nodes.push(Node {
             field: field.clone(),
             path: path.clone(),
@@ -534,6 +549,9 @@ impl ResultSetLoader {
         check_backfill(&field, n, &path)?;
         let id = self.attach_member(parent, &field, projection, false)?;
         self.backfill(id, n);
+        // Back-fill is not a write of the current row: rows already committed cannot move, so
+        // a column added late may take this batch past a limit (the next write ends it).
+        self.breach = None;
         Ok(id)
     }
 

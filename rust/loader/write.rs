@@ -2,7 +2,7 @@
 
 use super::error::{LoaderError, Result};
 use super::lifecycle::ResultSetLoader;
-use super::node::{ColumnId, ColumnKind, Data, Encoded, Node, ROOT};
+use super::node::{ColumnId, ColumnKind, Data, Encoded, Node, Role, ROOT};
 use super::value::Value;
 
 impl ResultSetLoader {
@@ -27,6 +27,9 @@ impl ResultSetLoader {
     /// and, if `id` was already written in this entry, drop that value (a write overwrites).
     #[inline]
     fn prepare_entry(&mut self, id: ColumnId) -> usize {
+        if self.nodes[id].role == Role::Member(ROOT) && self.nodes[id].len == self.row_pos {
+            return self.row_pos; // a top-level column not yet written in this row
+        }
         let p = self.pos(id);
         if self.nodes[id].len > p {
             self.truncate(id, p);
@@ -61,11 +64,15 @@ impl ResultSetLoader {
                 let p = self.nodes[id].len - 1;
                 self.finalize(id, p)?;
             }
-            return self.after_element_or_write(id);
+            return self.after_write(id);
         }
-        let encoded = node
-            .encode(value)
-            .map_err(|why| LoaderError::SchemaConflict(format!("column '{}': {why}", node.path)))?;
+        let encoded = node.encode(&value).map_err(|e| {
+            LoaderError::SchemaConflict(format!(
+                "column '{}': {}",
+                node.path,
+                node.encode_error(&value, e)
+            ))
+        })?;
         if matches!(encoded, Encoded::Null) && !node.nullable() {
             return Err(LoaderError::SchemaConflict(format!(
                 "column '{}' is not nullable ({}) and cannot take None",
@@ -76,14 +83,6 @@ impl ResultSetLoader {
         self.prepare_entry(id);
         self.mutate(id, |n| n.push_encoded(&encoded));
         self.after_write(id)
-    }
-
-    fn after_element_or_write(&mut self, id: ColumnId) -> Result<()> {
-        if let Data::Struct { .. } = self.nodes[id].data {
-            self.after_commit()
-        } else {
-            self.after_write(id)
-        }
     }
 
     /// Write SQL NULL to column `id`.
@@ -160,7 +159,7 @@ impl ResultSetLoader {
             return Err(e);
         }
         self.nodes[list].set_last_offset(q + 1);
-        self.after_element(list)
+        self.after_write(list)
     }
 
     /// Discard whatever was written to `id` in the current entry (used to undo a compound

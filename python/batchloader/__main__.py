@@ -1,0 +1,117 @@
+"""Command line: ``python -m batchloader demo``.
+
+``demo`` writes a generated nested dataset through the loader with a byte limit, shows the
+bounded batches it gets back, checks them against ``pyarrow.Table.from_pylist`` and prints
+how long each took.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from batchloader import ResultSetLoader
+
+DEMO_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        ("user", pa.utf8()),
+        ("score", pa.float64()),
+        ("tags", pa.list_(pa.utf8())),
+        ("address", pa.struct([("city", pa.utf8()), ("zip", pa.int32())])),
+        ("events", pa.list_(pa.struct([("kind", pa.utf8()), ("value", pa.int64())]))),
+    ]
+)
+CITIES = ["Lyon", "Oslo", "Lima", "Pune", "Kyiv", "Cork", "Nice", "Rome"]
+KINDS = ["click", "view", "buy", "scroll"]
+
+
+def demo_rows(n: int, seed: int = 7) -> Iterator[dict[str, Any]]:
+    """Deterministic nested rows; some values missing, some null."""
+    rnd = random.Random(seed)
+    for i in range(n):
+        row: dict[str, Any] = {
+            "id": i,
+            "user": f"user{rnd.randrange(10_000)}",
+            "tags": [rnd.choice(KINDS) for _ in range(rnd.randrange(4))],
+            "address": {"city": rnd.choice(CITIES), "zip": rnd.randrange(10_000, 99_999)},
+            "events": [
+                {"kind": rnd.choice(KINDS), "value": rnd.randrange(100)}
+                for _ in range(rnd.randrange(5))
+            ],
+        }
+        if rnd.random() > 0.05:
+            row["score"] = rnd.random() * 100
+        yield row
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> str:
+    cells = [headers, *[[str(c) for c in r] for r in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    line = "+".join("-" * (w + 2) for w in widths)
+    out = [line]
+    for k, r in enumerate(cells):
+        out.append("|".join(f" {c:>{w}} " for c, w in zip(r, widths, strict=True)))
+        if k == 0:
+            out.append(line)
+    out.append(line)
+    return "\n".join(out)
+
+
+def demo(rows: int, batch_byte_limit: int) -> int:
+    print(f"batchloader demo: {rows:,} nested rows, batch_byte_limit={batch_byte_limit:,} bytes")
+    data = list(demo_rows(rows))
+
+    start = time.perf_counter()
+    loader = ResultSetLoader(DEMO_SCHEMA, batch_byte_limit=batch_byte_limit)
+    batches = list(loader.write_rows(data))
+    loaded = time.perf_counter() - start
+
+    start = time.perf_counter()
+    reference = pa.Table.from_pylist(data, schema=DEMO_SCHEMA)
+    pyarrow_time = time.perf_counter() - start
+
+    shown = batches[:5] + ([batches[-1]] if len(batches) > 5 else [])
+    table_rows = []
+    for i, b in enumerate(shown):
+        index = i if i < 5 else len(batches) - 1
+        table_rows.append([index, f"{b.num_rows:,}", f"{b.nbytes:,}"])
+    print(_table(["batch", "rows", "bytes"], table_rows))
+    largest = max(b.nbytes for b in batches)
+    print(f"{len(batches)} batches, largest {largest:,} bytes (limit {batch_byte_limit:,})")
+    same = pa.Table.from_batches(batches, schema=DEMO_SCHEMA).equals(reference)
+    print(f"equal to pyarrow.Table.from_pylist: {same}")
+    print(
+        _table(
+            ["writer", "seconds", "rows/s"],
+            [
+                ["batchloader write_rows", f"{loaded:.3f}", f"{rows / loaded:,.0f}"],
+                ["pa.Table.from_pylist", f"{pyarrow_time:.3f}", f"{rows / pyarrow_time:,.0f}"],
+            ],
+        )
+    )
+    print(f"from_pylist / write_rows time ratio: {pyarrow_time / loaded:.2f}x (one run)")
+    return 0 if same and largest <= batch_byte_limit else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m batchloader", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_demo = sub.add_parser("demo", help="write a generated dataset into bounded batches")
+    p_demo.add_argument("--rows", type=int, default=200_000)
+    p_demo.add_argument("--batch-byte-limit", type=int, default=4 * 2**20)
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        return demo(args.rows, args.batch_byte_limit)
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
