@@ -57,6 +57,7 @@ impl ResultSetLoader {
         frozen: &mut [Option<Frozen>],
     ) -> Option<(FieldRef, ArrayData)> {
         let Frozen {
+            data_type: frozen_type,
             len,
             validity,
             buffers,
@@ -76,7 +77,7 @@ impl ResultSetLoader {
             (_, DataType::List(_)) => DataType::List(child_fields.pop()?),
             (_, DataType::LargeList(_)) => DataType::LargeList(child_fields.pop()?),
             (_, DataType::Map(_, sorted)) => DataType::Map(child_fields.pop()?, *sorted),
-            (_, dt) => dt.clone(),
+            _ => frozen_type,
         };
         let field = Arc::new(Field::clone(&node.field).with_data_type(data_type.clone()));
         let builder = ArrayData::builder(data_type)

@@ -127,6 +127,8 @@ pub(crate) struct Node {
 
 /// The set-aside head of a node after a split: exactly what is exported.
 pub(crate) struct Frozen {
+    /// The scalar type at the split (a column can be widened after it).
+    pub data_type: DataType,
     pub len: usize,
     pub validity: Option<BooleanBuffer>,
     pub buffers: Vec<Buffer>,
@@ -141,6 +143,7 @@ pub(crate) fn offset_width(large: bool) -> usize {
     }
 }
 
+#[inline]
 pub(crate) fn offset_get(buf: &MutableBuffer, large: bool, i: usize) -> usize {
     if large {
         buf.typed_data::<i64>()[i] as usize
@@ -149,6 +152,7 @@ pub(crate) fn offset_get(buf: &MutableBuffer, large: bool, i: usize) -> usize {
     }
 }
 
+#[inline]
 fn offset_push(buf: &mut MutableBuffer, large: bool, v: usize) {
     // i32 offsets wrap past 2 GiB; the byte limits move the row away before that matters
     // (rebasing uses wrapping arithmetic, so the moved row's offsets stay right).
@@ -159,6 +163,7 @@ fn offset_push(buf: &mut MutableBuffer, large: bool, v: usize) {
     }
 }
 
+#[inline]
 fn offset_set_last(buf: &mut MutableBuffer, large: bool, v: usize) {
     if large {
         *buf.typed_data_mut::<i64>().last_mut().expect("offsets") = v as i64;
@@ -167,6 +172,7 @@ fn offset_set_last(buf: &mut MutableBuffer, large: bool, v: usize) {
     }
 }
 
+#[inline]
 fn offset_last(buf: &MutableBuffer, large: bool) -> usize {
     let n = buf.len() / offset_width(large);
     offset_get(buf, large, n - 1)
@@ -216,6 +222,7 @@ fn split_offsets(buf: &mut MutableBuffer, large: bool, at: usize) -> Buffer {
 
 impl Node {
     /// The writer-visible kind of this node.
+    #[inline]
     pub fn kind(&self) -> ColumnKind {
         match (&self.data, self.field.data_type()) {
             (Data::Struct { .. }, _) => ColumnKind::Struct,
@@ -225,11 +232,13 @@ impl Node {
         }
     }
 
+    #[inline]
     pub fn nullable(&self) -> bool {
         self.validity.is_some()
     }
 
     /// Bytes of this node's own buffers as they would be exported now.
+    #[inline]
     pub fn own_bytes(&self) -> usize {
         let validity = if self.validity.is_some() {
             bits_bytes(self.len)
@@ -247,6 +256,7 @@ impl Node {
     }
 
     /// The largest of this node's own buffers, in exported bytes.
+    #[inline]
     pub fn max_buffer_bytes(&self) -> usize {
         let validity = if self.validity.is_some() {
             bits_bytes(self.len)
@@ -270,6 +280,7 @@ impl Node {
     }
 
     /// The offset after the last entry (lists and var-width values).
+    #[inline]
     pub fn last_offset(&self) -> usize {
         match &self.data {
             Data::Var { large, offsets, .. } | Data::List { large, offsets, .. } => {
@@ -280,10 +291,12 @@ impl Node {
     }
 
     /// Whether entry `i` is valid (non-null).
+    #[inline]
     pub fn is_valid(&self, i: usize) -> bool {
         self.validity.as_ref().is_none_or(|v| v.get_bit(i))
     }
 
+    #[inline]
     fn push_validity(&mut self, valid: bool) {
         if let Some(v) = self.validity.as_mut() {
             v.append(valid);
@@ -291,6 +304,7 @@ impl Node {
     }
 
     /// Append a null entry (caller checked the node is nullable).
+    #[inline]
     pub fn push_null(&mut self) {
         self.push_validity(false);
         match &mut self.data {
@@ -311,6 +325,7 @@ impl Node {
     }
 
     /// Append the back-fill value: null if nullable, else the default ("" / 0 / [] / struct).
+    #[inline]
     pub fn push_fill(&mut self) {
         if self.validity.is_some() {
             return self.push_null();
@@ -342,6 +357,7 @@ impl Node {
     }
 
     /// Open a new valid entry of a struct or list (an empty list entry).
+    #[inline]
     pub fn open_entry(&mut self) {
         self.push_validity(true);
         if let Data::List { large, offsets, .. } = &mut self.data {
@@ -352,6 +368,7 @@ impl Node {
     }
 
     /// Mark the last entry valid (writing a member of a null struct makes it non-null).
+    #[inline]
     pub fn set_last_valid(&mut self) {
         let n = self.len;
         if let Some(v) = self.validity.as_mut() {
@@ -360,6 +377,7 @@ impl Node {
     }
 
     /// Set the end offset of the last list entry (commits list elements).
+    #[inline]
     pub fn set_last_offset(&mut self, end: usize) {
         if let Data::List { large, offsets, .. } | Data::Var { large, offsets, .. } = &mut self.data
         {
@@ -446,6 +464,22 @@ impl Node {
         })
     }
 
+    /// Turn an int64 column into float64, converting the values written so far.
+    pub fn widen_to_float64(&mut self) {
+        if let Data::Fixed { values, .. } = &mut self.data {
+            for v in values.typed_data_mut::<i64>() {
+                *v = f64::to_bits(*v as f64) as i64;
+            }
+        }
+        self.physical = Some(Physical::Float64);
+        self.field = std::sync::Arc::new(
+            self.field
+                .as_ref()
+                .clone()
+                .with_data_type(DataType::Float64),
+        );
+    }
+
     /// Append a checked value as a new entry.
     #[inline]
     pub fn push_encoded(&mut self, value: &Encoded<'_>) {
@@ -481,6 +515,7 @@ impl Node {
     }
 
     /// Extend the last var-width value with more bytes.
+    #[inline]
     pub fn extend_last(&mut self, bytes: &[u8]) {
         if let Data::Var {
             large,
@@ -577,6 +612,7 @@ impl Node {
             _ => vec![],
         };
         let frozen = Frozen {
+            data_type: self.field.data_type().clone(),
             len: at,
             validity,
             buffers,

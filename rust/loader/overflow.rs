@@ -146,6 +146,7 @@ impl ResultSetLoader {
                 _ => unreachable!(),
             };
             let frozen = Frozen {
+                data_type: self.nodes[ROOT].field.data_type().clone(),
                 len: at,
                 validity: None,
                 buffers: vec![],

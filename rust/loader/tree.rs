@@ -334,7 +334,14 @@ impl ResultSetLoader {
 
     /// Discard entries `n..` of `id` and everything below them.
     pub(crate) fn truncate(&mut self, id: ColumnId, n: usize) {
-        if !self.nodes[id].projected {
+        let node = &self.nodes[id];
+        if !node.projected {
+            return;
+        }
+        // Nothing to cut: a scalar is as long as it is; a struct's members are never longer
+        // than the struct (writing a member opens its entry). A list may still hold elements
+        // of an unsaved element past its last offset, so it is always walked.
+        if id != ROOT && node.len <= n && !matches!(node.data, Data::List { .. }) {
             return;
         }
         let cut = if id == ROOT {

@@ -1,5 +1,7 @@
 //! Writing values: scalars, nulls, appended bytes, list elements.
 
+use arrow_schema::DataType;
+
 use super::error::{LoaderError, Result};
 use super::lifecycle::ResultSetLoader;
 use super::node::{ColumnId, ColumnKind, Data, Encoded, Node, Role, ROOT};
@@ -168,7 +170,30 @@ impl ResultSetLoader {
         self.check_writable(id)?;
         if self.nodes[id].projected && id != ROOT {
             let p = self.pos(id);
-            self.truncate(id, p);
+            // Nothing below a struct or list can be written without opening its entry.
+            if self.nodes[id].len > p {
+                self.truncate(id, p);
+            }
+        }
+        Ok(())
+    }
+
+    /// Widen an int64 column to float64 (schema discovery: an int column met a float). The
+    /// current batch's values are converted; batches already set aside keep int64. Counts as
+    /// a schema change.
+    pub fn widen_to_float64(&mut self, id: ColumnId) -> Result<()> {
+        self.check_open()?;
+        let node = &self.nodes[id];
+        if node.field.data_type() != &DataType::Int64 {
+            return Err(LoaderError::SchemaConflict(format!(
+                "column '{}' is {}: only int64 widens to float64",
+                node.path,
+                node.field.data_type()
+            )));
+        }
+        self.nodes[id].widen_to_float64();
+        if self.nodes[id].projected {
+            self.schema_version += 1;
         }
         Ok(())
     }

@@ -1,16 +1,16 @@
-//! Python values into loader writes, walking each value once.
+//! Python scalars into loader values, with fast paths for exact built-in types.
 
 use arrow_schema::{DataType, TimeUnit};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{
-    PyBool, PyBytes, PyDate, PyDateTime, PyDelta, PyDeltaAccess, PyDict, PyFloat, PyInt, PyList,
-    PyString, PyTuple, PyTzInfoAccess,
+    PyBool, PyBytes, PyDate, PyDateTime, PyDelta, PyDeltaAccess, PyFloat, PyInt, PyString,
+    PyTzInfoAccess,
 };
 use pyo3::types::{PyDateAccess, PyTimeAccess};
 
 use crate::loader::{
-    days_from_civil, parse_decimal, ColumnId, ColumnKind, LoaderError, ResultSetLoader, Value, ROOT,
+    days_from_civil, parse_decimal, ColumnId, LoaderError, ResultSetLoader, Value,
 };
 
 /// A failed write: the loader's own error, or a Python error (e.g. from the user's iterator).
@@ -57,9 +57,9 @@ impl WriteError {
     }
 }
 
-type WriteResult = Result<(), WriteError>;
+pub(crate) type WriteResult = Result<(), WriteError>;
 
-fn short_repr(obj: &Bound<'_, PyAny>) -> String {
+pub(crate) fn short_repr(obj: &Bound<'_, PyAny>) -> String {
     let r = obj
         .repr()
         .map(|r| r.to_string())
@@ -72,14 +72,19 @@ fn short_repr(obj: &Bound<'_, PyAny>) -> String {
     }
 }
 
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
+pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "?".into())
 }
 
-fn conflict(l: &ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>, why: &str) -> WriteError {
+pub(crate) fn conflict(
+    l: &ResultSetLoader,
+    id: ColumnId,
+    obj: &Bound<'_, PyAny>,
+    why: &str,
+) -> WriteError {
     WriteError::Loader(LoaderError::SchemaConflict(format!(
         "column '{}' ({}) cannot take {} value {}: {why}",
         l.path(id),
@@ -91,7 +96,7 @@ fn conflict(l: &ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>, why: &str
 
 static DECIMAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-fn is_decimal(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+pub(crate) fn is_decimal(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     let py = obj.py();
     let decimal = DECIMAL.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
         Ok(py.import("decimal")?.getattr("Decimal")?.unbind())
@@ -139,7 +144,11 @@ fn date_days(d: &Bound<'_, PyAny>) -> PyResult<i64> {
 }
 
 /// Convert a Python scalar for column `id` and write it.
-fn write_scalar(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+pub(crate) fn write_scalar(
+    l: &mut ResultSetLoader,
+    id: ColumnId,
+    obj: &Bound<'_, PyAny>,
+) -> WriteResult {
     let value = if obj.is_none() {
         Value::Null
     } else if let Ok(s) = obj.cast_exact::<PyString>() {
@@ -237,183 +246,4 @@ fn set_checked(
         }
         e => WriteError::Loader(e),
     })
-}
-
-/// Run a compound write; on failure drop what it wrote so no half value stays behind.
-fn undoable(
-    l: &mut ResultSetLoader,
-    id: ColumnId,
-    f: impl FnOnce(&mut ResultSetLoader) -> WriteResult,
-) -> WriteResult {
-    let r = f(l);
-    if r.is_err() && l.row_open() {
-        let _ = l.clear(id);
-    }
-    r
-}
-
-/// Write the members of a struct (or the row, `ROOT`) from a dict, tuple or list.
-pub(crate) fn write_members(
-    l: &mut ResultSetLoader,
-    id: ColumnId,
-    obj: &Bound<'_, PyAny>,
-) -> WriteResult {
-    if let Ok(dict) = obj.cast::<PyDict>() {
-        for (k, v) in dict.iter() {
-            let Ok(key) = k.cast::<PyString>() else {
-                return Err(conflict(l, id, &k, "keys must be strings"));
-            };
-            let name = key.to_str()?;
-            match l.column(id, name) {
-                Some(m) => write_py(l, m, &v)?,
-                None if !l.would_project(id, name) => {}
-                None => {
-                    let owner = if id == ROOT {
-                        "the row".to_string()
-                    } else {
-                        format!("struct '{}'", l.path(id))
-                    };
-                    return Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
-                        "{owner} has no column '{name}' (value {}); add it with add_column()",
-                        short_repr(&v)
-                    ))));
-                }
-            }
-        }
-        return Ok(());
-    }
-    let items = if let Ok(t) = obj.cast::<PyTuple>() {
-        t.as_sequence().to_list()?
-    } else if let Ok(list) = obj.cast::<PyList>() {
-        list.clone()
-    } else {
-        let what = if id == ROOT {
-            "a row".to_string()
-        } else {
-            format!("struct '{}'", l.path(id))
-        };
-        return Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
-            "{what} must be a dict, tuple or list, got {} {}",
-            type_name(obj),
-            short_repr(obj)
-        ))));
-    };
-    let n = l.column_count(id);
-    if items.len() != n {
-        let what = if id == ROOT {
-            "the row".to_string()
-        } else {
-            format!("struct '{}'", l.path(id))
-        };
-        return Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
-            "{} has {} values but {what} has {n} columns",
-            short_repr(obj),
-            items.len()
-        ))));
-    }
-    for (i, v) in items.iter().enumerate() {
-        let m = l.column_at(id, i).expect("member");
-        write_py(l, m, &v)?;
-    }
-    Ok(())
-}
-
-fn write_elements(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
-    let child = l.element(id).expect("a list");
-    l.clear(id)?;
-    l.open(id)?;
-    if let Ok(list) = obj.cast::<PyList>() {
-        for item in list.iter() {
-            write_py(l, child, &item)?;
-            l.save_element(id)?;
-        }
-    } else if let Ok(t) = obj.cast::<PyTuple>() {
-        for item in t.iter() {
-            write_py(l, child, &item)?;
-            l.save_element(id)?;
-        }
-    } else {
-        for item in obj.try_iter()? {
-            write_py(l, child, &item?)?;
-            l.save_element(id)?;
-        }
-    }
-    Ok(())
-}
-
-fn write_entries(l: &mut ResultSetLoader, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
-    let entries = l.element(id).expect("a map");
-    let key = l.column_at(entries, 0).expect("map key");
-    let value = l.column_at(entries, 1).expect("map value");
-    l.clear(id)?;
-    l.open(id)?;
-    if let Ok(dict) = obj.cast::<PyDict>() {
-        for (k, v) in dict.iter() {
-            write_py(l, key, &k)?;
-            write_py(l, value, &v)?;
-            l.save_element(id)?;
-        }
-    } else {
-        for pair in obj.try_iter()? {
-            let pair = pair?;
-            let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair
-                .extract()
-                .map_err(|_| conflict(l, id, &pair, "map entries must be (key, value) pairs"))?;
-            write_py(l, key, &k)?;
-            write_py(l, value, &v)?;
-            l.save_element(id)?;
-        }
-    }
-    Ok(())
-}
-
-/// Write any Python value to column `id`: scalars, dicts/tuples for structs, iterables for
-/// lists, dicts or pairs for maps, `None` for null.
-pub(crate) fn write_py(
-    l: &mut ResultSetLoader,
-    id: ColumnId,
-    obj: &Bound<'_, PyAny>,
-) -> WriteResult {
-    if !l.is_projected(id) {
-        return Ok(());
-    }
-    let kind = l.kind(id);
-    if kind == ColumnKind::Scalar {
-        return write_scalar(l, id, obj);
-    }
-    if obj.is_none() {
-        return Ok(l.set(id, Value::Null)?);
-    }
-    match kind {
-        ColumnKind::Struct => undoable(l, id, |l| {
-            l.clear(id)?;
-            l.open(id)?;
-            write_members(l, id, obj)
-        }),
-        ColumnKind::List => {
-            if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
-                return Err(conflict(l, id, obj, "a list needs a sequence of elements"));
-            }
-            if obj.is_instance_of::<PyDict>() {
-                return Err(conflict(l, id, obj, "a list needs a sequence of elements"));
-            }
-            undoable(l, id, |l| write_elements(l, id, obj))
-        }
-        ColumnKind::Map => undoable(l, id, |l| write_entries(l, id, obj)),
-        ColumnKind::Scalar => unreachable!(),
-    }
-}
-
-/// `start` + members + `save`; on any failure the row is discarded and nothing stays behind.
-pub(crate) fn write_row(l: &mut ResultSetLoader, row: &Bound<'_, PyAny>) -> WriteResult {
-    if !l.start_row()? {
-        return Err(WriteError::Loader(LoaderError::State(
-            "the batch is full: harvest() it, then start_batch()".into(),
-        )));
-    }
-    let r = write_members(l, ROOT, row).and_then(|_| Ok(l.save_row()?));
-    if r.is_err() && l.row_open() {
-        l.discard_row();
-    }
-    r
 }

@@ -3,6 +3,8 @@
 mod arrow;
 mod convert;
 mod errors;
+mod infer;
+mod rows;
 mod writers;
 
 use pyo3::prelude::*;

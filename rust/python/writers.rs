@@ -8,8 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString};
 
 use super::arrow::{batch_to_py, field_from_py, schema_from_py};
-use super::convert::{write_py, write_row, WriteError};
+use super::convert::WriteError;
 use super::errors::to_pyerr;
+use super::rows::{RowState, RowWriter};
 use crate::loader::{ColumnId, ColumnKind, LoaderOptions, Projection, ResultSetLoader, ROOT};
 
 /// Writes rows into Arrow buffers and hands back `pyarrow.RecordBatch`es bounded by a row
@@ -17,6 +18,17 @@ use crate::loader::{ColumnId, ColumnKind, LoaderOptions, Projection, ResultSetLo
 #[pyclass(module = "batchloader._core", name = "ResultSetLoader")]
 pub struct PyResultSetLoader {
     pub(crate) inner: ResultSetLoader,
+    pub(crate) rows: RowState,
+}
+
+impl PyResultSetLoader {
+    /// The loader and its row state, ready to write Python values.
+    fn row_writer(&mut self) -> RowWriter<'_> {
+        RowWriter {
+            l: &mut self.inner,
+            state: &mut self.rows,
+        }
+    }
 }
 
 fn lookup(l: &ResultSetLoader, parent: ColumnId, key: &Bound<'_, PyAny>) -> PyResult<ColumnId> {
@@ -88,6 +100,7 @@ impl PyResultSetLoader {
                 )))
             }
         };
+        let discover = schema.is_none();
         let options = LoaderOptions {
             schema: schema.map(schema_from_py).transpose()?.map(Arc::new),
             projection,
@@ -100,6 +113,7 @@ impl PyResultSetLoader {
         };
         Ok(PyResultSetLoader {
             inner: ResultSetLoader::new(options).map_err(to_pyerr)?,
+            rows: RowState::new(discover),
         })
     }
 
@@ -130,7 +144,7 @@ impl PyResultSetLoader {
 
     /// Start a row, write a dict (by name) or tuple/list (by position), save it.
     fn write_row(&mut self, row: &Bound<'_, PyAny>) -> PyResult<()> {
-        write_row(&mut self.inner, row).map_err(WriteError::into_pyerr)
+        self.row_writer().row(row).map_err(WriteError::into_pyerr)
     }
 
     /// Write every row of `rows`, yielding each batch as soon as it is full and the last
@@ -291,7 +305,9 @@ impl PyColumnWriter {
     /// Write a whole Python value: scalar, dict/tuple (struct), iterable (list), dict (map).
     fn set(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut l = self.loader.borrow_mut(py);
-        write_py(&mut l.inner, self.id, value).map_err(WriteError::into_pyerr)
+        l.row_writer()
+            .value(self.id, value)
+            .map_err(WriteError::into_pyerr)
     }
 
     /// Write NULL.
@@ -316,8 +332,10 @@ impl PyColumnWriter {
     fn append(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut l = self.loader.borrow_mut(py);
         let child = element_of(&l.inner, self.id)?;
-        let r =
-            write_py(&mut l.inner, child, value).and_then(|_| Ok(l.inner.save_element(self.id)?));
+        let r = l
+            .row_writer()
+            .value(child, value)
+            .and_then(|_| Ok(l.inner.save_element(self.id)?));
         if r.is_err() && l.inner.row_open() {
             let _ = l.inner.clear(child);
         }
@@ -475,7 +493,8 @@ impl PyBatchIterator {
                     let row = row?;
                     let index = self.index;
                     self.index += 1;
-                    write_row(&mut l.inner, &row)
+                    l.row_writer()
+                        .row(&row)
                         .map_err(|e| e.context(&format!("row {index}: ")).into_pyerr())?;
                 }
             }

@@ -1,0 +1,292 @@
+//! Rows and nested values into loader writes, walking each value once: dicts by key (through
+//! a per-struct key cache), tuples and lists by position, iterables for lists, dicts or pairs
+//! for maps; and schema discovery for loaders built without a schema.
+
+use std::collections::HashSet;
+
+use arrow_schema::DataType;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
+
+use super::convert::{conflict, short_repr, type_name, write_scalar, WriteError, WriteResult};
+use super::infer::infer_field;
+use crate::loader::{ColumnId, ColumnKind, LoaderError, ResultSetLoader, Value, ROOT};
+
+/// A key of a struct that has no column and is not projected: skipped without converting.
+const SKIP: isize = -1;
+
+/// What the bindings remember between rows: key lookups and discovered columns.
+#[derive(Default)]
+pub(crate) struct RowState {
+    /// Per struct node: its row dicts' key objects -> column id (or SKIP). Python's own dict
+    /// makes a known key cost one hash-cached lookup, case-insensitive resolution included.
+    keys: Vec<Option<Py<PyDict>>>,
+    /// Add unknown keys as columns (the loader was built without a schema).
+    discover: bool,
+    /// Columns created by discovery (their types may widen: int64 -> float64).
+    discovered: HashSet<ColumnId>,
+}
+
+impl RowState {
+    /// Row state for a loader; `discover`: add unknown keys as columns.
+    pub fn new(discover: bool) -> Self {
+        RowState {
+            discover,
+            ..RowState::default()
+        }
+    }
+}
+
+/// A loader and its row state, for one write.
+pub(crate) struct RowWriter<'a> {
+    pub l: &'a mut ResultSetLoader,
+    pub state: &'a mut RowState,
+}
+
+impl RowWriter<'_> {
+    /// Write any Python value to column `id`.
+    pub fn value(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+        if !self.l.is_projected(id) {
+            return Ok(());
+        }
+        let kind = self.l.kind(id);
+        if kind == ColumnKind::Scalar {
+            if self.state.discover
+                && obj.is_instance_of::<PyFloat>()
+                && self.l.field(id).data_type() == &DataType::Int64
+                && self.state.discovered.contains(&id)
+            {
+                self.l.widen_to_float64(id)?;
+            }
+            return write_scalar(self.l, id, obj);
+        }
+        if obj.is_none() {
+            return Ok(self.l.set(id, Value::Null)?);
+        }
+        let r = match kind {
+            ColumnKind::Struct => self.struct_value(id, obj),
+            ColumnKind::List => {
+                if obj.is_instance_of::<PyString>()
+                    || obj.is_instance_of::<PyBytes>()
+                    || obj.is_instance_of::<PyDict>()
+                {
+                    return Err(conflict(
+                        self.l,
+                        id,
+                        obj,
+                        "a list needs a sequence of elements",
+                    ));
+                }
+                self.elements(id, obj)
+            }
+            ColumnKind::Map => self.entries(id, obj),
+            ColumnKind::Scalar => unreachable!(),
+        };
+        // A compound value that failed half-way leaves nothing behind.
+        if r.is_err() && self.l.row_open() {
+            let _ = self.l.clear(id);
+        }
+        r
+    }
+
+    fn struct_value(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+        self.l.clear(id)?;
+        self.l.open(id)?;
+        self.members(id, obj)
+    }
+
+    /// The column a dict key names in struct `parent`: from the cache, else resolved
+    /// (case-insensitively), discovered, or marked SKIP.
+    fn member_for(
+        &mut self,
+        parent: ColumnId,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> Result<Option<ColumnId>, WriteError> {
+        let py = key.py();
+        if self.state.keys.len() <= parent {
+            self.state.keys.resize_with(parent + 1, || None);
+        }
+        let cache = self.state.keys[parent]
+            .get_or_insert_with(|| PyDict::new(py).unbind())
+            .bind(py)
+            .clone();
+        if let Some(hit) = cache.get_item(key)? {
+            let id: isize = hit.extract()?;
+            return Ok((id != SKIP).then_some(id as ColumnId));
+        }
+        let Ok(name) = key.cast::<PyString>() else {
+            return Err(conflict(self.l, parent, key, "keys must be strings"));
+        };
+        let name = name.to_str()?;
+        let id = match self.l.column(parent, name) {
+            Some(id) => id,
+            None if !self.l.would_project(parent, name) => {
+                cache.set_item(key, SKIP)?;
+                return Ok(None);
+            }
+            None if self.state.discover => {
+                let field = infer_field(name, value).map_err(|why| {
+                    WriteError::Loader(LoaderError::SchemaConflict(format!(
+                        "new column '{name}': {why}"
+                    )))
+                })?;
+                // A None does not tell the type: wait for a value that does.
+                let Some(field) = field else { return Ok(None) };
+                let id = self.l.add_column(parent, field)?;
+                self.mark_discovered(id);
+                id
+            }
+            None => {
+                let owner = if parent == ROOT {
+                    "the row".to_string()
+                } else {
+                    format!("struct '{}'", self.l.path(parent))
+                };
+                return Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
+                    "{owner} has no column '{name}' (value {}); add it with add_column()",
+                    short_repr(value)
+                ))));
+            }
+        };
+        cache.set_item(key, id)?;
+        Ok(Some(id))
+    }
+
+    fn mark_discovered(&mut self, id: ColumnId) {
+        self.state.discovered.insert(id);
+        match self.l.kind(id) {
+            ColumnKind::Struct => {
+                for i in 0..self.l.column_count(id) {
+                    let m = self.l.column_at(id, i).expect("member");
+                    self.mark_discovered(m);
+                }
+            }
+            ColumnKind::List | ColumnKind::Map => {
+                let child = self.l.element(id).expect("element");
+                self.mark_discovered(child);
+            }
+            ColumnKind::Scalar => {}
+        }
+    }
+
+    /// Write the members of a struct (or the row, `ROOT`) from a dict, tuple or list.
+    pub fn members(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+        if let Ok(dict) = obj.cast::<PyDict>() {
+            for (k, v) in dict.iter() {
+                if let Some(m) = self.member_for(id, &k, &v)? {
+                    self.value(m, &v)?;
+                }
+            }
+            return Ok(());
+        }
+        let what = || {
+            if id == ROOT {
+                "the row".to_string()
+            } else {
+                format!("struct '{}'", self.l.path(id))
+            }
+        };
+        let n = self.l.column_count(id);
+        let check_len = |len: usize, l: &ResultSetLoader| {
+            if len == n {
+                return Ok(());
+            }
+            let what = if id == ROOT {
+                "the row".to_string()
+            } else {
+                format!("struct '{}'", l.path(id))
+            };
+            Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
+                "{} has {len} values but {what} has {n} columns",
+                short_repr(obj)
+            ))))
+        };
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            check_len(t.len(), self.l)?;
+            for (i, v) in t.iter().enumerate() {
+                let m = self.l.column_at(id, i).expect("member");
+                self.value(m, &v)?;
+            }
+            return Ok(());
+        }
+        if let Ok(list) = obj.cast::<PyList>() {
+            check_len(list.len(), self.l)?;
+            for (i, v) in list.iter().enumerate() {
+                let m = self.l.column_at(id, i).expect("member");
+                self.value(m, &v)?;
+            }
+            return Ok(());
+        }
+        Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
+            "{} must be a dict, tuple or list, got {} {}",
+            what(),
+            type_name(obj),
+            short_repr(obj)
+        ))))
+    }
+
+    fn elements(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+        let child = self.l.element(id).expect("a list");
+        self.l.clear(id)?;
+        self.l.open(id)?;
+        if let Ok(list) = obj.cast::<PyList>() {
+            for item in list.iter() {
+                self.value(child, &item)?;
+                self.l.save_element(id)?;
+            }
+        } else if let Ok(t) = obj.cast::<PyTuple>() {
+            for item in t.iter() {
+                self.value(child, &item)?;
+                self.l.save_element(id)?;
+            }
+        } else {
+            for item in obj.try_iter()? {
+                self.value(child, &item?)?;
+                self.l.save_element(id)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn entries(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
+        let entries = self.l.element(id).expect("a map");
+        let key = self.l.column_at(entries, 0).expect("map key");
+        let value = self.l.column_at(entries, 1).expect("map value");
+        self.l.clear(id)?;
+        self.l.open(id)?;
+        if let Ok(dict) = obj.cast::<PyDict>() {
+            for (k, v) in dict.iter() {
+                self.value(key, &k)?;
+                self.value(value, &v)?;
+                self.l.save_element(id)?;
+            }
+        } else {
+            for pair in obj.try_iter()? {
+                let pair = pair?;
+                let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+                    pair.extract().map_err(|_| {
+                        conflict(self.l, id, &pair, "map entries must be (key, value) pairs")
+                    })?;
+                self.value(key, &k)?;
+                self.value(value, &v)?;
+                self.l.save_element(id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `start` + members + `save`; on any failure the row is discarded.
+    pub fn row(&mut self, row: &Bound<'_, PyAny>) -> WriteResult {
+        if !self.l.start_row()? {
+            return Err(WriteError::Loader(LoaderError::State(
+                "the batch is full: harvest() it, then start_batch()".into(),
+            )));
+        }
+        let r = self.members(ROOT, row).and_then(|_| Ok(self.l.save_row()?));
+        if r.is_err() && self.l.row_open() {
+            self.l.discard_row();
+        }
+        r
+    }
+}
