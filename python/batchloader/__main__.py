@@ -1,4 +1,4 @@
-"""Command line: ``python -m batchloader demo``.
+"""Command line: ``python -m batchloader demo`` and ``python -m batchloader bench``.
 
 ``demo`` writes a generated nested dataset through the loader with a byte limit, shows the
 bounded batches it gets back, checks them against ``pyarrow.Table.from_pylist`` and prints
@@ -106,9 +106,19 @@ def main(argv: list[str] | None = None) -> int:
     p_demo = sub.add_parser("demo", help="write a generated dataset into bounded batches")
     p_demo.add_argument("--rows", type=int, default=200_000)
     p_demo.add_argument("--batch-byte-limit", type=int, default=4 * 2**20)
+    p_bench = sub.add_parser("bench", help="compare Python rows -> Arrow writers")
+    p_bench.add_argument("--rows", type=int, default=1_000_000)
+    p_bench.add_argument("--rounds", type=int, default=3)
+    p_bench.add_argument("--batch-byte-limit", type=int, default=64 * 2**20)
+    p_bench.add_argument("--json", metavar="FILE", help="write the raw figures as JSON")
+    p_bench.add_argument("--plot", metavar="FILE.png", help="draw the ratios (matplotlib)")
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo(args.rows, args.batch_byte_limit)
+    if args.command == "bench":
+        from batchloader import bench
+
+        return bench.main(args.rows, args.rounds, args.batch_byte_limit, args.json, args.plot)
     parser.error(f"unknown command {args.command}")
     return 2
 

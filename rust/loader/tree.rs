@@ -562,6 +562,60 @@ impl ResultSetLoader {
         Ok(id)
     }
 
+    /// Give list `list` a new element type while it holds no element in the current batch
+    /// (schema discovery: a list first seen empty gets its element type from the first
+    /// element). Returns the new element's id; batches set aside keep the old element.
+    pub fn replace_element(
+        &mut self,
+        list: ColumnId,
+        element: impl Into<FieldRef>,
+    ) -> Result<ColumnId> {
+        self.check_open()?;
+        let element: FieldRef = element.into();
+        let Some(old) = self.child_of(list) else {
+            return Err(LoaderError::SchemaConflict(format!(
+                "'{}' is not a list",
+                self.nodes[list].path
+            )));
+        };
+        if !matches!(
+            self.nodes[list].field.data_type(),
+            DataType::List(_) | DataType::LargeList(_)
+        ) {
+            return Err(LoaderError::SchemaConflict(format!(
+                "'{}' is not a list",
+                self.nodes[list].path
+            )));
+        }
+        if self.nodes[old].len > 0 {
+            return Err(LoaderError::SchemaConflict(format!(
+                "the elements of '{}' cannot change type: the batch already holds some",
+                self.nodes[list].path
+            )));
+        }
+        let path = format!("{}[]", self.nodes[list].path);
+        validate_field(&element, &path)?;
+        let projection = self.nodes[list]
+            .projected
+            .then(|| self.nodes[list].projection.clone());
+        if self.nodes[old].projected {
+            self.bytes = self.bytes.saturating_sub(self.nodes[old].own_bytes());
+            self.nodes[old].projected = false;
+        }
+        let id = self.build_node(&element, Role::Element(list), projection, path, false)?;
+        self.set_child(list, id);
+        let dt = match self.nodes[list].field.data_type() {
+            DataType::LargeList(_) => DataType::LargeList(element),
+            _ => DataType::List(element),
+        };
+        let field = self.nodes[list].field.as_ref().clone().with_data_type(dt);
+        self.nodes[list].field = std::sync::Arc::new(field);
+        if self.nodes[list].projected {
+            self.schema_version += 1;
+        }
+        Ok(id)
+    }
+
     /// Whether `id` is a map's entries struct (its members are fixed).
     fn structural(&self, id: ColumnId) -> bool {
         match self.nodes[id].role {

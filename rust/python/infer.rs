@@ -11,19 +11,40 @@ use pyo3::types::{
 
 use super::convert::{is_decimal, short_repr, type_name};
 
-/// The type of values seen only as empty lists (DESIGN.md: the scan's default null type).
+/// The element type of a list seen only empty, until an element says better (DESIGN.md:
+/// the scan's default null type).
 const UNKNOWN: DataType = DataType::Utf8;
 
-/// The (nullable) field a column named `name` gets from its first non-null `value`.
-/// `Ok(None)` when `value` is None: the column waits for a value that says its type.
-pub(crate) fn infer_field(name: &str, value: &Bound<'_, PyAny>) -> Result<Option<Field>, String> {
+/// A step from a column to one nested in it: a struct member or a list's element.
+#[derive(Clone, Debug)]
+pub(crate) enum Step {
+    Member(String),
+    Element,
+}
+
+/// The lists whose element type was a guess (they were seen empty), by path from the column.
+pub(crate) type Guesses = Vec<Vec<Step>>;
+
+/// The (nullable) field a column named `name` gets from its first non-null `value`, and the
+/// lists in it whose element type is a guess. `Ok(None)` when `value` is None: the column
+/// waits for a value that says its type.
+pub(crate) fn infer_field(
+    name: &str,
+    value: &Bound<'_, PyAny>,
+) -> Result<Option<(Field, Guesses)>, String> {
     if value.is_none() {
         return Ok(None);
     }
-    Ok(Some(Field::new(name, infer_type(value)?, true)))
+    let mut guesses = Vec::new();
+    let dt = infer_type(value, &mut Vec::new(), &mut guesses)?;
+    Ok(Some((Field::new(name, dt, true), guesses)))
 }
 
-fn infer_type(value: &Bound<'_, PyAny>) -> Result<DataType, String> {
+fn infer_type(
+    value: &Bound<'_, PyAny>,
+    path: &mut Vec<Step>,
+    guesses: &mut Guesses,
+) -> Result<DataType, String> {
     let py_err = |e: PyErr| e.to_string();
     Ok(if value.is_instance_of::<PyBool>() {
         DataType::Boolean
@@ -53,9 +74,14 @@ fn infer_type(value: &Bound<'_, PyAny>) -> Result<DataType, String> {
             let key = k
                 .cast::<PyString>()
                 .map_err(|_| format!("struct keys must be strings, got {}", short_repr(&k)))?;
-            if let Some(f) = infer_field(key.to_str().map_err(py_err)?, &v)? {
-                members.push(f);
+            if v.is_none() {
+                continue;
             }
+            let name = key.to_str().map_err(py_err)?;
+            path.push(Step::Member(name.to_string()));
+            let dt = infer_type(&v, path, guesses)?;
+            path.pop();
+            members.push(Field::new(name, dt, true));
         }
         DataType::Struct(Fields::from(members))
     } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
@@ -63,9 +89,14 @@ fn infer_type(value: &Bound<'_, PyAny>) -> Result<DataType, String> {
         for item in value.try_iter().map_err(py_err)? {
             let item = item.map_err(py_err)?;
             if !item.is_none() {
-                element = Some(infer_type(&item)?);
+                path.push(Step::Element);
+                element = Some(infer_type(&item, path, guesses)?);
+                path.pop();
                 break;
             }
+        }
+        if element.is_none() {
+            guesses.push(path.clone());
         }
         DataType::List(Arc::new(Field::new(
             "item",
@@ -79,4 +110,13 @@ fn infer_type(value: &Bound<'_, PyAny>) -> Result<DataType, String> {
             short_repr(value)
         ));
     })
+}
+
+/// The element type an element value implies, for a list whose element type was a guess.
+pub(crate) fn infer_element(value: &Bound<'_, PyAny>) -> Result<(Field, Guesses), String> {
+    let mut guesses = Vec::new();
+    let dt = infer_type(value, &mut vec![Step::Element], &mut guesses)?;
+    // Paths are relative to the list: drop the leading Element step.
+    let guesses = guesses.into_iter().map(|g| g[1..].to_vec()).collect();
+    Ok((Field::new("item", dt, true), guesses))
 }

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
 use super::convert::{conflict, short_repr, type_name, write_scalar, WriteError, WriteResult};
-use super::infer::infer_field;
+use super::infer::{infer_element, infer_field, Guesses, Step};
 use crate::loader::{ColumnId, ColumnKind, LoaderError, ResultSetLoader, Value, ROOT};
 
 /// A key of a struct that has no column and is not projected: skipped without converting.
@@ -25,6 +25,9 @@ pub(crate) struct RowState {
     discover: bool,
     /// Columns created by discovery (their types may widen: int64 -> float64).
     discovered: HashSet<ColumnId>,
+    /// Lists created by discovery from an empty list: their element type is a guess until
+    /// the first element.
+    guessed: HashSet<ColumnId>,
 }
 
 impl RowState {
@@ -132,9 +135,11 @@ impl RowWriter<'_> {
                     )))
                 })?;
                 // A None does not tell the type: wait for a value that does.
-                let Some(field) = field else { return Ok(None) };
+                let Some((field, guesses)) = field else {
+                    return Ok(None);
+                };
                 let id = self.l.add_column(parent, field)?;
-                self.mark_discovered(id);
+                self.mark_discovered(id, &guesses);
                 id
             }
             None => {
@@ -153,21 +158,64 @@ impl RowWriter<'_> {
         Ok(Some(id))
     }
 
-    fn mark_discovered(&mut self, id: ColumnId) {
+    /// Remember the columns of a discovered subtree, and its lists whose element type is a
+    /// guess.
+    fn mark_discovered(&mut self, id: ColumnId, guesses: &Guesses) {
+        self.mark_subtree(id);
+        for path in guesses {
+            let mut node = Some(id);
+            for step in path {
+                node = node.and_then(|n| match step {
+                    Step::Member(name) => self.l.column(n, name),
+                    Step::Element => self.l.element(n),
+                });
+            }
+            if let Some(list) = node {
+                self.state.guessed.insert(list);
+            }
+        }
+    }
+
+    fn mark_subtree(&mut self, id: ColumnId) {
         self.state.discovered.insert(id);
         match self.l.kind(id) {
             ColumnKind::Struct => {
                 for i in 0..self.l.column_count(id) {
                     let m = self.l.column_at(id, i).expect("member");
-                    self.mark_discovered(m);
+                    self.mark_subtree(m);
                 }
             }
             ColumnKind::List | ColumnKind::Map => {
                 let child = self.l.element(id).expect("element");
-                self.mark_discovered(child);
+                self.mark_subtree(child);
             }
             ColumnKind::Scalar => {}
         }
+    }
+
+    /// The element writer of list `id`, retyped from `item` if its element type was a guess.
+    fn element_for(
+        &mut self,
+        id: ColumnId,
+        item: &Bound<'_, PyAny>,
+    ) -> Result<ColumnId, WriteError> {
+        let child = self.l.element(id).expect("a list");
+        if item.is_none() || !self.state.guessed.contains(&id) {
+            return Ok(child);
+        }
+        self.state.guessed.remove(&id);
+        if item.is_instance_of::<PyString>() {
+            return Ok(child); // the guess (utf8) was right
+        }
+        let (field, guesses) = infer_element(item).map_err(|why| {
+            WriteError::Loader(LoaderError::SchemaConflict(format!(
+                "list '{}': {why}",
+                self.l.path(id)
+            )))
+        })?;
+        let child = self.l.replace_element(id, field)?;
+        self.mark_discovered(child, &guesses);
+        Ok(child)
     }
 
     /// Write the members of a struct (or the row, `ROOT`) from a dict, tuple or list.
@@ -227,23 +275,27 @@ impl RowWriter<'_> {
     }
 
     fn elements(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
-        let child = self.l.element(id).expect("a list");
+        let mut child = self.l.element(id).expect("a list");
         self.l.clear(id)?;
         self.l.open(id)?;
+        let mut element = |w: &mut Self, item: &Bound<'_, PyAny>| -> WriteResult {
+            if w.state.discover {
+                child = w.element_for(id, item)?;
+            }
+            w.value(child, item)?;
+            Ok(w.l.save_element(id)?)
+        };
         if let Ok(list) = obj.cast::<PyList>() {
             for item in list.iter() {
-                self.value(child, &item)?;
-                self.l.save_element(id)?;
+                element(self, &item)?;
             }
         } else if let Ok(t) = obj.cast::<PyTuple>() {
             for item in t.iter() {
-                self.value(child, &item)?;
-                self.l.save_element(id)?;
+                element(self, &item)?;
             }
         } else {
             for item in obj.try_iter()? {
-                self.value(child, &item?)?;
-                self.l.save_element(id)?;
+                element(self, &item?)?;
             }
         }
         Ok(())

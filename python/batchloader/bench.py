@@ -1,0 +1,267 @@
+"""Comparison harness: Python rows -> Arrow, batchloader against pyarrow and polars.
+
+Run as ``python -m batchloader bench`` (or ``python benches/compare.py``). It generates two
+deterministic datasets (nested and flat, 1M rows by default), then times, alternating, in one
+process, several rounds of each writer on the same rows and prints median seconds, rows/s,
+ns/row, the ratio of each competitor's time to batchloader's, and the peak RSS each call added
+above what the process held before it. A benchmark, not a test: nothing here asserts speed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import json
+import os
+import random
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from batchloader import ResultSetLoader
+
+NESTED_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        ("ts", pa.timestamp("us")),
+        ("user", pa.utf8()),
+        ("score", pa.float64()),
+        ("tags", pa.list_(pa.utf8())),
+        (
+            "address",
+            pa.struct(
+                [
+                    ("city", pa.utf8()),
+                    ("zip", pa.utf8()),
+                    ("geo", pa.struct([("lat", pa.float64()), ("lon", pa.float64())])),
+                ]
+            ),
+        ),
+        ("events", pa.list_(pa.struct([("kind", pa.utf8()), ("value", pa.int64())]))),
+        ("coupon", pa.utf8()),  # present in ~10% of rows
+    ]
+)
+FLAT_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.int64(), nullable=False),
+        ("user", pa.utf8()),
+        ("score", pa.float64()),
+        ("qty", pa.int32()),
+        ("flag", pa.bool_()),
+        ("ts", pa.timestamp("us")),
+    ]
+)
+CITIES = ["Lyon", "Oslo", "Lima", "Pune", "Kyiv", "Cork", "Nice", "Rome", "Bern", "Graz"]
+KINDS = ["click", "view", "buy", "scroll", "share"]
+T0 = dt.datetime(2024, 1, 1)
+
+
+def nested_rows(n: int, seed: int = 1) -> list[dict[str, Any]]:
+    """The nested dataset: deterministic for a given `n` and `seed`."""
+    rnd = random.Random(seed)
+    rows = []
+    for i in range(n):
+        row: dict[str, Any] = {
+            "id": i,
+            "ts": T0 + dt.timedelta(seconds=i, microseconds=rnd.randrange(1_000_000)),
+            "user": f"user{rnd.randrange(100_000)}",
+            "score": None if rnd.random() < 0.05 else rnd.random() * 100,
+            "tags": [rnd.choice(KINDS) for _ in range(rnd.randrange(4))],
+            "address": {
+                "city": rnd.choice(CITIES),
+                "zip": f"{rnd.randrange(10_000, 99_999)}",
+                "geo": {"lat": rnd.uniform(-90, 90), "lon": rnd.uniform(-180, 180)},
+            },
+            "events": [
+                {"kind": rnd.choice(KINDS), "value": rnd.randrange(1000)}
+                for _ in range(rnd.randrange(5))
+            ],
+        }
+        if rnd.random() < 0.1:
+            row["coupon"] = f"C{rnd.randrange(1000):03d}"
+        rows.append(row)
+    return rows
+
+
+def flat_rows(n: int, seed: int = 2) -> list[dict[str, Any]]:
+    """The flat dataset (6 scalar columns)."""
+    rnd = random.Random(seed)
+    return [
+        {
+            "id": i,
+            "user": f"user{rnd.randrange(100_000)}",
+            "score": rnd.random() * 100,
+            "qty": rnd.randrange(1000),
+            "flag": rnd.random() < 0.5,
+            "ts": T0 + dt.timedelta(seconds=i),
+        }
+        for i in range(n)
+    ]
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+class _PeakRss:
+    """Samples the resident set size while a call runs; `added` is the peak above the start."""
+
+    def __init__(self) -> None:
+        self.start = _rss()
+        self.peak = self.start
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.002):
+            self.peak = max(self.peak, _rss())
+
+    def __enter__(self) -> _PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, _rss())
+
+    @property
+    def added(self) -> int:
+        return self.peak - self.start
+
+
+def writers(schema: pa.Schema, byte_limit: int) -> dict[str, Callable[[list], int]]:
+    """The contenders: each takes the rows and returns the number of rows it produced."""
+    struct = pa.struct(list(schema))
+
+    def batchloader(rows: list) -> int:
+        loader = ResultSetLoader(schema, batch_byte_limit=byte_limit)
+        return sum(b.num_rows for b in loader.write_rows(rows))
+
+    def from_pylist(rows: list) -> int:
+        return pa.RecordBatch.from_pylist(rows, schema=schema).num_rows
+
+    def array_struct(rows: list) -> int:
+        return pa.RecordBatch.from_struct_array(pa.array(rows, type=struct)).num_rows
+
+    out = {
+        "batchloader.write_rows": batchloader,
+        "pa.RecordBatch.from_pylist": from_pylist,
+        "pa.array(struct)+from_struct_array": array_struct,
+    }
+    try:
+        import polars as pl
+
+        pl_schema = pl.from_arrow(schema.empty_table()).schema
+
+        def polars_from_dicts(rows: list) -> int:
+            return pl.from_dicts(rows, schema=pl_schema).height
+
+        out["polars.from_dicts"] = polars_from_dicts
+    except ImportError:  # polars is optional
+        pass
+    return out
+
+
+@dataclass
+class Result:
+    """The figures of one writer on one dataset."""
+
+    dataset: str
+    writer: str
+    rows: int
+    seconds: list[float] = field(default_factory=list)
+    peak_rss_added: int = 0
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def run(rows: int, rounds: int, byte_limit: int) -> list[Result]:
+    """Time every writer on both datasets, alternating writers within each round."""
+    results = []
+    for name, make, schema in (
+        ("nested", nested_rows, NESTED_SCHEMA),
+        ("flat", flat_rows, FLAT_SCHEMA),
+    ):
+        data = make(rows)
+        contenders = writers(schema, byte_limit)
+        by_writer = {w: Result(name, w, rows) for w in contenders}
+        for _ in range(rounds):
+            for writer, fn in contenders.items():
+                gc.collect()
+                with _PeakRss() as rss:
+                    start = time.perf_counter()
+                    produced = fn(data)
+                    elapsed = time.perf_counter() - start
+                if produced != rows:
+                    raise AssertionError(f"{writer} produced {produced} rows, not {rows}")
+                r = by_writer[writer]
+                r.seconds.append(elapsed)
+                r.peak_rss_added = max(r.peak_rss_added, rss.added)
+        results.extend(by_writer.values())
+        del data
+    return results
+
+
+def table(results: list[Result]) -> str:
+    """The results as a text table, one block per dataset."""
+    lines = []
+    header = (
+        f"{'dataset':<8} {'writer':<36} {'median s':>9} {'rows/s':>12} {'ns/row':>8} "
+        f"{'x batchloader':>13} {'peak RSS +MB':>12}"
+    )
+    lines.append(header)
+    lines.append("-" * len(header))
+    for dataset in dict.fromkeys(r.dataset for r in results):
+        group = [r for r in results if r.dataset == dataset]
+        base = next(r for r in group if r.writer.startswith("batchloader")).median
+        for r in group:
+            lines.append(
+                f"{r.dataset:<8} {r.writer:<36} {r.median:>9.3f} {r.rows / r.median:>12,.0f} "
+                f"{r.median / r.rows * 1e9:>8.0f} {r.median / base:>13.2f} "
+                f"{r.peak_rss_added / 2**20:>12.1f}"
+            )
+    lines.append("x batchloader: the writer's median time / batchloader's (above 1: slower)")
+    return "\n".join(lines)
+
+
+def plot(results: list[Result], path: str) -> None:
+    """Bar chart of the time ratios (needs matplotlib: pip install batchloader[plot])."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    datasets = list(dict.fromkeys(r.dataset for r in results))
+    fig, axes = plt.subplots(1, len(datasets), figsize=(6 * len(datasets), 4), squeeze=False)
+    for ax, dataset in zip(axes[0], datasets, strict=True):
+        group = [r for r in results if r.dataset == dataset]
+        base = next(r for r in group if r.writer.startswith("batchloader")).median
+        ax.barh([r.writer for r in group], [r.median / base for r in group])
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        ax.set_title(f"{dataset}: time / batchloader's")
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main(rows: int, rounds: int, byte_limit: int, json_path: str | None, plot_path: str | None):
+    """Entry point of ``python -m batchloader bench``."""
+    print(f"rows={rows:,} rounds={rounds} batch_byte_limit={byte_limit:,}")
+    results = run(rows, rounds, byte_limit)
+    print(table(results))
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump([asdict(r) for r in results], f, indent=2)
+        print(f"raw figures written to {json_path}")
+    if plot_path:
+        plot(results, plot_path)
+        print(f"chart written to {plot_path}")
+    return 0
