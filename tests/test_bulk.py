@@ -1,0 +1,225 @@
+"""The bulk path: write_rows / write_row with dicts, tuples, projection and schema discovery."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import batchloader as bl
+
+from strategies import expected, rows, schemas
+
+# ------------------------------------------------------------------ oracles
+
+
+@given(schema=schemas(max_columns=4), data=st.data())
+def test_tuples_by_position_equal_pyarrow(schema, data):
+    batch_rows = [expected(r, schema) for r in data.draw(rows(schema))]
+    row_limit = data.draw(st.integers(1, 7))
+    loader = bl.ResultSetLoader(schema, row_limit=row_limit, vector_byte_limit=1 << 16)
+    tuples = [tuple(r[f.name] for f in schema) for r in batch_rows]
+    batches = list(loader.write_rows(tuples))
+    assert all(b.num_rows <= row_limit for b in batches)
+    got = pa.Table.from_batches(batches, schema=schema)
+    assert got.equals(pa.Table.from_pylist(batch_rows, schema=schema))
+
+
+@given(schema=schemas(max_columns=5), data=st.data())
+def test_projection_keeps_exactly_the_projected_columns(schema, data):
+    data_rows = data.draw(rows(schema))
+    names = data.draw(st.lists(st.sampled_from(schema.names), unique=True))
+    spelled = [n.upper() if i % 2 else n for i, n in enumerate(names)]  # case-insensitive
+    loader = bl.ResultSetLoader(schema, projection=spelled, row_limit=5)
+    batches = list(loader.write_rows(data_rows))
+    projected = pa.schema([f for f in schema if f.name in names])
+    assert loader.schema == projected
+    assert sum(b.num_rows for b in batches) == len(data_rows)
+    if not names:  # pyarrow cannot build rows without columns: the counts are the check
+        assert all(b.num_columns == 0 for b in batches)
+        return
+    want = pa.Table.from_pylist(
+        [{n: v for n, v in expected(r, schema).items() if n in names} for r in data_rows],
+        schema=projected,
+    )
+    got = pa.Table.from_batches(batches, schema=projected)
+    assert got.num_rows == len(data_rows)
+    assert got.equals(want)
+
+
+# Schema discovery: keys with a known family of values each.
+DISCOVERY_VALUES = {
+    "a": st.one_of(st.integers(-(2**40), 2**40), st.floats(allow_nan=False, width=32)),
+    "b": st.text(max_size=5),
+    "c": st.fixed_dictionaries({"x": st.integers(0, 9)}, optional={"y": st.text(max_size=3)}),
+    "d": st.lists(st.integers(-5, 5), max_size=3),
+}
+MISSING = object()
+
+
+@st.composite
+def discovery_rows(draw: st.DrawFn) -> list[dict[str, Any]]:
+    out = []
+    for _ in range(draw(st.integers(0, 20))):
+        row = {}
+        for key, values in DISCOVERY_VALUES.items():
+            v = draw(st.one_of(values, st.none(), st.just(MISSING)))
+            if v is not MISSING:
+                row[key] = v
+        out.append(row)
+    return out
+
+
+def discovered_schema(data: list[dict[str, Any]]) -> pa.Schema:
+    """What discovery must find: first non-null appearance order, widened types."""
+    order: list[str] = []
+    members: list[str] = []
+    floats = lists_with_items = False
+    for row in data:
+        for key, v in row.items():
+            if v is None:
+                continue
+            if key not in order:
+                order.append(key)
+            if key == "a" and isinstance(v, float):
+                floats = True
+            if key == "c":
+                members += [m for m, mv in v.items() if mv is not None and m not in members]
+            if key == "d" and v:
+                lists_with_items = True
+    types = {
+        "a": pa.float64() if floats else pa.int64(),
+        "b": pa.utf8(),
+        "c": pa.struct([(m, pa.int64() if m == "x" else pa.utf8()) for m in members]),
+        "d": pa.list_(pa.int64() if lists_with_items else pa.utf8()),
+    }
+    return pa.schema([(k, types[k]) for k in order])
+
+
+@given(data=discovery_rows())
+def test_discovered_schema_and_values(data):
+    loader = bl.ResultSetLoader(row_limit=10_000)  # one batch: widening applies to all of it
+    batches = list(loader.write_rows(data))
+    schema = discovered_schema(data)
+    if not data:
+        assert batches == []
+        return
+    (batch,) = batches
+    assert batch.schema == schema
+    assert batch.num_rows == len(data)
+    if not schema:
+        return
+    want = pa.Table.from_pylist(
+        [{k: r.get(k) for k in schema.names} for r in data], schema=schema
+    ).to_pylist()
+    assert batch.to_pylist() == want
+
+
+def test_discovery_across_batches_changes_the_schema_forward_only():
+    loader = bl.ResultSetLoader(row_limit=2)
+    batches = list(loader.write_rows([{"a": 1}, {"a": 2}, {"a": 2.5, "b": "x"}, {"a": 3}]))
+    assert [b.schema for b in batches] == [
+        pa.schema([("a", pa.int64())]),
+        pa.schema([("a", pa.float64()), ("b", pa.utf8())]),
+    ]
+    assert batches[1].to_pylist() == [{"a": 2.5, "b": "x"}, {"a": 3.0, "b": None}]
+    assert loader.schema_version == 3  # a, b, and a's widening
+
+
+def test_discovery_conflict_names_column_row_and_both_types():
+    loader = bl.ResultSetLoader()
+    it = loader.write_rows([{"a": 1}, {"a": 2}, {"a": "three"}])
+    with pytest.raises(bl.SchemaConflictError, match=r"row 2: column 'a' \(Int64\).*str.*'three'"):
+        list(it)
+
+
+def test_a_fixed_schema_does_not_widen():
+    loader = bl.ResultSetLoader(pa.schema([("a", pa.int64())]))
+    with pytest.raises(bl.SchemaConflictError, match="float"):
+        list(loader.write_rows([{"a": 1.5}]))
+
+
+def test_discovery_waits_for_a_non_null_value():
+    loader = bl.ResultSetLoader()
+    batches = list(loader.write_rows([{"a": None}, {"a": None}, {"a": "x"}]))
+    assert batches[0].to_pylist() == [{"a": None}, {"a": None}, {"a": "x"}]
+    assert batches[0].schema == pa.schema([("a", pa.utf8())])
+
+
+def test_discovery_of_nested_values_and_mixed_case_keys():
+    loader = bl.ResultSetLoader()
+    data = [
+        {"Id": 1, "m": {"k": [1, 2]}, "ev": [{"kind": "a"}]},
+        {"id": 2, "M": {"k": [], "z": True}, "ev": [{"kind": "b", "v": 1.5}]},
+    ]
+    (batch,) = loader.write_rows(data)
+    assert batch.schema == pa.schema(
+        [
+            ("Id", pa.int64()),
+            ("m", pa.struct([("k", pa.list_(pa.int64())), ("z", pa.bool_())])),
+            ("ev", pa.list_(pa.struct([("kind", pa.utf8()), ("v", pa.float64())]))),
+        ]
+    )
+    assert batch.to_pylist() == [
+        {"Id": 1, "m": {"k": [1, 2], "z": None}, "ev": [{"kind": "a", "v": None}]},
+        {"Id": 2, "m": {"k": [], "z": True}, "ev": [{"kind": "b", "v": 1.5}]},
+    ]
+
+
+# ------------------------------------------------------------------ laziness, bad input
+
+
+def test_write_rows_is_lazy_and_bounded():
+    consumed = []
+
+    def endless():
+        for i in itertools.count():
+            consumed.append(i)
+            yield {"a": i}
+
+    loader = bl.ResultSetLoader(pa.schema([("a", pa.int64())]), row_limit=100)
+    it = loader.write_rows(endless())
+    first = next(it)
+    assert first.num_rows == 100
+    assert len(consumed) == 100  # the batch was full after 100 rows: nothing read ahead
+    second = next(it)
+    assert second.column("a")[0].as_py() == 100
+
+
+@pytest.mark.parametrize(
+    ("row", "match"),
+    [
+        (42, "must be a dict, tuple or list"),
+        ("abc", "must be a dict, tuple or list"),
+        ((1, 2, 3), "3 values but the row has 2 columns"),
+        ({1: 2}, "keys must be strings"),
+        ({"a": 2**64}, "out of range"),
+    ],
+)
+def test_bad_rows_name_the_row_and_keep_earlier_batches(row, match):
+    loader = bl.ResultSetLoader(pa.schema([("a", pa.int64()), ("b", pa.utf8())]), row_limit=1)
+    it = loader.write_rows([{"a": 1}, row, {"a": 3}])
+    first = next(it)
+    with pytest.raises(bl.SchemaConflictError, match=f"row 1: .*{match}"):
+        next(it)
+    assert first.to_pylist() == [{"a": 1, "b": None}]
+    assert [b.to_pylist() for b in loader.write_rows([{"a": 4}])] == [[{"a": 4, "b": None}]]
+
+
+def test_very_long_strings_force_overflow_without_losing_rows():
+    loader = bl.ResultSetLoader(pa.schema([("s", pa.utf8())]), vector_byte_limit=10_000)
+    data = [{"s": chr(0x4E00 + i) * (1000 + i)} for i in range(30)]  # 3 bytes per char
+    batches = list(loader.write_rows(data))
+    assert [b.num_rows for b in batches] == [3] * 10  # ~3 KB each: 3 fit in 10,000 bytes
+    assert pa.Table.from_batches(batches).to_pylist() == data
+
+
+def test_deeply_nested_empty_lists():
+    t = pa.list_(pa.list_(pa.list_(pa.list_(pa.int8()))))
+    data = [{"x": []}, {"x": [[]]}, {"x": [[[]]]}, {"x": [[[[]]]]}, {"x": [[[[1]], []]]}]
+    batches = list(bl.ResultSetLoader(pa.schema([("x", t)]), row_limit=2).write_rows(data))
+    assert pa.Table.from_batches(batches).to_pylist() == data
