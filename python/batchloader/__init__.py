@@ -14,16 +14,29 @@ from batchloader._core import (
     RowWriter,
     SchemaConflictError,
 )
+from batchloader.errors import InputError, ProjectionError
+from batchloader.projection import ProjectedColumn, Projection, parse_projection
+from batchloader.scan import Scan, ScanFile
+from batchloader.schema import ImplicitColumns, ScanSchemaTracker
 
 __all__ = [
     "BatchIterator",
     "BatchLoaderError",
     "ColumnWriter",
+    "ImplicitColumns",
+    "InputError",
     "LoaderStateError",
+    "ProjectedColumn",
+    "Projection",
+    "ProjectionError",
     "ResultSetLoader",
     "RowTooLargeError",
     "RowWriter",
+    "Scan",
+    "ScanFile",
+    "ScanSchemaTracker",
     "SchemaConflictError",
+    "parse_projection",
 ]
 
 __version__ = "0.1.0"

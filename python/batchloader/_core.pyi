@@ -31,7 +31,10 @@ class ResultSetLoader:
         vector_byte_limit: int = 16 * 2**20,
         batch_byte_limit: int | None = None,
         limit: int | None = None,
-    ) -> None: ...
+        discover: bool | None = None,
+    ) -> None:
+        """`discover`: rows written with write_row/write_rows may add columns, typed from
+        their first non-null value (default: True when no schema is given)."""
     def start_batch(self) -> bool:
         """Begin a batch; False once ``limit`` rows were harvested."""
     @property

@@ -65,7 +65,8 @@ fn lookup(l: &ResultSetLoader, parent: ColumnId, key: &Bound<'_, PyAny>) -> PyRe
 impl PyResultSetLoader {
     #[new]
     #[pyo3(signature = (schema=None, projection=None, row_limit=65536,
-                        vector_byte_limit=16 * 1024 * 1024, batch_byte_limit=None, limit=None))]
+                        vector_byte_limit=16 * 1024 * 1024, batch_byte_limit=None, limit=None,
+                        discover=None))]
     fn new(
         schema: Option<&Bound<'_, PyAny>>,
         projection: Option<&Bound<'_, PyAny>>,
@@ -73,6 +74,7 @@ impl PyResultSetLoader {
         vector_byte_limit: i64,
         batch_byte_limit: Option<i64>,
         limit: Option<i64>,
+        discover: Option<bool>,
     ) -> PyResult<Self> {
         let positive = |name: &str, v: i64| -> PyResult<usize> {
             usize::try_from(v).ok().filter(|v| *v >= 1).ok_or_else(|| {
@@ -100,7 +102,8 @@ impl PyResultSetLoader {
                 )))
             }
         };
-        let discover = schema.is_none();
+        // Rows may add columns (types from their values) unless a schema fixes them.
+        let discover = discover.unwrap_or(schema.is_none());
         let options = LoaderOptions {
             schema: schema.map(schema_from_py).transpose()?.map(Arc::new),
             projection,

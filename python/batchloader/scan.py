@@ -1,0 +1,208 @@
+"""The scan: files -> reader -> loader -> one schema for every batch (DESIGN.md section 3).
+
+`Scan(paths, columns=..., reader=fn)` expands directories and globs, runs one reader per file
+through a `ResultSetLoader` (the projection pushed down, so unprojected columns cost
+nothing), and merges reader, missing (null) and implicit file columns into the output order.
+
+A reader is a callable `reader(file, writer)` given a `ScanFile` and the loader's
+`RowWriter`. It may write rows itself through the writer and `yield None` whenever
+`writer.start()` returns False (the scan then hands the full batch on and the reader carries
+on), or simply yield rows (dicts or tuples), which the scan writes for it. The built-in NDJSON
+and CSV readers are the readers issue's work; until they land, `format` must be a reader.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from batchloader._core import ResultSetLoader, RowWriter
+from batchloader.projection import parse_projection
+from batchloader.schema import ImplicitColumns, ScanSchemaTracker, conform, fill_column
+
+Reader = Callable[["ScanFile", RowWriter], Iterable[Any] | None]
+
+
+@dataclass(frozen=True)
+class ScanFile:
+    """One input file of a scan."""
+
+    path: str
+    root: str | None
+    index: int
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith((".", "_"))
+
+
+def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
+    """Files named by `paths`: files as given, directories walked (hidden and `_` files
+    skipped, as Spark does), globs matched; sorted within each entry."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    out: list[str] = []
+    for p in map(os.fspath, paths):
+        if p.startswith("file://"):
+            p = p[len("file://") :]
+        if any(ch in p for ch in "*?["):
+            matches = sorted(glob.glob(p, recursive=True))
+            if not matches:
+                raise FileNotFoundError(f"no file matches {p!r}")
+            for m in matches:
+                out += expand_paths(m) if os.path.isdir(m) else [m]
+        elif os.path.isdir(p):
+            for dirpath, dirnames, filenames in os.walk(p):
+                dirnames[:] = sorted(d for d in dirnames if not _hidden(d))
+                out += [os.path.join(dirpath, f) for f in sorted(filenames) if not _hidden(f)]
+        elif os.path.exists(p):
+            out.append(p)
+        else:
+            raise FileNotFoundError(f"no such file or directory: {p!r}")
+    return out
+
+
+def _default_root(paths: Any, files: list[str]) -> str | None:
+    if isinstance(paths, (str, os.PathLike)) and os.path.isdir(os.fspath(paths)):
+        return os.path.abspath(os.fspath(paths))
+    if not files:
+        return None
+    return os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files])
+
+
+class Scan:
+    """Iterate the batches of a scan of files; every batch has `scan.schema`."""
+
+    def __init__(
+        self,
+        paths: str | os.PathLike | Sequence[str | os.PathLike],
+        format: str | Reader = "auto",
+        columns: Sequence[str] | None = None,
+        schema: pa.Schema | None = None,
+        root: str | None = None,
+        null_type: pa.DataType = pa.utf8(),
+        allow_schema_change: bool = False,
+        on_error: str = "error",
+        header: bool = False,
+        delimiter: str = ",",
+        *,
+        reader: Reader | None = None,
+        strict_schema: bool = False,
+        defined_schema: pa.Schema | None = None,
+        implicit_names: dict[str, str] | None = None,
+        partition_prefix: str = "dir",
+        limit: int | None = None,
+        **loader_limits: Any,
+    ) -> None:
+        if callable(format):
+            reader, format = format, "custom"
+        if reader is None:
+            raise ValueError(
+                f"format {format!r}: the built-in NDJSON/CSV readers are not available in this "
+                "version; pass reader=callable(file, writer)"
+            )
+        if on_error not in ("error", "skip", "permissive"):
+            raise ValueError(f"on_error must be 'error', 'skip' or 'permissive', not {on_error!r}")
+        self.reader = reader
+        self.files = expand_paths(paths)
+        self.root = os.path.abspath(root) if root else _default_root(paths, self.files)
+        self.on_error, self.header, self.delimiter = on_error, header, delimiter
+        self.limit = limit
+        self.loader_limits = loader_limits
+        implicit = ImplicitColumns(partition_prefix=partition_prefix)
+        if implicit_names:
+            implicit.names.update(implicit_names)
+        self.projection = parse_projection(columns)
+        depth = max((self._depth(f) for f in self.files), default=0)
+        self.tracker = ScanSchemaTracker(
+            self.projection,
+            defined_schema=defined_schema,
+            provided_schema=schema,
+            strict=strict_schema,
+            allow_schema_change=allow_schema_change,
+            null_type=null_type,
+            implicit=implicit,
+            partition_depth=depth,
+        )
+        self.rows_read = 0
+        self.files_read = 0
+        self.skipped_lines = 0
+
+    def _depth(self, path: str) -> int:
+        if self.root is None:
+            return 0
+        rel = os.path.relpath(os.path.dirname(os.path.abspath(path)), self.root)
+        return 0 if rel == "." else len(rel.split(os.sep))
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The output schema (complete once the first file with data was read)."""
+        return self.tracker.output_schema()
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        for index, path in enumerate(self.files):
+            if self.limit is not None and self.rows_read >= self.limit:
+                return
+            file = ScanFile(path, self.root, index)
+            values = ImplicitColumns.values(path, self.root)
+            for batch in self._read(file):
+                self.tracker.apply_reader_schema(batch.schema, path)
+                self.tracker.missing_columns(batch.schema)
+                out = self._assemble(batch, values)
+                self.rows_read += out.num_rows
+                yield out
+            self.files_read += 1
+            self.tracker.mark_resolved()
+
+    def _read(self, file: ScanFile) -> Iterator[pa.RecordBatch]:
+        limits = dict(self.loader_limits)
+        if self.limit is not None:
+            limits["limit"] = self.limit - self.rows_read
+        loader = ResultSetLoader(
+            schema=self.tracker.reader_input_schema(),
+            projection=self.tracker.reader_projection(),
+            discover=not self.tracker.strict,
+            **limits,
+        )
+        if not loader.start_batch():
+            return
+        result = self.reader(file, loader.writer)
+        if result is not None:
+            for item in result:
+                if loader.is_full():
+                    yield loader.harvest()
+                    if not loader.start_batch():
+                        return
+                if item is not None:
+                    loader.write_row(item)
+        batch = loader.harvest()
+        if batch.num_rows:
+            yield batch
+        if loader.start_batch() and loader.row_count:
+            yield loader.harvest()
+        loader.close()
+
+    def _assemble(self, batch: pa.RecordBatch, values: dict) -> pa.RecordBatch:
+        n = batch.num_rows
+        lower = {name.lower(): i for i, name in enumerate(batch.schema.names)}
+        arrays = []
+        schema = self.tracker.output_schema()
+        for f, col in zip(schema, (c for c in self.tracker._columns if c.field), strict=True):
+            if col.source == "implicit":
+                arrays.append(pa.array([values.get(col.implicit)] * n, pa.utf8()))
+                continue
+            i = lower.get(f.name.lower())
+            if i is None:
+                arrays.append(fill_column(n, f))
+            else:
+                arrays.append(conform(batch.column(i), f.type))
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)

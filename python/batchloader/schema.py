@@ -1,0 +1,359 @@
+"""Scan schema tracking (seed 001): one output schema for every batch of a scan.
+
+The tracker starts from the projection and the optional defined/provided schemas, learns the
+reader's columns file by file, types the columns no file has (missing columns), adds implicit
+file columns, and keeps the output schema stable (or lets it grow, if allowed).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from batchloader._core import ResultSetLoader, SchemaConflictError
+from batchloader.projection import ProjectedColumn, Projection
+
+log = logging.getLogger("batchloader")
+
+FILE_COLUMNS = ("fqn", "filepath", "filename", "suffix")
+
+
+@dataclass
+class ImplicitColumns:
+    """Names of the implicit file columns and the partition prefix (`dir` -> dir0, dir1...)."""
+
+    names: dict[str, str] = field(default_factory=lambda: {k: k for k in FILE_COLUMNS})
+    partition_prefix: str = "dir"
+
+    def kind_of(self, name: str) -> tuple[str, int] | None:
+        """("fqn"|"filepath"|"filename"|"suffix", 0) or ("partition", n) for an implicit name."""
+        low = name.lower()
+        for kind, col in self.names.items():
+            if col.lower() == low:
+                return kind, 0
+        prefix = self.partition_prefix.lower()
+        if low.startswith(prefix) and low[len(prefix) :].isdigit():
+            return "partition", int(low[len(prefix) :])
+        return None
+
+    @staticmethod
+    def values(path: str, root: str | None) -> dict[tuple[str, int], str | None]:
+        """The implicit values of one file: fqn, filepath, filename, suffix, dirN."""
+        path = os.path.abspath(path)
+        name = os.path.basename(path)
+        out: dict[tuple[str, int], str | None] = {
+            ("fqn", 0): path,
+            ("filepath", 0): os.path.dirname(path),
+            ("filename", 0): name,
+            ("suffix", 0): name.rsplit(".", 1)[1] if "." in name else None,
+        }
+        if root is not None:
+            rel = os.path.relpath(os.path.dirname(path), os.path.abspath(root))
+            parts = [] if rel == "." else rel.split(os.sep)
+            for i, part in enumerate(parts):
+                out[("partition", i)] = part
+        return out
+
+
+@dataclass
+class _Column:
+    """One output column: where it comes from and its type (None = not yet known)."""
+
+    name: str
+    source: str  # "reader" | "implicit"
+    field: pa.Field | None = None
+    implicit: tuple[str, int] | None = None
+    #: the type was invented (projection shape or null_type), not seen in any file
+    guessed: bool = False
+    #: the type came from the provided or defined schema
+    declared: bool = False
+    projection: ProjectedColumn | None = None
+
+
+def _is_list(t: pa.DataType) -> bool:
+    return pa.types.is_list(t) or pa.types.is_large_list(t)
+
+
+def _is_struct_like(t: pa.DataType) -> bool:
+    return pa.types.is_struct(t) or pa.types.is_map(t)
+
+
+def check_kind(col: ProjectedColumn | None, f: pa.Field, file: str | None) -> None:
+    """Seed 004's kind validation: `c[1]` needs an array, `m.x` a struct or map."""
+    if col is None:
+        return
+    where = f" in {file}" if file else ""
+    if col.wants_array and not _is_list(f.type):
+        raise SchemaConflictError(
+            f"column '{f.name}' is projected as an array ({col.name}[...]) but is "
+            f"{f.type}{where}, not a list"
+        )
+    if col.wants_members and not _is_struct_like(f.type):
+        raise SchemaConflictError(
+            f"column '{f.name}' is projected as a map ({col.name}.<member>) but is "
+            f"{f.type}{where}, not a struct or map"
+        )
+    if col.members is not None and pa.types.is_struct(f.type):
+        for member in col.members.columns:
+            idx = f.type.get_field_index(member.name)
+            if idx < 0:
+                idx = next(
+                    (i for i, m in enumerate(f.type) if m.name.lower() == member.name.lower()),
+                    -1,
+                )
+            if idx >= 0:
+                check_kind(member, f.type.field(idx), file)
+
+
+class ScanSchemaTracker:
+    """Computes the scan's output schema from the projection, schemas and the readers."""
+
+    def __init__(
+        self,
+        projection: Projection,
+        defined_schema: pa.Schema | None = None,
+        provided_schema: pa.Schema | None = None,
+        *,
+        strict: bool = False,
+        allow_schema_change: bool = False,
+        null_type: pa.DataType = pa.utf8(),
+        implicit: ImplicitColumns | None = None,
+        partition_depth: int = 0,
+    ) -> None:
+        self.projection = projection
+        self.defined_schema = defined_schema
+        self.provided_schema = provided_schema
+        self.strict = strict or defined_schema is not None
+        self.allow_schema_change = allow_schema_change
+        self.null_type = null_type
+        self.implicit = implicit or ImplicitColumns()
+        self.schema_version = 0
+        self._resolved = False
+        self._columns: list[_Column] = []
+        declared = defined_schema or provided_schema
+        if defined_schema is not None and projection.kind == "some":
+            reader_names = [
+                c.name for c in projection.columns if self.implicit.kind_of(c.name) is None
+            ]
+            if [n.lower() for n in reader_names] != [n.lower() for n in defined_schema.names]:
+                raise SchemaConflictError(
+                    f"the defined schema {defined_schema.names} does not match the "
+                    f"projection {reader_names} (same names, same order)"
+                )
+        if projection.kind == "some" or projection.kind == "none":
+            for pc in projection.columns:
+                kind = self.implicit.kind_of(pc.name) if not pc.members else None
+                if kind is not None:
+                    f = pa.field(pc.name, pa.utf8())
+                    self._columns.append(_Column(pc.name, "implicit", f, kind))
+                    continue
+                col = _Column(pc.name, "reader", projection=pc)
+                if declared is not None:
+                    i = _index_ci(declared, pc.name)
+                    if i >= 0:
+                        col.field = declared.field(i).with_name(pc.name)
+                        col.declared = True
+                        check_kind(pc, col.field, None)
+                self._columns.append(col)
+        else:  # wildcard: declared columns first, reader columns as they come, then implicit
+            if declared is not None:
+                for f in declared:
+                    self._columns.append(_Column(f.name, "reader", f, declared=True))
+            for kind in FILE_COLUMNS:
+                name = self.implicit.names[kind]
+                self._columns.append(
+                    _Column(name, "implicit", pa.field(name, pa.utf8()), (kind, 0))
+                )
+            for i in range(partition_depth):
+                name = f"{self.implicit.partition_prefix}{i}"
+                self._columns.append(
+                    _Column(name, "implicit", pa.field(name, pa.utf8()), ("partition", i))
+                )
+        self.schema_version = sum(1 for c in self._columns if c.field is not None)
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def projection_type(self) -> str:
+        """ "all", "some" or "none"."""
+        return self.projection.kind
+
+    def column_projection(self, name: str) -> ProjectedColumn | None:
+        """The projection of a column, if any."""
+        return self.projection.get(name)
+
+    @property
+    def is_resolved(self) -> bool:
+        """Whether every output column has a concrete type (after the first file, at the
+        latest)."""
+        return self._resolved or (
+            all(c.field is not None for c in self._columns)
+            and (self.projection.kind != "all" or self.defined_schema is not None)
+        )
+
+    def _find(self, name: str) -> _Column | None:
+        low = name.lower()
+        return next((c for c in self._columns if c.name.lower() == low), None)
+
+    def implicit_columns(self) -> list[tuple[str, tuple[str, int]]]:
+        """(output name, (kind, index)) of the implicit columns, in output order."""
+        return [(c.name, c.implicit) for c in self._columns if c.source == "implicit"]
+
+    def reader_input_schema(self) -> pa.Schema:
+        """The reader columns whose type is already known (the reader writes into them)."""
+        return pa.schema([c.field for c in self._columns if c.source == "reader" and c.field])
+
+    def reader_projection(self) -> list[str] | None:
+        """The projection handed to the loader: implicit columns removed; with a wildcard and
+        a fixed schema, the columns already known."""
+        implicit = {c.name.lower() for c in self._columns if c.source == "implicit"}
+        if self.projection.kind == "all":
+            fixed = self.strict or (self._resolved and not self.allow_schema_change)
+            if fixed:
+                return [c.name for c in self._columns if c.source == "reader"]
+            return None
+        return self.projection.loader_paths(exclude=implicit)
+
+    # ------------------------------------------------------------------ resolution
+
+    def apply_reader_schema(self, reader_schema: pa.Schema, file: str | None = None) -> None:
+        """Resolve dynamic columns with the types a reader produced; check the others."""
+        where = f"file {file}" if file else "the reader"
+        for f in reader_schema:
+            col = self._find(f.name)
+            if col is None or col.source == "implicit":
+                if self.projection.kind != "all":
+                    continue  # the loader dropped it already; nothing to do
+                if self._resolved and not self.allow_schema_change:
+                    log.warning(
+                        "ignoring new column '%s' in %s: the schema is fixed", f.name, where
+                    )
+                    continue
+                if self.strict:
+                    continue
+                col = _Column(f.name, "reader", f)
+                last_reader = max(
+                    (i for i, c in enumerate(self._columns) if c.source == "reader"), default=-1
+                )
+                self._columns.insert(last_reader + 1, col)
+                self.schema_version += 1
+                continue
+            check_kind(col.projection, f, file)
+            if col.field is None:
+                col.field = f.with_name(col.name)
+                self.schema_version += 1
+                continue
+            merged = self._merge_type(col, col.field.type, f.type, where)
+            if merged != col.field.type:
+                col.field = col.field.with_type(merged)
+                self.schema_version += 1
+
+    def _merge_type(
+        self, col: _Column, old: pa.DataType, new: pa.DataType, where: str
+    ) -> pa.DataType:
+        if old == new:
+            return old
+        if pa.types.is_struct(old) and pa.types.is_struct(new):
+            members = {m.name.lower(): m for m in old}
+            out = list(old)
+            for m in new:
+                have = members.get(m.name.lower())
+                if have is None:
+                    if self._resolved and not self.allow_schema_change and not col.guessed:
+                        continue
+                    out.append(m)
+                elif have.type != m.type:
+                    i = out.index(have)
+                    out[i] = have.with_type(self._merge_type(col, have.type, m.type, where))
+            return pa.struct(out)
+        if col.guessed:
+            raise SchemaConflictError(
+                f"column '{col.name}' was filled with nulls of type {old} (a guess: no earlier "
+                f"file had it) but {where} has it as {new}; give its type in the scan's schema"
+            )
+        raise SchemaConflictError(
+            f"column '{col.name}' changed type from {old} to {new} in {where}"
+        )
+
+    def missing_columns(self, reader_schema: pa.Schema) -> list[pa.Field]:
+        """The projected reader columns the reader did not produce, typed: provided schema,
+        else an earlier file, else the projection's shape, else `null_type`."""
+        have = {n.lower() for n in reader_schema.names}
+        out = []
+        for col in self._columns:
+            if col.source != "reader" or col.name.lower() in have:
+                continue
+            if col.field is None:
+                col.field = pa.field(col.name, self._guess(col.projection))
+                col.guessed = True
+                self.schema_version += 1
+            out.append(col.field)
+        return out
+
+    def _guess(self, pc: ProjectedColumn | None) -> pa.DataType:
+        if pc is None:
+            return self.null_type
+        if pc.wants_array:
+            return pa.list_(self.null_type)
+        if pc.members is not None and pc.members.kind != "all":
+            return pa.struct([pa.field(m.name, self._guess(m)) for m in pc.members.columns])
+        if pc.wants_members:
+            return pa.struct([])
+        return self.null_type
+
+    def mark_resolved(self) -> None:
+        """The first file is done: from now on the schema is fixed (unless allowed to grow)."""
+        self._resolved = True
+
+    def output_schema(self) -> pa.Schema:
+        """The schema every batch carries."""
+        return pa.schema([c.field for c in self._columns if c.field is not None])
+
+
+def _index_ci(schema: pa.Schema, name: str) -> int:
+    low = name.lower()
+    return next((i for i, n in enumerate(schema.names) if n.lower() == low), -1)
+
+
+def conform(array: pa.Array, target: pa.DataType) -> pa.Array:
+    """`array` shaped as `target`: struct members reordered, missing ones null-filled."""
+    if array.type == target:
+        return array
+    if pa.types.is_struct(target) and pa.types.is_struct(array.type):
+        children, fields = [], []
+        for i in range(target.num_fields):
+            tf = target.field(i)
+            j = next(
+                (
+                    k
+                    for k in range(array.type.num_fields)
+                    if array.type.field(k).name.lower() == tf.name.lower()
+                ),
+                -1,
+            )
+            child = array.field(j) if j >= 0 else None
+            children.append(
+                conform(child, tf.type) if child is not None else _nulls(len(array), tf)
+            )
+            fields.append(tf)
+        return pa.StructArray.from_arrays(
+            children, fields=fields, mask=array.is_null() if array.null_count else None
+        )
+    return array.cast(target)
+
+
+def _nulls(n: int, f: pa.Field) -> pa.Array:
+    """`n` values of a column no file had: nulls, or the back-fill value if non-nullable."""
+    if f.nullable:
+        return pa.nulls(n, f.type)
+    loader = ResultSetLoader(pa.schema([f]))
+    batches = list(loader.write_rows({} for _ in range(n)))
+    return pa.concat_arrays([b.column(0) for b in batches]) if batches else pa.array([], f.type)
+
+
+def fill_column(n: int, f: pa.Field) -> pa.Array:
+    """Public wrapper of the missing-column filler (nulls or back-fill values)."""
+    return _nulls(n, f)
