@@ -21,9 +21,15 @@ from typing import Any
 
 import pyarrow as pa
 
-from batchloader._core import ResultSetLoader, RowWriter
+from batchloader._core import BatchLoaderError, ResultSetLoader, RowWriter
 from batchloader.projection import parse_projection
-from batchloader.schema import ImplicitColumns, ScanSchemaTracker, conform, fill_column
+from batchloader.schema import (
+    DEFAULT_NULL_TYPE,
+    ImplicitColumns,
+    ScanSchemaTracker,
+    conform,
+    fill_column,
+)
 
 Reader = Callable[["ScanFile", RowWriter], Iterable[Any] | None]
 
@@ -89,7 +95,7 @@ class Scan:
         columns: Sequence[str] | None = None,
         schema: pa.Schema | None = None,
         root: str | None = None,
-        null_type: pa.DataType = pa.utf8(),
+        null_type: pa.DataType = DEFAULT_NULL_TYPE,
         allow_schema_change: bool = False,
         on_error: str = "error",
         header: bool = False,
@@ -177,13 +183,16 @@ class Scan:
             return
         result = self.reader(file, loader.writer)
         if result is not None:
-            for item in result:
+            for row_index, item in enumerate(result):
                 if loader.is_full():
                     yield loader.harvest()
                     if not loader.start_batch():
                         return
                 if item is not None:
-                    loader.write_row(item)
+                    try:
+                        loader.write_row(item)
+                    except BatchLoaderError as e:
+                        raise type(e)(f"{file.path}, row {row_index}: {e}") from e
         batch = loader.harvest()
         if batch.num_rows:
             yield batch

@@ -19,6 +19,8 @@ from batchloader.projection import ProjectedColumn, Projection
 log = logging.getLogger("batchloader")
 
 FILE_COLUMNS = ("fqn", "filepath", "filename", "suffix")
+#: the type of a column no file has and nothing else types (DESIGN.md: nullable utf8)
+DEFAULT_NULL_TYPE = pa.utf8()
 
 
 @dataclass
@@ -119,7 +121,7 @@ class ScanSchemaTracker:
         *,
         strict: bool = False,
         allow_schema_change: bool = False,
-        null_type: pa.DataType = pa.utf8(),
+        null_type: pa.DataType = DEFAULT_NULL_TYPE,
         implicit: ImplicitColumns | None = None,
         partition_depth: int = 0,
     ) -> None:
@@ -204,7 +206,9 @@ class ScanSchemaTracker:
 
     def reader_input_schema(self) -> pa.Schema:
         """The reader columns whose type is already known (the reader writes into them)."""
-        return pa.schema([c.field for c in self._columns if c.source == "reader" and c.field])
+        return pa.schema(
+            [c.field for c in self._columns if c.source == "reader" and c.field and not c.guessed]
+        )
 
     def reader_projection(self) -> list[str] | None:
         """The projection handed to the loader: implicit columns removed; with a wildcard and
@@ -242,6 +246,7 @@ class ScanSchemaTracker:
                 self.schema_version += 1
                 continue
             check_kind(col.projection, f, file)
+            f = self._with_projected_members(col.projection, f)
             if col.field is None:
                 col.field = f.with_name(col.name)
                 self.schema_version += 1
@@ -250,6 +255,21 @@ class ScanSchemaTracker:
             if merged != col.field.type:
                 col.field = col.field.with_type(merged)
                 self.schema_version += 1
+
+    def _with_projected_members(self, pc: ProjectedColumn | None, f: pa.Field) -> pa.Field:
+        """Splice the projected members a reader's struct lacks into it (typed by guess), so
+        `m.a, m.b` always gives m(a, b)."""
+        if pc is None or pc.members is None or not pa.types.is_struct(f.type):
+            return f
+        members = list(f.type)
+        names = {m.name.lower(): i for i, m in enumerate(members)}
+        for member in pc.members.columns:
+            i = names.get(member.name.lower())
+            if i is None:
+                members.append(pa.field(member.name, self._guess(member)))
+            else:
+                members[i] = self._with_projected_members(member, members[i])
+        return f.with_type(pa.struct(members))
 
     def _merge_type(
         self, col: _Column, old: pa.DataType, new: pa.DataType, where: str

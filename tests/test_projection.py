@@ -1,0 +1,78 @@
+"""Projection lists (seed 004): parsing into a tree, merging, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import batchloader as bl
+from batchloader import parse_projection
+
+
+def test_kinds():
+    assert parse_projection(None).kind == "all"
+    assert parse_projection(["*"]).kind == "all"
+    assert parse_projection([]).kind == "none"
+    assert parse_projection(["a"]).kind == "some"
+
+
+def test_tree_of_maps_and_arrays():
+    p = parse_projection(["a", "m.b", "m.c.d", "c[2]", "c[0]", "filename"])
+    assert p.names == ["a", "m", "c", "filename"]
+    assert p["c"].indexes == [0, 2]
+    assert p["c"].wants_array
+    m = p["m"]
+    assert m.wants_members and m.members.names == ["b", "c"]
+    assert m.members["c"].members.names == ["d"]
+    assert p["a"].indexes is None and p["a"].members is None
+
+
+def test_deep_path_with_index():
+    p = parse_projection(["m1.m2.c[3]"])
+    c = p["m1"].members["m2"].members["c"]
+    assert c.indexes == [3]
+
+
+@pytest.mark.parametrize("paths", [["c[1]", "c"], ["c", "c[1]"]])
+def test_whole_array_wins(paths):
+    assert parse_projection(paths)["c"].indexes is None
+
+
+@pytest.mark.parametrize("paths", [["m.a", "m"], ["m", "m.a"]])
+def test_whole_map_wins_and_members_stay_listed(paths):
+    m = parse_projection(paths)["m"]
+    assert m.projects_all_members
+    assert m.members.names == ["a"]
+
+
+def test_duplicates_merge_case_insensitively_keeping_the_first_spelling():
+    p = parse_projection(["Abc", "aBC", "x", "ABC"])
+    assert p.names == ["Abc", "x"]
+    assert p["abc"] is p["ABC"]
+
+
+def test_second_star_is_an_error():
+    with pytest.raises(bl.ProjectionError, match="second"):
+        parse_projection(["*", "a", "*"])
+
+
+@pytest.mark.parametrize(
+    ("path", "pos"),
+    [("a[", 1), ("a..b", 2), ("a[-1]", 1), ("1a", 0), ("", 0), ("a.", 2), ("a]", 1), ("`a", 0)],
+)
+def test_malformed_paths_name_the_position(path, pos):
+    with pytest.raises(bl.ProjectionError, match=f"position {pos}"):
+        parse_projection([path])
+    assert issubclass(bl.ProjectionError, bl.BatchLoaderError)
+
+
+def test_backquoted_names():
+    p = parse_projection(["`1st col`.`x y`"])
+    assert p.names == ["1st col"]
+    assert p["1st col"].members.names == ["x y"]
+
+
+def test_loader_paths():
+    p = parse_projection(["a", "m.b", "m.c.d", "c[1]", "filename"])
+    assert p.loader_paths(exclude={"filename"}) == ["a", "m.b", "m.c.d", "c"]
+    assert parse_projection(None).loader_paths() is None
+    assert parse_projection([]).loader_paths() == []

@@ -1,0 +1,276 @@
+"""The scan framework: projection, schema tracking, missing and implicit columns (seeds 001,
+004), with a small Python reader until the built-in readers land."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+
+import pyarrow as pa
+import pytest
+
+import batchloader as bl
+
+
+def json_lines(file, writer):
+    """A minimal user reader: one JSON object per line, rows handed to the scan."""
+    with open(file.path) as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def write(path, rows):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(json.dumps(r) for r in rows))
+
+
+def scan_all(*args, **kw):
+    scan = bl.Scan(*args, reader=json_lines, **kw)
+    batches = list(scan)
+    for b in batches:
+        assert b.schema == scan.schema
+    table = pa.Table.from_batches(batches, schema=scan.schema)
+    return scan, table
+
+
+def test_seed_004_select_a_b_dir0_filename_c_d(tmp_path):
+    """The table has (c, e, a); dir0 and filename are implicit; b and d are null."""
+    write(f"{tmp_path}/2024/a.json", [{"c": 1, "e": "x", "a": "A"}, {"c": 2, "a": "B"}])
+    scan, table = scan_all(tmp_path, columns=["a", "b", "dir0", "filename", "c", "d"])
+    assert scan.schema == pa.schema(
+        [
+            ("a", pa.utf8()),
+            ("b", pa.utf8()),
+            ("dir0", pa.utf8()),
+            ("filename", pa.utf8()),
+            ("c", pa.int64()),
+            ("d", pa.utf8()),
+        ]
+    )
+    assert table.to_pylist() == [
+        {"a": "A", "b": None, "dir0": "2024", "filename": "a.json", "c": 1, "d": None},
+        {"a": "B", "b": None, "dir0": "2024", "filename": "a.json", "c": 2, "d": None},
+    ]
+
+
+def test_wildcard_order_reader_then_file_then_partition_columns(tmp_path):
+    write(f"{tmp_path}/2024/01/x.json", [{"b": 1, "a": "q"}])
+    root = str(tmp_path)
+    scan, table = scan_all(root)
+    assert scan.schema.names == ["b", "a", "fqn", "filepath", "filename", "suffix", "dir0", "dir1"]
+    (row,) = table.to_pylist()
+    path = os.path.join(root, "2024", "01", "x.json")
+    assert row == {
+        "b": 1,
+        "a": "q",
+        "fqn": path,
+        "filepath": os.path.dirname(path),
+        "filename": "x.json",
+        "suffix": "json",
+        "dir0": "2024",
+        "dir1": "01",
+    }
+
+
+def test_partition_columns_deeper_than_a_file_are_null(tmp_path):
+    write(f"{tmp_path}/top.json", [{"a": 1}])
+    write(f"{tmp_path}/x/y/deep.json", [{"a": 2}])
+    _, table = scan_all(tmp_path, columns=["a", "dir0", "dir1", "dir2"])
+    assert table.to_pylist() == [
+        {"a": 2, "dir0": "x", "dir1": "y", "dir2": None},
+        {"a": 1, "dir0": None, "dir1": None, "dir2": None},
+    ] or table.to_pylist() == [
+        {"a": 1, "dir0": None, "dir1": None, "dir2": None},
+        {"a": 2, "dir0": "x", "dir1": "y", "dir2": None},
+    ]
+
+
+def three_files(tmp_path):
+    write(f"{tmp_path}/1.json", [{"a": 1, "b": "x", "c": 1.5}])
+    write(f"{tmp_path}/2.json", [{"a": 2, "b": "y"}])
+    write(f"{tmp_path}/3.json", [{"b": "z", "c": 2.5}])
+
+
+@pytest.mark.parametrize("allow", [False, True])
+def test_schema_drift_across_three_files_keeps_one_schema(tmp_path, allow):
+    three_files(tmp_path)
+    scan, table = scan_all(tmp_path, columns=["a", "b", "c"], allow_schema_change=allow)
+    assert scan.schema == pa.schema([("a", pa.int64()), ("b", pa.utf8()), ("c", pa.float64())])
+    assert table.to_pylist() == [
+        {"a": 1, "b": "x", "c": 1.5},
+        {"a": 2, "b": "y", "c": None},
+        {"a": None, "b": "z", "c": 2.5},
+    ]
+
+
+def test_wildcard_drift_without_schema_change_ignores_new_columns(tmp_path, caplog):
+    write(f"{tmp_path}/1.json", [{"a": 1}])
+    write(f"{tmp_path}/2.json", [{"a": 2, "n": "new"}])
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan, table = (
+            scan_all(tmp_path / "1.json", tmp_path / "2.json")
+            if False
+            else scan_all([tmp_path / "1.json", tmp_path / "2.json"])
+        )
+    assert "n" not in scan.schema.names
+    assert table.column("a").to_pylist() == [1, 2]
+
+
+def test_wildcard_drift_with_schema_change_adds_columns(tmp_path):
+    write(f"{tmp_path}/1.json", [{"a": 1}])
+    write(f"{tmp_path}/2.json", [{"a": 2, "n": "new"}])
+    scan = bl.Scan(
+        [tmp_path / "1.json", tmp_path / "2.json"], reader=json_lines, allow_schema_change=True
+    )
+    batches = list(scan)
+    assert "n" not in batches[0].schema.names
+    assert batches[1].column("n").to_pylist() == ["new"]
+    assert scan.tracker.schema_version > 0
+
+
+def test_map_projection_against_files_without_a_member(tmp_path):
+    write(f"{tmp_path}/1.json", [{"m": {"a": 1, "z": 0}}])
+    write(f"{tmp_path}/2.json", [{"m": {"a": 2, "b": "two"}}])
+    scan, table = scan_all(tmp_path, columns=["m.a", "m.b"])
+    assert table.to_pylist() == [{"m": {"a": 1, "b": None}}, {"m": {"a": 2, "b": "two"}}]
+
+
+def test_map_projection_missing_everywhere_is_a_struct_of_nulls(tmp_path):
+    write(f"{tmp_path}/1.json", [{"x": 1}])
+    scan, table = scan_all(tmp_path, columns=["x", "m.a", "m.b"])
+    assert scan.schema.field("m").type == pa.struct([("a", pa.utf8()), ("b", pa.utf8())])
+    assert table.column("m").to_pylist() == [None]
+
+
+def test_array_projection_of_a_missing_column_is_a_list(tmp_path):
+    write(f"{tmp_path}/1.json", [{"x": 1}])
+    scan, _ = scan_all(tmp_path, columns=["x", "c[1]"], null_type=pa.int64())
+    assert scan.schema.field("c").type == pa.list_(pa.int64())
+
+
+def test_array_index_on_a_scalar_column_is_a_conflict(tmp_path):
+    write(f"{tmp_path}/1.json", [{"c": 5}])
+    with pytest.raises(bl.SchemaConflictError, match=r"'c' is projected as an array.*int64"):
+        scan_all(tmp_path, columns=["c[1]"])
+
+
+def test_member_of_a_scalar_column_is_a_conflict(tmp_path):
+    write(f"{tmp_path}/1.json", [{"m": "text"}])
+    with pytest.raises(bl.SchemaConflictError, match=r"'m' is projected as a map"):
+        scan_all(tmp_path, columns=["m.x"])
+
+
+def test_missing_column_guess_conflicting_with_a_later_file(tmp_path):
+    write(f"{tmp_path}/1.json", [{"a": 1}])
+    write(f"{tmp_path}/2.json", [{"a": 2, "b": 7}])
+    with pytest.raises(bl.SchemaConflictError, match=r"'b'.*guess.*2\.json.*int64"):
+        scan_all(tmp_path, columns=["a", "b"])
+
+
+def test_a_concrete_type_change_names_column_types_and_file(tmp_path):
+    write(f"{tmp_path}/1.json", [{"a": 1}])
+    write(f"{tmp_path}/2.json", [{"a": 2}, {"a": "one"}])
+    with pytest.raises(
+        bl.SchemaConflictError, match=r"2\.json, row 1: column 'a' \(Int64\).* str value 'one'"
+    ):
+        scan_all(tmp_path, columns=["a"])
+
+
+def test_a_struct_member_type_change_is_a_conflict(tmp_path):
+    write(f"{tmp_path}/1.json", [{"m": {"a": 1}}])
+    write(f"{tmp_path}/2.json", [{"m": {"a": [1]}}])
+    with pytest.raises(bl.SchemaConflictError, match=r"2\.json.*'m.a'"):
+        scan_all(tmp_path, columns=["m"])
+
+
+def test_provided_schema_types_columns_and_missing_columns(tmp_path):
+    write(f"{tmp_path}/1.json", [{"a": 1}])
+    provided = pa.schema([("a", pa.int16()), ("x", pa.int32())])
+    scan, table = scan_all(tmp_path, columns=["a", "x"], schema=provided)
+    assert scan.schema == provided
+    assert table.to_pylist() == [{"a": 1, "x": None}]
+
+
+def test_provided_schema_non_nullable_missing_column_gets_its_default(tmp_path):
+    write(f"{tmp_path}/1.json", [{"a": 1}, {"a": 2}])
+    provided = pa.schema([pa.field("x", pa.int32(), nullable=False, metadata={"default": "7"})])
+    _, table = scan_all(tmp_path, columns=["a", "x"], schema=provided)
+    assert table.column("x").to_pylist() == [7, 7]
+
+
+def test_strict_provided_schema_ignores_extra_reader_columns(tmp_path):
+    write(f"{tmp_path}/1.json", [{"a": 1, "extra": "e"}])
+    provided = pa.schema([("a", pa.int64())])
+    scan, table = scan_all(tmp_path, schema=provided, strict_schema=True)
+    assert "extra" not in scan.schema.names
+    assert table.column("a").to_pylist() == [1]
+
+
+def test_defined_schema_must_match_the_projection():
+    with pytest.raises(bl.SchemaConflictError, match="does not match the projection"):
+        bl.ScanSchemaTracker(
+            bl.parse_projection(["a", "b"]), defined_schema=pa.schema([("b", pa.int8())])
+        )
+
+
+def test_implicit_names_are_configurable_and_case_insensitive(tmp_path):
+    write(f"{tmp_path}/1.json", [{"filename": {"a": 5}}])
+    scan, table = scan_all(
+        tmp_path, columns=["FILENAME", "file_name"], implicit_names={"filename": "file_name"}
+    )
+    # FILENAME is now a data column (a struct); file_name is the implicit one
+    assert table.to_pylist() == [{"FILENAME": {"a": 5}, "file_name": "1.json"}]
+
+
+def test_projected_member_of_an_implicit_name_is_a_data_column(tmp_path):
+    write(f"{tmp_path}/1.json", [{"filename": {"a": 5, "b": 1}}])
+    _, table = scan_all(tmp_path, columns=["filename.a"])
+    assert table.to_pylist() == [{"filename": {"a": 5}}]
+
+
+def test_directories_globs_and_hidden_files(tmp_path):
+    write(f"{tmp_path}/d/1.json", [{"a": 1}])
+    write(f"{tmp_path}/d/.hidden.json", [{"a": 99}])
+    write(f"{tmp_path}/d/_SUCCESS", [{"a": 98}])
+    write(f"{tmp_path}/e/2.json", [{"a": 2}])
+    _, table = scan_all(str(tmp_path / "*" / "*.json"), columns=["a"])
+    assert sorted(table.column("a").to_pylist()) == [1, 2]
+    _, table = scan_all(tmp_path / "d", columns=["a"])
+    assert table.column("a").to_pylist() == [1]
+    with pytest.raises(FileNotFoundError, match="nope"):
+        bl.Scan(tmp_path / "nope", reader=json_lines)
+
+
+def test_limit_across_files(tmp_path):
+    for i in range(3):
+        write(f"{tmp_path}/{i}.json", [{"a": i * 10 + j} for j in range(4)])
+    scan, table = scan_all(tmp_path, columns=["a"], limit=6, row_limit=3)
+    assert table.column("a").to_pylist() == [0, 1, 2, 3, 10, 11]
+    assert scan.files_read == 2
+
+
+def test_reader_writing_through_the_row_writer_across_batches(tmp_path):
+    write(f"{tmp_path}/1.json", [{}])
+
+    def counter(file, w):
+        w.add_column(pa.field("i", pa.int64()))
+        for i in range(10):
+            while not w.start():
+                yield  # the batch is full: let the scan hand it on
+            w["i"].set(i)
+            w.save()
+
+    scan = bl.Scan(tmp_path, reader=counter, columns=["i", "filename"], row_limit=4)
+    batches = list(scan)
+    assert [b.num_rows for b in batches] == [4, 4, 2]
+    assert pa.Table.from_batches(batches).column("i").to_pylist() == list(range(10))
+    assert scan.rows_read == 10 and scan.files_read == 1
+
+
+def test_built_in_formats_need_the_readers_issue(tmp_path):
+    write(f"{tmp_path}/1.json", [{"a": 1}])
+    with pytest.raises(ValueError, match="reader="):
+        bl.Scan(tmp_path, format="ndjson")
