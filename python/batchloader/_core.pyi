@@ -67,6 +67,9 @@ class ResultSetLoader:
     def schema(self) -> pa.Schema:
         """The schema of the projected columns as they stand now."""
     @property
+    def ignored_columns(self) -> list[str]:
+        """Top-level columns written but dropped by the projection (first-seen order)."""
+    @property
     def closed(self) -> bool:
         """Whether the loader was closed."""
     def close(self) -> None:

@@ -198,6 +198,7 @@ class Scan:
             yield batch
         if loader.start_batch() and loader.row_count:
             yield loader.harvest()
+        self.tracker.note_ignored(loader.ignored_columns, file.path)
         loader.close()
 
     def _assemble(self, batch: pa.RecordBatch, values: dict) -> pa.RecordBatch:

@@ -256,6 +256,13 @@ class ScanSchemaTracker:
                 col.field = col.field.with_type(merged)
                 self.schema_version += 1
 
+    def note_ignored(self, names: list[str], file: str) -> None:
+        """Log the columns a reader wrote that the fixed wildcard schema left out."""
+        if self.projection.kind != "all":
+            return  # an explicit projection drops other columns by design: nothing to say
+        for name in names:
+            log.warning("ignoring new column '%s' in file %s: the schema is fixed", name, file)
+
     def _with_projected_members(self, pc: ProjectedColumn | None, f: pa.Field) -> pa.Field:
         """Splice the projected members a reader's struct lacks into it (typed by guess), so
         `m.a, m.b` always gives m(a, b)."""

@@ -28,6 +28,8 @@ pub(crate) struct RowState {
     /// Lists created by discovery from an empty list: their element type is a guess until
     /// the first element.
     guessed: HashSet<ColumnId>,
+    /// Top-level keys of written rows that are neither columns nor projected (dropped).
+    pub ignored: Vec<String>,
 }
 
 impl RowState {
@@ -126,6 +128,9 @@ impl RowWriter<'_> {
             Some(id) => id,
             None if !self.l.would_project(parent, name) => {
                 cache.set_item(key, SKIP)?;
+                if parent == ROOT {
+                    self.state.ignored.push(name.to_string());
+                }
                 return Ok(None);
             }
             None if self.state.discover => {

@@ -200,6 +200,20 @@ impl PyResultSetLoader {
         batch_to_py(py, empty)?.getattr("schema")
     }
 
+    /// Top-level columns written but dropped because the projection excludes them: columns
+    /// added with `add_column` and unknown row keys, in first-seen order.
+    #[getter]
+    fn ignored_columns(&self) -> Vec<String> {
+        let l = &self.inner;
+        let mut out: Vec<String> = (0..l.column_count(ROOT))
+            .map(|i| l.column_at(ROOT, i).expect("member"))
+            .filter(|id| !l.is_projected(*id))
+            .map(|id| l.field(id).name().clone())
+            .collect();
+        out.extend(self.rows.ignored.iter().cloned());
+        out
+    }
+
     /// Whether the loader was closed.
     #[getter]
     fn closed(&self) -> bool {
