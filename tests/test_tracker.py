@@ -1,0 +1,93 @@
+"""ScanSchemaTracker on its own (seed 001): resolution, versions, reader schemas."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+import batchloader as bl
+from batchloader import ScanSchemaTracker, parse_projection
+
+
+def test_explicit_projection_resolves_with_the_first_reader_schema():
+    t = ScanSchemaTracker(parse_projection(["a", "b", "filename"]))
+    assert t.projection_type == "some"
+    assert not t.is_resolved
+    assert t.reader_input_schema() == pa.schema([])
+    assert t.reader_projection() == ["a", "b"]
+    t.apply_reader_schema(pa.schema([("a", pa.int64())]), "f1")
+    missing = t.missing_columns(pa.schema([("a", pa.int64())]))
+    assert missing == [pa.field("b", pa.utf8())]
+    t.mark_resolved()
+    assert t.is_resolved
+    assert t.output_schema() == pa.schema(
+        [("a", pa.int64()), ("b", pa.utf8()), ("filename", pa.utf8())]
+    )
+    assert t.reader_input_schema() == pa.schema([("a", pa.int64())])  # b's type is a guess
+
+
+def test_schema_version_rises_only_when_the_schema_changes():
+    t = ScanSchemaTracker(parse_projection(None), allow_schema_change=True)
+    v0 = t.schema_version
+    t.apply_reader_schema(pa.schema([("a", pa.int64())]))
+    v1 = t.schema_version
+    assert v1 > v0
+    t.mark_resolved()
+    t.apply_reader_schema(pa.schema([("a", pa.int64())]))
+    assert t.schema_version == v1
+    t.apply_reader_schema(pa.schema([("a", pa.int64()), ("b", pa.utf8())]))
+    assert t.schema_version > v1
+    assert t.output_schema().names[:2] == ["a", "b"]
+
+
+def test_fixed_wildcard_schema_projects_the_known_columns():
+    t = ScanSchemaTracker(parse_projection(["*"]))
+    assert t.reader_projection() is None
+    t.apply_reader_schema(pa.schema([("a", pa.int64())]))
+    t.mark_resolved()
+    assert t.reader_projection() == ["a"]
+    t.apply_reader_schema(pa.schema([("a", pa.int64()), ("z", pa.int8())]))
+    assert "z" not in t.output_schema().names
+
+
+def test_defined_schema_is_the_output_and_is_strict():
+    defined = pa.schema([("x", pa.int32()), ("y", pa.utf8())])
+    t = ScanSchemaTracker(parse_projection(["x", "y"]), defined_schema=defined)
+    assert t.is_resolved
+    assert t.output_schema() == defined
+    assert t.reader_input_schema() == defined
+
+
+def test_empty_projection_has_no_reader_columns():
+    t = ScanSchemaTracker(parse_projection([]))
+    assert t.projection_type == "none"
+    assert t.reader_projection() == []
+    assert t.output_schema() == pa.schema([])
+
+
+def test_provided_schema_lenient_lets_the_reader_add_columns():
+    provided = pa.schema([("a", pa.int16())])
+    t = ScanSchemaTracker(parse_projection(None), provided_schema=provided)
+    assert t.reader_input_schema() == provided
+    t.apply_reader_schema(pa.schema([("a", pa.int16()), ("b", pa.utf8())]))
+    assert t.output_schema().names[:2] == ["a", "b"]
+
+
+def test_provided_type_kind_must_match_the_projection():
+    with pytest.raises(bl.SchemaConflictError, match="projected as an array"):
+        ScanSchemaTracker(
+            parse_projection(["c[1]"]), provided_schema=pa.schema([("c", pa.int64())])
+        )
+
+
+def test_implicit_values():
+    values = bl.ImplicitColumns.values("/data/2024/01/a.json", "/data")
+    assert values[("fqn", 0)] == "/data/2024/01/a.json"
+    assert values[("filepath", 0)] == "/data/2024/01"
+    assert values[("filename", 0)] == "a.json"
+    assert values[("suffix", 0)] == "json"
+    assert values[("partition", 0)] == "2024"
+    assert values[("partition", 1)] == "01"
+    assert ("partition", 2) not in values
+    assert bl.ImplicitColumns().kind_of("DIR3") == ("partition", 3)
+    assert bl.ImplicitColumns().kind_of("direction") is None
