@@ -6,10 +6,12 @@
 //! thin PyO3 bindings (module `batchloader._core`).
 
 pub mod loader;
+pub mod readers;
 
 #[cfg(feature = "python")]
 mod python;
 
 pub use loader::{
-    ColumnId, ColumnKind, LoaderError, LoaderOptions, Projection, ResultSetLoader, Value, ROOT,
+    ColumnId, ColumnKind, Discovery, LoaderError, LoaderOptions, Projection, ResultSetLoader,
+    Value, ROOT,
 };

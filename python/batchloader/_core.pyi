@@ -141,3 +141,16 @@ class ArrowArrayExport:
     def __arrow_c_array__(
         self, requested_schema: object | None = None
     ) -> tuple[object, object]: ...
+
+class NdjsonReader:
+    """Reads one NDJSON file (plain, .gz, .zst) into a loader, a batch at a time."""
+
+    def __init__(self, path: str, on_error: str = "error", discover: bool = True) -> None: ...
+    def fill(self, loader: ResultSetLoader) -> bool:
+        """Fill the loader's current batch; True if it filled up and input remains."""
+    @property
+    def skipped_lines(self) -> int: ...
+    @property
+    def lines_read(self) -> int: ...
+    @property
+    def rows_written(self) -> int: ...

@@ -4,11 +4,13 @@
 through a `ResultSetLoader` (the projection pushed down, so unprojected columns cost
 nothing), and merges reader, missing (null) and implicit file columns into the output order.
 
-A reader is a callable `reader(file, writer)` given a `ScanFile` and the loader's
+Built-in: NDJSON (`format="ndjson"`, or `"auto"` for `.json`, `.ndjson`, `.jsonl`, optionally
+`.gz` / `.zst`), parsed in Rust with the GIL released. A user reader is a callable
+`reader(file, writer)` given a `ScanFile` and the loader's
 `RowWriter`. It may write rows itself through the writer and `yield None` whenever
 `writer.start()` returns False (the scan then hands the full batch on and the reader carries
-on), or simply yield rows (dicts or tuples), which the scan writes for it. The built-in NDJSON
-and CSV readers are the readers issue's work; until they land, `format` must be a reader.
+on), or simply yield rows (dicts or tuples), which the scan writes for it. CSV is the readers
+issue's remaining work.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from batchloader._core import BatchLoaderError, ResultSetLoader, RowWriter
+from batchloader._core import BatchLoaderError, NdjsonReader, ResultSetLoader, RowWriter
 from batchloader.projection import parse_projection
 from batchloader.schema import (
     DEFAULT_NULL_TYPE,
@@ -30,6 +32,9 @@ from batchloader.schema import (
     conform,
     fill_column,
 )
+
+#: the column that keeps malformed lines whole (on_error="permissive")
+CORRUPT_RECORD = "_corrupt_record"
 
 Reader = Callable[["ScanFile", RowWriter], Iterable[Any] | None]
 
@@ -111,15 +116,23 @@ class Scan:
     ) -> None:
         if callable(format):
             reader, format = format, "custom"
-        if reader is None:
+        if reader is None and format not in ("auto", "ndjson", "json"):
             raise ValueError(
-                f"format {format!r}: the built-in NDJSON/CSV readers are not available in this "
-                "version; pass reader=callable(file, writer)"
+                f"format {format!r}: the built-in readers are 'ndjson' (and 'auto'); CSV is "
+                "not available in this version; pass reader=callable(file, writer)"
             )
         if on_error not in ("error", "skip", "permissive"):
             raise ValueError(f"on_error must be 'error', 'skip' or 'permissive', not {on_error!r}")
         self.reader = reader
+        self.format = format
         self.files = expand_paths(paths)
+        if reader is None:
+            for f in self.files:
+                self._builtin_format(f)  # fail early on a file no reader can read
+        if on_error == "permissive" and reader is None and columns is None:
+            # malformed lines are kept whole: the column exists from the start
+            corrupt = pa.field(CORRUPT_RECORD, pa.utf8())
+            schema = pa.schema([*(schema or []), corrupt])
         self.root = os.path.abspath(root) if root else _default_root(paths, self.files)
         self.on_error, self.header, self.delimiter = on_error, header, delimiter
         self.limit = limit
@@ -169,6 +182,18 @@ class Scan:
             self.files_read += 1
             self.tracker.mark_resolved()
 
+    def _builtin_format(self, path: str) -> str:
+        if self.format in ("ndjson", "json"):
+            return "ndjson"
+        name = path.lower()
+        for suffix in (".gz", ".zst", ".zstd"):
+            name = name.removesuffix(suffix)
+        if name.endswith((".json", ".ndjson", ".jsonl")):
+            return "ndjson"
+        raise ValueError(
+            f"cannot tell the format of {path!r} from its name; pass format='ndjson' or a reader"
+        )
+
     def _read(self, file: ScanFile) -> Iterator[pa.RecordBatch]:
         limits = dict(self.loader_limits)
         if self.limit is not None:
@@ -181,7 +206,19 @@ class Scan:
         )
         if not loader.start_batch():
             return
-        result = self.reader(file, loader.writer)
+        if self.reader is None:
+            reader = NdjsonReader(
+                file.path, on_error=self.on_error, discover=not self.tracker.strict
+            )
+            while reader.fill(loader):
+                yield loader.harvest()
+                if not loader.start_batch():
+                    self.skipped_lines += reader.skipped_lines
+                    return
+            self.skipped_lines += reader.skipped_lines
+            result = None
+        else:
+            result = self.reader(file, loader.writer)
         if result is not None:
             for row_index, item in enumerate(result):
                 if loader.is_full():

@@ -16,6 +16,7 @@
 //! - Harvest turns the set-aside buffers into Arrow arrays without copying ([`export`]).
 
 mod bits;
+mod discovery;
 mod error;
 mod export;
 mod lifecycle;
@@ -26,6 +27,7 @@ mod tree;
 mod value;
 mod write;
 
+pub use discovery::Discovery;
 pub use error::LoaderError;
 pub use lifecycle::ResultSetLoader;
 pub use node::{ColumnId, ColumnKind, ROOT};

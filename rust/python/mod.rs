@@ -4,6 +4,7 @@ mod arrow;
 mod convert;
 mod errors;
 mod infer;
+mod readers;
 mod rows;
 mod writers;
 
@@ -18,6 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<writers::PyColumnWriter>()?;
     m.add_class::<writers::PyBatchIterator>()?;
     m.add_class::<arrow::ArrowArrayExport>()?;
+    m.add_class::<readers::PyNdjsonReader>()?;
     m.add(
         "BatchLoaderError",
         py.get_type::<errors::BatchLoaderError>(),

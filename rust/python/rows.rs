@@ -2,15 +2,13 @@
 //! a per-struct key cache), tuples and lists by position, iterables for lists, dicts or pairs
 //! for maps; and schema discovery for loaders built without a schema.
 
-use std::collections::HashSet;
-
 use arrow_schema::DataType;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
 use super::convert::{conflict, short_repr, type_name, write_scalar, WriteError, WriteResult};
 use super::infer::{infer_element, infer_field, Guesses, Step};
-use crate::loader::{ColumnId, ColumnKind, LoaderError, ResultSetLoader, Value, ROOT};
+use crate::loader::{ColumnId, ColumnKind, Discovery, LoaderError, ResultSetLoader, Value, ROOT};
 
 /// A key of a struct that has no column and is not projected: skipped without converting.
 const SKIP: isize = -1;
@@ -23,11 +21,8 @@ pub(crate) struct RowState {
     keys: Vec<Option<Py<PyDict>>>,
     /// Add unknown keys as columns (the loader was built without a schema).
     discover: bool,
-    /// Columns created by discovery (their types may widen: int64 -> float64).
-    discovered: HashSet<ColumnId>,
-    /// Lists created by discovery from an empty list: their element type is a guess until
-    /// the first element.
-    guessed: HashSet<ColumnId>,
+    /// Columns created by discovery, and lists whose element type is still a guess.
+    discovery: Discovery,
     /// Top-level keys of written rows that are neither columns nor projected (dropped).
     pub ignored: Vec<String>,
 }
@@ -59,7 +54,7 @@ impl RowWriter<'_> {
             if self.state.discover
                 && obj.is_instance_of::<PyFloat>()
                 && self.l.field(id).data_type() == &DataType::Int64
-                && self.state.discovered.contains(&id)
+                && self.state.discovery.is_discovered(id)
             {
                 self.l.widen_to_float64(id)?;
             }
@@ -166,7 +161,7 @@ impl RowWriter<'_> {
     /// Remember the columns of a discovered subtree, and its lists whose element type is a
     /// guess.
     fn mark_discovered(&mut self, id: ColumnId, guesses: &Guesses) {
-        self.mark_subtree(id);
+        self.state.discovery.mark(self.l, id);
         for path in guesses {
             let mut node = Some(id);
             for step in path {
@@ -176,25 +171,8 @@ impl RowWriter<'_> {
                 });
             }
             if let Some(list) = node {
-                self.state.guessed.insert(list);
+                self.state.discovery.guess(list);
             }
-        }
-    }
-
-    fn mark_subtree(&mut self, id: ColumnId) {
-        self.state.discovered.insert(id);
-        match self.l.kind(id) {
-            ColumnKind::Struct => {
-                for i in 0..self.l.column_count(id) {
-                    let m = self.l.column_at(id, i).expect("member");
-                    self.mark_subtree(m);
-                }
-            }
-            ColumnKind::List | ColumnKind::Map => {
-                let child = self.l.element(id).expect("element");
-                self.mark_subtree(child);
-            }
-            ColumnKind::Scalar => {}
         }
     }
 
@@ -205,10 +183,10 @@ impl RowWriter<'_> {
         item: &Bound<'_, PyAny>,
     ) -> Result<ColumnId, WriteError> {
         let child = self.l.element(id).expect("a list");
-        if item.is_none() || !self.state.guessed.contains(&id) {
+        if item.is_none() || !self.state.discovery.is_guess(id) {
             return Ok(child);
         }
-        self.state.guessed.remove(&id);
+        self.state.discovery.settle(id);
         if item.is_instance_of::<PyString>() {
             return Ok(child); // the guess (utf8) was right
         }

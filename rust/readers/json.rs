@@ -1,0 +1,360 @@
+//! One JSON value straight into the loader: a serde visitor that writes each token as the
+//! tokenizer meets it. Unprojected fields are skipped with `IgnoredAny` (nothing is built),
+//! unknown fields become columns typed by their first non-null token (if discovering).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Fields};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::temporal::{parse_date, parse_timestamp};
+use crate::loader::{
+    parse_decimal, ColumnId, ColumnKind, Discovery, LoaderError, ResultSetLoader, Value, ROOT,
+};
+
+/// The loader a JSON value is written into, and discovery's state.
+pub(crate) struct JsonWriter<'a> {
+    pub l: &'a mut ResultSetLoader,
+    pub discovery: &'a mut Discovery,
+    /// Unknown fields become columns (else they are ignored).
+    pub discover: bool,
+    /// The loader error that stopped the value (serde itself carries only a message).
+    pub error: Option<LoaderError>,
+}
+
+/// Where a value goes.
+#[derive(Clone, Copy)]
+enum Slot<'k> {
+    /// An existing, projected column.
+    Column(ColumnId),
+    /// A field no column has yet: created from the value's first token.
+    New { parent: ColumnId, name: &'k str },
+    /// An element of a list (whose element type may still be a guess).
+    Element(ColumnId),
+}
+
+/// The kind of JSON token a value starts with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Null,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Object,
+    Array,
+}
+
+fn discovered_type(shape: Shape) -> Option<DataType> {
+    Some(match shape {
+        Shape::Null => return None,
+        Shape::Bool => DataType::Boolean,
+        Shape::Int => DataType::Int64,
+        Shape::Float => DataType::Float64,
+        Shape::Str => DataType::Utf8,
+        Shape::Object => DataType::Struct(Fields::empty()),
+        // The element type is a guess until an element says better.
+        Shape::Array => DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+    })
+}
+
+impl JsonWriter<'_> {
+    fn fail<E: de::Error>(&mut self, e: LoaderError) -> E {
+        let msg = e.to_string();
+        self.error = Some(e);
+        E::custom(msg)
+    }
+
+    fn conflict<E: de::Error>(&mut self, id: ColumnId, what: &str) -> E {
+        let e = LoaderError::SchemaConflict(format!(
+            "column '{}' ({}) cannot take {what}",
+            self.l.path(id),
+            self.l.field(id).data_type()
+        ));
+        self.fail(e)
+    }
+
+    /// The column a value of `shape` goes to, creating or retyping it if discovery allows.
+    fn resolve<E: de::Error>(
+        &mut self,
+        slot: Slot<'_>,
+        shape: Shape,
+    ) -> Result<Option<ColumnId>, E> {
+        match slot {
+            Slot::Column(id) => Ok(Some(id)),
+            Slot::New { parent, name } => {
+                let Some(dt) = discovered_type(shape) else {
+                    return Ok(None); // null says nothing: wait for a value that does
+                };
+                let id = match self.l.add_column(parent, Field::new(name, dt, true)) {
+                    Ok(id) => id,
+                    Err(e) => return Err(self.fail(e)),
+                };
+                self.discovery.mark(self.l, id);
+                if shape == Shape::Array {
+                    self.discovery.guess(id);
+                }
+                Ok(Some(id))
+            }
+            Slot::Element(list) => {
+                let child = self.l.element(list).expect("a list");
+                if !self.discovery.is_guess(list) || shape == Shape::Null {
+                    return Ok(Some(child));
+                }
+                self.discovery.settle(list);
+                if shape == Shape::Str {
+                    return Ok(Some(child)); // the guess was right
+                }
+                let dt = discovered_type(shape).expect("not null");
+                let child = match self.l.replace_element(list, Field::new("item", dt, true)) {
+                    Ok(c) => c,
+                    Err(e) => return Err(self.fail(e)),
+                };
+                self.discovery.mark(self.l, child);
+                if shape == Shape::Array {
+                    self.discovery.guess(child);
+                }
+                Ok(Some(child))
+            }
+        }
+    }
+
+    fn set<E: de::Error>(&mut self, id: ColumnId, value: Value<'_>) -> Result<(), E> {
+        self.l.set(id, value).map_err(|e| self.fail(e))
+    }
+
+    fn scalar_column<E: de::Error>(&mut self, id: ColumnId, what: &str) -> Result<(), E> {
+        if self.l.kind(id) == ColumnKind::Scalar {
+            Ok(())
+        } else {
+            Err(self.conflict(id, what))
+        }
+    }
+
+    fn write_float<E: de::Error>(&mut self, id: ColumnId, x: f64) -> Result<(), E> {
+        self.scalar_column(id, "a number")?;
+        match self.l.field(id).data_type() {
+            DataType::Int64 if self.discovery.is_discovered(id) => {
+                self.l.widen_to_float64(id).map_err(|e| self.fail(e))?;
+                self.set(id, Value::Float(x))
+            }
+            DataType::Decimal128(_, scale) => {
+                let scale = *scale;
+                match parse_decimal(&format!("{x}"), scale) {
+                    Some(d) => self.set(id, Value::Decimal(d)),
+                    None => {
+                        Err(self.conflict(id, &format!("number {x}: too precise or too large")))
+                    }
+                }
+            }
+            _ => self.set(id, Value::Float(x)),
+        }
+    }
+
+    fn write_str<E: de::Error>(&mut self, id: ColumnId, s: &str) -> Result<(), E> {
+        self.scalar_column(id, "a string")?;
+        let value = match self.l.field(id).data_type() {
+            DataType::Timestamp(unit, _) => match parse_timestamp(s, *unit) {
+                Some(t) => Value::Timestamp(t),
+                None => return Err(self.conflict(id, &format!("{s:?}: not an ISO-8601 timestamp"))),
+            },
+            DataType::Date32 => match parse_date(s) {
+                Some(d) => Value::Date(d),
+                None => return Err(self.conflict(id, &format!("{s:?}: not an ISO-8601 date"))),
+            },
+            DataType::Decimal128(_, scale) => match parse_decimal(s.trim(), *scale) {
+                Some(d) => Value::Decimal(d),
+                None => return Err(self.conflict(id, &format!("{s:?}: not a decimal that fits"))),
+            },
+            _ => Value::Str(s),
+        };
+        self.set(id, value)
+    }
+
+    /// Where the member `key` of struct `parent` goes (None: skip the value).
+    fn member<'k>(&self, parent: ColumnId, key: &'k str) -> Option<Slot<'k>> {
+        match self.l.column(parent, key) {
+            Some(id) if self.l.is_projected(id) => Some(Slot::Column(id)),
+            Some(_) => None,
+            None if self.discover && self.l.would_project(parent, key) => {
+                Some(Slot::New { parent, name: key })
+            }
+            None => None,
+        }
+    }
+}
+
+/// A key, borrowed from the input when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Deserializes one value into `slot`.
+pub(crate) struct ValueSeed<'w, 'a, 'k> {
+    w: &'w mut JsonWriter<'a>,
+    slot: Slot<'k>,
+}
+
+impl<'w, 'a> ValueSeed<'w, 'a, 'static> {
+    /// A seed for a whole row (a JSON object).
+    pub fn row(w: &'w mut JsonWriter<'a>) -> Self {
+        ValueSeed {
+            w,
+            slot: Slot::Column(ROOT),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        match self.w.resolve(self.slot, Shape::Null)? {
+            Some(ROOT) => Err(self.w.fail(LoaderError::SchemaConflict(
+                "a line must hold a JSON object, not null".into(),
+            ))),
+            Some(id) => self.w.set(id, Value::Null),
+            None => Ok(()),
+        }
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.visit_unit()
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        if let Some(id) = self.w.resolve(self.slot, Shape::Bool)? {
+            self.w.scalar_column(id, "a boolean")?;
+            self.w.set(id, Value::Bool(v))?;
+        }
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        if let Some(id) = self.w.resolve(self.slot, Shape::Int)? {
+            self.w.scalar_column(id, "a number")?;
+            self.w.set(id, Value::Int(v))?;
+        }
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        if let Ok(i) = i64::try_from(v) {
+            return self.visit_i64(i);
+        }
+        if let Some(id) = self.w.resolve(self.slot, Shape::Int)? {
+            self.w.scalar_column(id, "a number")?;
+            self.w.set(id, Value::UInt(v))?;
+        }
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        if let Some(id) = self.w.resolve(self.slot, Shape::Float)? {
+            self.w.write_float(id, v)?;
+        }
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        if let Some(id) = self.w.resolve(self.slot, Shape::Str)? {
+            self.w.write_str(id, v)?;
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let Some(id) = self.w.resolve(self.slot, Shape::Object)? else {
+            return Ok(());
+        };
+        match self.w.l.kind(id) {
+            ColumnKind::Struct => {
+                if id != ROOT {
+                    self.w.l.clear(id).map_err(|e| self.w.fail(e))?;
+                    self.w.l.open(id).map_err(|e| self.w.fail(e))?;
+                }
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                    match self.w.member(id, &key) {
+                        Some(slot) => map.next_value_seed(ValueSeed { w: self.w, slot })?,
+                        None => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            ColumnKind::Map => {
+                let entries = self.w.l.element(id).expect("map entries");
+                let key = self.w.l.column_at(entries, 0).expect("key");
+                let value = self.w.l.column_at(entries, 1).expect("value");
+                self.w.l.clear(id).map_err(|e| self.w.fail(e))?;
+                self.w.l.open(id).map_err(|e| self.w.fail(e))?;
+                while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+                    self.w.write_str(key, &k)?;
+                    let slot = Slot::Column(value);
+                    map.next_value_seed(ValueSeed { w: self.w, slot })?;
+                    self.w.l.save_element(id).map_err(|e| self.w.fail(e))?;
+                }
+                Ok(())
+            }
+            _ => Err(self.w.conflict(id, "an object")),
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let Some(id) = self.w.resolve(self.slot, Shape::Array)? else {
+            return Ok(());
+        };
+        if id == ROOT {
+            return Err(self.w.fail(LoaderError::SchemaConflict(
+                "a line must hold a JSON object, not an array".into(),
+            )));
+        }
+        if self.w.l.kind(id) != ColumnKind::List {
+            return Err(self.w.conflict(id, "an array"));
+        }
+        self.w.l.clear(id).map_err(|e| self.w.fail(e))?;
+        self.w.l.open(id).map_err(|e| self.w.fail(e))?;
+        loop {
+            let slot = Slot::Element(id);
+            if seq
+                .next_element_seed(ValueSeed { w: self.w, slot })?
+                .is_none()
+            {
+                break;
+            }
+            self.w.l.save_element(id).map_err(|e| self.w.fail(e))?;
+        }
+        Ok(())
+    }
+}
