@@ -1,0 +1,233 @@
+"""The Rust NDJSON reader through the scan: oracles (pyarrow.json, json.loads), bad input,
+compression, projection pushdown."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+
+import pyarrow as pa
+import pyarrow.json as pj
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import batchloader as bl
+from batchloader.bench import NESTED_SCHEMA, nested_rows
+
+DATA_COLUMNS = ["fqn", "filepath", "filename", "suffix"]
+
+
+def write_lines(path, lines, opener=open):
+    with opener(path, "wt") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def json_safe(rows):
+    """The nested bench rows with timestamps as ISO strings (JSON has no timestamps)."""
+    out = []
+    for r in rows:
+        r = dict(r)
+        r["ts"] = r["ts"].isoformat()
+        out.append(r)
+    return out
+
+
+def data_table(scan):
+    table = pa.Table.from_batches(list(scan), schema=scan.schema)
+    return table.drop_columns([c for c in DATA_COLUMNS if c in table.column_names])
+
+
+def test_equal_to_pyarrow_json_with_a_provided_schema(tmp_path):
+    rows = json_safe(nested_rows(3000))
+    path = tmp_path / "nested.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    want = pj.read_json(path, parse_options=pj.ParseOptions(explicit_schema=NESTED_SCHEMA))
+    scan = bl.Scan(path, schema=NESTED_SCHEMA, batch_byte_limit=64 * 1024)
+    got = data_table(scan)
+    assert got.schema == NESTED_SCHEMA
+    assert got.equals(want.select(NESTED_SCHEMA.names).cast(NESTED_SCHEMA))
+    assert scan.rows_read == 3000
+
+
+def test_discovered_types_match_pyarrow_json_inference(tmp_path):
+    rows = [
+        {"i": 1, "f": 1.5, "s": "x", "b": True, "l": [1, 2], "m": {"x": "y", "n": [0.5]}},
+        {"i": None, "f": 2, "s": None, "b": False, "l": [], "m": {"x": None, "n": []}},
+        {"i": -(2**63), "f": -0.0, "s": "ü\u20ac\U0001f600", "b": None, "l": None, "m": None},
+    ]
+    path = tmp_path / "t.jsonl"
+    write_lines(path, [json.dumps(r) for r in rows])
+    got = data_table(bl.Scan(path))
+    want = pj.read_json(path)
+    assert got.equals(want), (got.schema, want.schema)
+
+
+def test_narrow_projection_is_pushed_down(tmp_path):
+    rows = json_safe(nested_rows(500))
+    path = tmp_path / "n.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    scan = bl.Scan(path, columns=["id", "address.city", "events"])
+    got = pa.Table.from_batches(list(scan), schema=scan.schema)
+    assert got.column_names == ["id", "address", "events"]
+    assert got.column("address").type == pa.struct([("city", pa.utf8())])
+    assert got.to_pylist() == [
+        {"id": r["id"], "address": {"city": r["address"]["city"]}, "events": r["events"]}
+        for r in rows
+    ]
+
+
+# -------------------------------------------------------------- hypothesis documents
+
+SCALARS = {
+    pa.int64(): st.integers(-(2**63), 2**63 - 1),
+    pa.float64(): st.floats(allow_nan=False, allow_infinity=False),
+    pa.utf8(): st.text(),
+    pa.bool_(): st.booleans(),
+}
+
+
+@st.composite
+def typed(draw, depth=2):
+    kinds = ["scalar"] * 3 + (["struct", "list"] if depth else [])
+    kind = draw(st.sampled_from(kinds))
+    if kind == "scalar":
+        t = draw(st.sampled_from(list(SCALARS)))
+        return t, SCALARS[t]
+    if kind == "list":
+        t, values = draw(typed(depth - 1))
+        return pa.list_(t), st.lists(st.one_of(st.none(), values), max_size=3)
+    members = [(f"k{i}", draw(typed(depth - 1))) for i in range(draw(st.integers(1, 3)))]
+    t = pa.struct([(name, mt) for name, (mt, _) in members])
+    values = st.fixed_dictionaries({name: st.one_of(st.none(), v) for name, (_, v) in members})
+    return t, values
+
+
+@st.composite
+def documents(draw):
+    cols = [(f"c{i}", draw(typed())) for i in range(draw(st.integers(1, 4)))]
+    schema = pa.schema([(name, t) for name, (t, _) in cols])
+    row = st.fixed_dictionaries({name: st.one_of(st.none(), v) for name, (_, v) in cols})
+    return schema, draw(st.lists(row, min_size=1, max_size=15)), draw(st.booleans())
+
+
+@given(doc=documents())
+def test_random_documents_equal_json_loads(tmp_path_factory, doc):
+    schema, rows, ascii_only = doc
+    path = tmp_path_factory.mktemp("docs") / "d.json"
+    write_lines(path, [json.dumps(r, ensure_ascii=ascii_only) for r in rows])
+    scan = bl.Scan(path, schema=schema, strict_schema=True, row_limit=4)
+    got = data_table(scan)
+    expected = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    want = pa.Table.from_pylist(expected, schema=schema)
+    assert got.equals(want), (got.to_pylist(), want.to_pylist())
+
+
+# -------------------------------------------------------------- bad input
+
+GOOD = json.dumps({"a": 1, "b": "x"})
+BAD = '{"a": 2, "b": }'
+
+
+@pytest.mark.parametrize("position", ["first", "middle", "last"])
+def test_on_error_modes(tmp_path, position):
+    lines = [GOOD, GOOD, GOOD]
+    index = {"first": 0, "middle": 1, "last": 2}[position]
+    lines[index] = BAD
+    path = tmp_path / "bad.json"
+    write_lines(path, lines)
+
+    with pytest.raises(bl.InputError, match=rf"bad\.json, line {index + 1}, column \d+: malformed"):
+        list(bl.Scan(path))
+
+    scan = bl.Scan(path, on_error="skip")
+    table = data_table(scan)
+    assert table.num_rows == 2
+    assert scan.skipped_lines == 1
+
+    scan = bl.Scan(path, on_error="permissive")
+    table = data_table(scan)
+    assert table.num_rows == 3
+    corrupt = table.column("_corrupt_record").to_pylist()
+    assert corrupt[index] == BAD
+    assert [c for i, c in enumerate(corrupt) if i != index] == [None, None]
+    assert table.column("a").to_pylist()[index] is None
+
+
+def test_conversion_failure_follows_the_policy(tmp_path):
+    path = tmp_path / "t.json"
+    write_lines(path, ['{"t": "2024-01-02T03:04:05Z"}', '{"t": "not a time"}'])
+    schema = pa.schema([("t", pa.timestamp("us", tz="UTC"))])
+    with pytest.raises(bl.InputError, match=r"line 2: column 't'.*not an ISO-8601"):
+        list(bl.Scan(path, schema=schema))
+    scan = bl.Scan(path, schema=schema, on_error="skip")
+    assert data_table(scan).column("t").to_pylist()[0].isoformat() == "2024-01-02T03:04:05+00:00"
+
+
+def test_narrowing_ints_checks_range(tmp_path):
+    path = tmp_path / "t.json"
+    write_lines(path, ['{"x": 100}', '{"x": 300}'])
+    with pytest.raises(bl.InputError, match=r"line 2: .*out of range"):
+        list(bl.Scan(path, schema=pa.schema([("x", pa.int8())])))
+
+
+def test_invalid_utf8_is_its_own_error(tmp_path):
+    path = tmp_path / "u.json"
+    path.write_bytes(b'{"s": "ok"}\n{"s": "\xff\xfe"}\n')
+    with pytest.raises(bl.InputError, match=r"line 2.*UTF-8"):
+        list(bl.Scan(path))
+
+
+def test_line_longer_than_the_batch_limit(tmp_path):
+    path = tmp_path / "long.json"
+    write_lines(path, [json.dumps({"s": "x" * 10}), json.dumps({"s": "y" * 5000})])
+    with pytest.raises(bl.InputError, match=r"line 2: the line is larger than the batch limits"):
+        list(bl.Scan(path, vector_byte_limit=1000))
+
+
+def test_truncated_gzip(tmp_path):
+    path = tmp_path / "t.json.gz"
+    write_lines(path, [GOOD] * 1000, opener=gzip.open)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(bl.InputError, match="truncated"):
+        list(bl.Scan(path))
+
+
+@pytest.mark.parametrize("codec", ["gzip", "zstd"])
+def test_compressed_inputs(tmp_path, codec):
+    suffix = {"gzip": "gz", "zstd": "zst"}[codec]
+    path = tmp_path / f"c.json.{suffix}"
+    with pa.CompressedOutputStream(str(path), codec) as out:
+        out.write(("\n".join([GOOD] * 50) + "\n").encode())
+    table = data_table(bl.Scan(f"file://{path}"))
+    assert table.num_rows == 50
+    assert table.column("a").to_pylist() == [1] * 50
+
+
+def test_empty_file_and_blank_lines(tmp_path):
+    (tmp_path / "empty.json").write_text("")
+    (tmp_path / "blank.json").write_text("\n  \n\r\n\t\n")
+    scan = bl.Scan(tmp_path)
+    assert list(scan) == []
+    assert scan.files_read == 2
+
+
+def test_a_file_bigger_than_one_batch_keeps_every_row_once(tmp_path):
+    rows = [{"i": i, "s": "v" * (i % 50)} for i in range(20_000)]
+    path = tmp_path / "big.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    scan = bl.Scan(path, columns=["i", "s"], batch_byte_limit=50_000)
+    batches = list(scan)
+    assert len(batches) > 10
+    assert pa.Table.from_batches(batches).to_pylist() == rows
+
+
+def test_int_then_float_widens_within_a_file(tmp_path):
+    path = tmp_path / "w.json"
+    write_lines(path, ['{"x": 1}', '{"x": 2.5}', '{"x": 3}'])
+    got = data_table(bl.Scan(path))
+    assert got.column("x").to_pylist() == [1.0, 2.5, 3.0]
+    assert got.schema.field("x").type == pa.float64()
+    assert not math.isnan(got.column("x")[0].as_py())
