@@ -8,3 +8,6 @@ pub mod ndjson;
 mod temporal;
 
 pub use ndjson::{InputError, NdjsonReader, OnError, ReadError};
+
+#[cfg(test)]
+mod tests;

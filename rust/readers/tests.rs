@@ -1,0 +1,143 @@
+//! Unit tests of the NDJSON reader on in-memory input.
+
+use std::io::Cursor;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+
+use super::ndjson::{NdjsonReader, OnError, ReadError};
+use crate::loader::{LoaderOptions, Projection, ResultSetLoader};
+
+fn read_all(
+    text: &str,
+    options: LoaderOptions,
+    on_error: OnError,
+) -> Result<Vec<RecordBatch>, ReadError> {
+    let mut l = ResultSetLoader::new(options).unwrap();
+    let mut r = NdjsonReader::from_reader(
+        Box::new(Cursor::new(text.as_bytes().to_vec())),
+        "mem.json",
+        on_error,
+        true,
+    );
+    let mut out = Vec::new();
+    l.start_batch().unwrap();
+    while r.fill(&mut l)? {
+        out.push(l.harvest().unwrap());
+        l.start_batch().unwrap();
+    }
+    out.push(l.harvest().unwrap());
+    if l.start_batch().unwrap() && l.row_count() > 0 {
+        out.push(l.harvest().unwrap());
+    }
+    Ok(out.into_iter().filter(|b| b.num_rows() > 0).collect())
+}
+
+#[test]
+fn discovers_nested_types_and_widens() {
+    let text = "{\"a\": 1, \"m\": {\"x\": \"s\"}, \"l\": []}\n\n{\"a\": 2.5, \"l\": [1, 2]}\n";
+    let batches = read_all(text, LoaderOptions::default(), OnError::Error).unwrap();
+    let b = &batches[0];
+    assert_eq!(b.num_rows(), 2);
+    assert_eq!(b.schema().field(0).data_type(), &DataType::Float64);
+    assert_eq!(
+        b.column(0).as_primitive::<Float64Type>().values().to_vec(),
+        vec![1.0, 2.5]
+    );
+    let l = b.column(2).as_list::<i32>();
+    assert_eq!(l.value_offsets(), &[0, 0, 2]);
+    assert_eq!(l.values().data_type(), &DataType::Int64);
+    assert!(b.column(1).is_null(1));
+}
+
+#[test]
+fn unprojected_fields_are_skipped_while_parsing() {
+    let options = LoaderOptions {
+        projection: Projection::parse(&["b"]).unwrap(),
+        ..LoaderOptions::default()
+    };
+    // `a` is not even valid for any single type: it is never looked at.
+    let text = "{\"a\": {\"deep\": [1, {\"x\": null}]}, \"b\": 1}\n{\"a\": \"str\", \"b\": 2}\n";
+    let batches = read_all(text, options, OnError::Error).unwrap();
+    assert_eq!(batches[0].schema().fields().len(), 1);
+    assert_eq!(
+        batches[0]
+            .column(0)
+            .as_primitive::<Int64Type>()
+            .values()
+            .to_vec(),
+        vec![1, 2]
+    );
+}
+
+#[test]
+fn errors_name_line_and_column() {
+    let err = read_all(
+        "{\"a\": 1}\n{\"a\": tru}\n",
+        LoaderOptions::default(),
+        OnError::Error,
+    )
+    .unwrap_err();
+    let ReadError::Input(e) = err else {
+        panic!("not an input error")
+    };
+    assert_eq!(e.line, 2);
+    assert!(e.column.is_some());
+    assert!(e.to_string().starts_with("mem.json, line 2, column"), "{e}");
+}
+
+#[test]
+fn skip_and_permissive_lose_nothing_silently() {
+    let text = "{\"a\": 1}\nnot json\n{\"a\": 3}\n";
+    let skipped = read_all(text, LoaderOptions::default(), OnError::Skip).unwrap();
+    assert_eq!(skipped.iter().map(|b| b.num_rows()).sum::<usize>(), 2);
+    let kept = read_all(text, LoaderOptions::default(), OnError::Permissive).unwrap();
+    let b = &kept[0];
+    assert_eq!(b.num_rows(), 3);
+    let corrupt = b.column(1).as_string::<i32>();
+    assert_eq!(corrupt.value(1), "not json");
+    assert!(corrupt.is_null(0) && corrupt.is_null(2));
+}
+
+#[test]
+fn provided_types_convert_values() {
+    let schema = Schema::new(vec![
+        Field::new("d", DataType::Date32, true),
+        Field::new("n", DataType::Decimal128(6, 2), true),
+        Field::new("i", DataType::Int16, true),
+    ]);
+    let options = LoaderOptions {
+        schema: Some(Arc::new(schema)),
+        ..LoaderOptions::default()
+    };
+    let text = "{\"d\": \"1970-01-03\", \"n\": 12.5, \"i\": 7}\n{\"n\": \"0.01\"}\n";
+    let b = &read_all(text, options, OnError::Error).unwrap()[0];
+    assert_eq!(
+        b.column(0)
+            .as_primitive::<arrow_array::types::Date32Type>()
+            .value(0),
+        2
+    );
+    let n = b
+        .column(1)
+        .as_primitive::<arrow_array::types::Decimal128Type>();
+    assert_eq!((n.value(0), n.value(1)), (1250, 1));
+}
+
+#[test]
+fn rows_larger_than_a_batch_span_batches_without_loss() {
+    let text: String = (0..1000).map(|i| format!("{{\"i\": {i}}}\n")).collect();
+    let options = LoaderOptions {
+        row_limit: 64,
+        ..LoaderOptions::default()
+    };
+    let batches = read_all(&text, options, OnError::Error).unwrap();
+    let all: Vec<i64> = batches
+        .iter()
+        .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+        .collect();
+    assert_eq!(all, (0..1000).collect::<Vec<_>>());
+}
