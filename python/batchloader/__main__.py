@@ -112,13 +112,18 @@ def main(argv: list[str] | None = None) -> int:
     p_bench.add_argument("--batch-byte-limit", type=int, default=64 * 2**20)
     p_bench.add_argument("--json", metavar="FILE", help="write the raw figures as JSON")
     p_bench.add_argument("--plot", metavar="FILE.png", help="draw the ratios (matplotlib)")
+    p_bench.add_argument(
+        "--readers", action="store_true", help="compare NDJSON file readers instead"
+    )
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo(args.rows, args.batch_byte_limit)
     if args.command == "bench":
         from batchloader import bench
 
-        return bench.main(args.rows, args.rounds, args.batch_byte_limit, args.json, args.plot)
+        return bench.main(
+            args.rows, args.rounds, args.batch_byte_limit, args.json, args.plot, args.readers
+        )
     parser.error(f"unknown command {args.command}")
     return 2
 

@@ -178,6 +178,8 @@ class Result:
     rows: int
     seconds: list[float] = field(default_factory=list)
     peak_rss_added: int = 0
+    #: input size, for readers
+    bytes: int = 0
 
     @property
     def median(self) -> float:
@@ -252,9 +254,123 @@ def plot(results: list[Result], path: str) -> None:
     fig.savefig(path)
 
 
-def main(rows: int, rounds: int, byte_limit: int, json_path: str | None, plot_path: str | None):
+NARROW = ["id", "address.city", "events"]
+
+
+def _json_ready(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for r in rows:
+        r = dict(r)
+        if "ts" in r:
+            r["ts"] = r["ts"].isoformat()
+        out.append(r)
+    return out
+
+
+def file_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None], int]]:
+    """NDJSON readers: each reads a file (optionally only some columns) and returns rows."""
+    import pyarrow.json as pj
+
+    from batchloader.scan import Scan
+
+    def batchloader_scan(path: str, columns: list[str] | None) -> int:
+        return sum(b.num_rows for b in Scan(path, columns=columns, batch_byte_limit=byte_limit))
+
+    def pyarrow_json(threads: bool) -> Callable[[str, list[str] | None], int]:
+        def read(path: str, columns: list[str] | None) -> int:
+            table = pj.read_json(path, read_options=pj.ReadOptions(use_threads=threads))
+            if columns:
+                table = table.select(list(dict.fromkeys(c.split(".")[0] for c in columns)))
+            return table.num_rows
+
+        return read
+
+    out = {
+        "batchloader.Scan (1 thread)": batchloader_scan,
+        "pyarrow.json (1 thread)": pyarrow_json(False),
+        "pyarrow.json (threads)": pyarrow_json(True),
+    }
+    try:
+        import polars as pl
+
+        def polars_ndjson(path: str, columns: list[str] | None) -> int:
+            df = pl.read_ndjson(path)
+            if columns:
+                df = df.select(list(dict.fromkeys(c.split(".")[0] for c in columns)))
+            return df.height
+
+        out["polars.read_ndjson"] = polars_ndjson
+    except ImportError:
+        pass
+    return out
+
+
+def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[Result]:
+    """Time the NDJSON readers on the datasets written as files (full and narrow)."""
+    results = []
+    cases = [
+        ("nested", nested_rows, None),
+        ("nested-narrow", nested_rows, NARROW),
+        ("flat", flat_rows, None),
+    ]
+    written: dict[str, str] = {}
+    for name, make, columns in cases:
+        base = name.split("-")[0]
+        if base not in written:
+            path = os.path.join(workdir, f"{base}.json")
+            with open(path, "w") as f:
+                for r in _json_ready(make(rows)):
+                    f.write(json.dumps(r))
+                    f.write("\n")
+            written[base] = path
+        path = written[base]
+        size = os.path.getsize(path)
+        contenders = file_readers(byte_limit)
+        by_reader = {w: Result(name, w, rows) for w in contenders}
+        for _ in range(rounds):
+            for reader, fn in contenders.items():
+                gc.collect()
+                with _PeakRss() as rss:
+                    start = time.perf_counter()
+                    produced = fn(path, columns)
+                    elapsed = time.perf_counter() - start
+                if produced != rows:
+                    raise AssertionError(f"{reader} read {produced} rows, not {rows}")
+                r = by_reader[reader]
+                r.seconds.append(elapsed)
+                r.peak_rss_added = max(r.peak_rss_added, rss.added)
+        for r in by_reader.values():
+            r.bytes = size
+        results.extend(by_reader.values())
+    return results
+
+
+def main(
+    rows: int,
+    rounds: int,
+    byte_limit: int,
+    json_path: str | None,
+    plot_path: str | None,
+    readers: bool = False,
+):
     """Entry point of ``python -m batchloader bench``."""
     print(f"rows={rows:,} rounds={rounds} batch_byte_limit={byte_limit:,}")
+    if readers:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as workdir:
+            results = run_readers(rows, rounds, byte_limit, workdir)
+        print(table(results))
+        for dataset in dict.fromkeys(r.dataset for r in results):
+            group = [r for r in results if r.dataset == dataset]
+            print(
+                f"{dataset}: "
+                + ", ".join(f"{r.writer} {r.bytes / r.median / 2**20:,.0f} MB/s" for r in group)
+            )
+        if json_path:
+            with open(json_path, "w") as f:
+                json.dump([asdict(r) for r in results], f, indent=2)
+        return 0
     results = run(rows, rounds, byte_limit)
     print(table(results))
     if json_path:

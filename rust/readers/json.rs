@@ -14,10 +14,39 @@ use crate::loader::{
     parse_decimal, ColumnId, ColumnKind, Discovery, LoaderError, ResultSetLoader, Value, ROOT,
 };
 
+/// Per struct (by column id), the keys its objects had, in order, and where each went
+/// (`None`: skipped). Objects of one file mostly repeat their key order, so a key is usually
+/// resolved by one comparison with the key seen at the same position, without hashing.
+#[derive(Default)]
+pub(crate) struct KeyCache {
+    by_struct: Vec<Vec<(Box<str>, Option<ColumnId>)>>,
+}
+
+impl KeyCache {
+    fn get(&self, parent: ColumnId, pos: usize, key: &str) -> Option<Option<ColumnId>> {
+        let (k, target) = self.by_struct.get(parent)?.get(pos)?;
+        (**k == *key).then_some(*target)
+    }
+
+    fn put(&mut self, parent: ColumnId, pos: usize, key: &str, target: Option<ColumnId>) {
+        if self.by_struct.len() <= parent {
+            self.by_struct.resize_with(parent + 1, Vec::new);
+        }
+        let keys = &mut self.by_struct[parent];
+        let entry = (Box::from(key), target);
+        if pos < keys.len() {
+            keys[pos] = entry;
+        } else if pos == keys.len() {
+            keys.push(entry);
+        }
+    }
+}
+
 /// The loader a JSON value is written into, and discovery's state.
 pub(crate) struct JsonWriter<'a> {
     pub l: &'a mut ResultSetLoader,
     pub discovery: &'a mut Discovery,
+    pub keys: &'a mut KeyCache,
     /// Unknown fields become columns (else they are ignored).
     pub discover: bool,
     /// The loader error that stopped the value (serde itself carries only a message).
@@ -303,8 +332,22 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                     self.w.l.clear(id).map_err(|e| self.w.fail(e))?;
                     self.w.l.open(id).map_err(|e| self.w.fail(e))?;
                 }
+                let mut pos = 0;
                 while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                    match self.w.member(id, &key) {
+                    let slot = match self.w.keys.get(id, pos, &key) {
+                        Some(target) => target.map(Slot::Column),
+                        None => {
+                            let slot = self.w.member(id, &key);
+                            match slot {
+                                Some(Slot::Column(c)) => self.w.keys.put(id, pos, &key, Some(c)),
+                                None => self.w.keys.put(id, pos, &key, None),
+                                _ => {} // a new column: cached once it exists
+                            }
+                            slot
+                        }
+                    };
+                    pos += 1;
+                    match slot {
                         Some(slot) => map.next_value_seed(ValueSeed { w: self.w, slot })?,
                         None => {
                             map.next_value::<IgnoredAny>()?;

@@ -9,7 +9,7 @@ use arrow_schema::{DataType, Field};
 use serde::de::DeserializeSeed;
 
 use super::input;
-use super::json::{JsonWriter, ValueSeed};
+use super::json::{JsonWriter, KeyCache, ValueSeed};
 use crate::loader::{Discovery, LoaderError, ResultSetLoader, Value, ROOT};
 
 /// The column that keeps a malformed line whole under `OnError::Permissive`.
@@ -96,6 +96,7 @@ pub struct NdjsonReader {
     on_error: OnError,
     discover: bool,
     discovery: Discovery,
+    keys: KeyCache,
     line: Vec<u8>,
     line_no: u64,
     /// `line` holds a line not yet written (it found the batch full).
@@ -132,6 +133,7 @@ impl NdjsonReader {
             on_error,
             discover,
             discovery: Discovery::default(),
+            keys: KeyCache::default(),
             line: Vec::with_capacity(4096),
             line_no: 0,
             pending: false,
@@ -230,6 +232,7 @@ impl NdjsonReader {
         let mut writer = JsonWriter {
             l,
             discovery: &mut self.discovery,
+            keys: &mut self.keys,
             discover: self.discover,
             error: None,
         };
