@@ -119,7 +119,8 @@ def test_random_documents_equal_json_loads(tmp_path_factory, doc):
     write_lines(path, [json.dumps(r, ensure_ascii=ascii_only) for r in rows])
     scan = bl.Scan(path, schema=schema, strict_schema=True, row_limit=4)
     got = data_table(scan)
-    expected = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    text = path.read_text(encoding="utf-8")
+    expected = [json.loads(line) for line in text.split("\n") if line.strip()]
     want = pa.Table.from_pylist(expected, schema=schema)
     assert got.equals(want), (got.to_pylist(), want.to_pylist())
 

@@ -245,7 +245,7 @@ class Scan:
         schema = self.tracker.output_schema()
         for f, col in zip(schema, (c for c in self.tracker._columns if c.field), strict=True):
             if col.source == "implicit":
-                arrays.append(pa.array([values.get(col.implicit)] * n, pa.utf8()))
+                arrays.append(pa.repeat(pa.scalar(values.get(col.implicit), pa.utf8()), n))
                 continue
             i = lower.get(f.name.lower())
             if i is None:
