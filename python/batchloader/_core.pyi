@@ -154,3 +154,25 @@ class NdjsonReader:
     def lines_read(self) -> int: ...
     @property
     def rows_written(self) -> int: ...
+
+class CsvReader:
+    """Reads one CSV file (plain, .gz, .zst) into a loader, a batch at a time: with a header
+    (columns by name) or without (one `columns` list<utf8> column)."""
+
+    def __init__(
+        self,
+        path: str,
+        on_error: str = "error",
+        header: bool = False,
+        delimiter: str = ",",
+        quote: str = '"',
+        escape: str | None = None,
+    ) -> None: ...
+    def fill(self, loader: ResultSetLoader) -> bool:
+        """Fill the loader's current batch; True if it filled up and input remains."""
+    @property
+    def skipped_lines(self) -> int: ...
+    @property
+    def lines_read(self) -> int: ...
+    @property
+    def rows_written(self) -> int: ...

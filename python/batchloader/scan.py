@@ -4,13 +4,13 @@
 through a `ResultSetLoader` (the projection pushed down, so unprojected columns cost
 nothing), and merges reader, missing (null) and implicit file columns into the output order.
 
-Built-in: NDJSON (`format="ndjson"`, or `"auto"` for `.json`, `.ndjson`, `.jsonl`, optionally
-`.gz` / `.zst`), parsed in Rust with the GIL released. A user reader is a callable
+Built-in: NDJSON (`format="ndjson"`, or `"auto"` for `.json`, `.ndjson`, `.jsonl`) and CSV
+(`"csv"`, `"tsv"`; with `header=True` columns by name, else Drill's `columns` list), plain or
+`.gz` / `.zst`, parsed in Rust with the GIL released. A user reader is a callable
 `reader(file, writer)` given a `ScanFile` and the loader's
 `RowWriter`. It may write rows itself through the writer and `yield None` whenever
 `writer.start()` returns False (the scan then hands the full batch on and the reader carries
-on), or simply yield rows (dicts or tuples), which the scan writes for it. CSV is the readers
-issue's remaining work.
+on), or simply yield rows (dicts or tuples), which the scan writes for it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from batchloader._core import BatchLoaderError, NdjsonReader, ResultSetLoader, RowWriter
+from batchloader._core import (
+    BatchLoaderError,
+    CsvReader,
+    NdjsonReader,
+    ResultSetLoader,
+    RowWriter,
+)
 from batchloader.projection import parse_projection
 from batchloader.schema import (
     DEFAULT_NULL_TYPE,
@@ -106,6 +112,8 @@ class Scan:
         header: bool = False,
         delimiter: str = ",",
         *,
+        quote: str = '"',
+        escape: str | None = None,
         reader: Reader | None = None,
         strict_schema: bool = False,
         defined_schema: pa.Schema | None = None,
@@ -116,10 +124,10 @@ class Scan:
     ) -> None:
         if callable(format):
             reader, format = format, "custom"
-        if reader is None and format not in ("auto", "ndjson", "json"):
+        if reader is None and format not in ("auto", "ndjson", "json", "csv", "tsv"):
             raise ValueError(
-                f"format {format!r}: the built-in readers are 'ndjson' (and 'auto'); CSV is "
-                "not available in this version; pass reader=callable(file, writer)"
+                f"format {format!r}: the built-in readers are 'ndjson', 'csv' and 'auto'; "
+                "for anything else pass reader=callable(file, writer)"
             )
         if on_error not in ("error", "skip", "permissive"):
             raise ValueError(f"on_error must be 'error', 'skip' or 'permissive', not {on_error!r}")
@@ -135,6 +143,7 @@ class Scan:
             schema = pa.schema([*(schema or []), corrupt])
         self.root = os.path.abspath(root) if root else _default_root(paths, self.files)
         self.on_error, self.header, self.delimiter = on_error, header, delimiter
+        self.quote, self.escape = quote, escape
         self.limit = limit
         self.loader_limits = loader_limits
         implicit = ImplicitColumns(partition_prefix=partition_prefix)
@@ -183,15 +192,33 @@ class Scan:
             self.tracker.mark_resolved()
 
     def _builtin_format(self, path: str) -> str:
-        if self.format in ("ndjson", "json"):
-            return "ndjson"
+        if self.format in ("ndjson", "json", "csv", "tsv"):
+            return "ndjson" if self.format == "json" else self.format
         name = path.lower()
         for suffix in (".gz", ".zst", ".zstd"):
             name = name.removesuffix(suffix)
         if name.endswith((".json", ".ndjson", ".jsonl")):
             return "ndjson"
+        if name.endswith(".csv"):
+            return "csv"
+        if name.endswith(".tsv"):
+            return "tsv"
         raise ValueError(
-            f"cannot tell the format of {path!r} from its name; pass format='ndjson' or a reader"
+            f"cannot tell the format of {path!r} from its name; pass format= or a reader"
+        )
+
+    def _builtin_reader(self, path: str) -> NdjsonReader | CsvReader:
+        fmt = self._builtin_format(path)
+        if fmt == "ndjson":
+            return NdjsonReader(path, on_error=self.on_error, discover=not self.tracker.strict)
+        delimiter = "\t" if fmt == "tsv" and self.delimiter == "," else self.delimiter
+        return CsvReader(
+            path,
+            on_error=self.on_error,
+            header=self.header,
+            delimiter=delimiter,
+            quote=self.quote,
+            escape=self.escape,
         )
 
     def _read(self, file: ScanFile) -> Iterator[pa.RecordBatch]:
@@ -207,9 +234,7 @@ class Scan:
         if not loader.start_batch():
             return
         if self.reader is None:
-            reader = NdjsonReader(
-                file.path, on_error=self.on_error, discover=not self.tracker.strict
-            )
+            reader = self._builtin_reader(file.path)
             while reader.fill(loader):
                 yield loader.harvest()
                 if not loader.start_batch():

@@ -6,7 +6,7 @@ use pyo3::sync::PyOnceLock;
 
 use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
-use crate::readers::{InputError, NdjsonReader, OnError, ReadError};
+use crate::readers::{CsvOptions, CsvReader, InputError, NdjsonReader, OnError, ReadError};
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
@@ -24,6 +24,93 @@ fn input_error(py: Python<'_>, e: InputError) -> PyErr {
     }
 }
 
+/// Run a reader's `fill` on the loader with the GIL released; map its errors.
+fn fill_detached(
+    py: Python<'_>,
+    loader: &Bound<'_, PyResultSetLoader>,
+    fill: impl FnOnce(&mut crate::loader::ResultSetLoader) -> Result<bool, ReadError> + Send,
+) -> PyResult<bool> {
+    let mut l = loader.borrow_mut();
+    let loader = &mut l.inner;
+    match py.detach(|| fill(loader)) {
+        Ok(more) => Ok(more),
+        Err(ReadError::Input(e)) => Err(input_error(py, e)),
+        Err(ReadError::Loader(e)) => Err(to_pyerr(e)),
+    }
+}
+
+fn parse_on_error(on_error: &str) -> PyResult<OnError> {
+    OnError::parse(on_error).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "on_error must be 'error', 'skip' or 'permissive', not {on_error:?}"
+        ))
+    })
+}
+
+fn one_byte(name: &str, s: &str) -> PyResult<u8> {
+    match s.as_bytes() {
+        [b] => Ok(*b),
+        _ => Err(PyValueError::new_err(format!(
+            "{name} must be a single ASCII character, got {s:?}"
+        ))),
+    }
+}
+
+/// Reads one CSV file (plain, `.gz`, `.zst`) into a loader, a batch at a time.
+#[pyclass(module = "batchloader._core", name = "CsvReader", unsendable)]
+pub struct PyCsvReader {
+    inner: CsvReader,
+}
+
+#[pymethods]
+impl PyCsvReader {
+    #[new]
+    #[pyo3(signature = (path, on_error="error", header=false, delimiter=",", quote="\"", escape=None))]
+    fn new(
+        py: Python<'_>,
+        path: &str,
+        on_error: &str,
+        header: bool,
+        delimiter: &str,
+        quote: &str,
+        escape: Option<&str>,
+    ) -> PyResult<Self> {
+        let options = CsvOptions {
+            header,
+            delimiter: one_byte("delimiter", delimiter)?,
+            quote: one_byte("quote", quote)?,
+            escape: escape.map(|e| one_byte("escape", e)).transpose()?,
+        };
+        let inner = CsvReader::open(path, options, parse_on_error(on_error)?)
+            .map_err(|e| input_error(py, e))?;
+        Ok(PyCsvReader { inner })
+    }
+
+    /// Fill the loader's current batch; True if it filled up and input remains.
+    fn fill(&mut self, py: Python<'_>, loader: &Bound<'_, PyResultSetLoader>) -> PyResult<bool> {
+        let inner = &mut self.inner;
+        fill_detached(py, loader, |l| inner.fill(l))
+    }
+
+    /// Records skipped as bad (on_error="skip").
+    #[getter]
+    fn skipped_lines(&self) -> u64 {
+        self.inner.skipped_lines()
+    }
+
+    /// Records read so far, the header included.
+    #[getter]
+    fn lines_read(&self) -> u64 {
+        self.inner.lines_read()
+    }
+
+    /// Rows written so far.
+    #[getter]
+    fn rows_written(&self) -> u64 {
+        self.inner.rows_written()
+    }
+}
+
 /// Reads one NDJSON file (plain, `.gz`, `.zst`) into a loader, a batch at a time.
 #[pyclass(module = "batchloader._core", name = "NdjsonReader", unsendable)]
 pub struct PyNdjsonReader {
@@ -35,25 +122,15 @@ impl PyNdjsonReader {
     #[new]
     #[pyo3(signature = (path, on_error="error", discover=true))]
     fn new(py: Python<'_>, path: &str, on_error: &str, discover: bool) -> PyResult<Self> {
-        let on_error = OnError::parse(on_error).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "on_error must be 'error', 'skip' or 'permissive', not {on_error:?}"
-            ))
-        })?;
+        let on_error = parse_on_error(on_error)?;
         let inner = NdjsonReader::open(path, on_error, discover).map_err(|e| input_error(py, e))?;
         Ok(PyNdjsonReader { inner })
     }
 
     /// Fill the loader's current batch; True if it filled up and input remains.
     fn fill(&mut self, py: Python<'_>, loader: &Bound<'_, PyResultSetLoader>) -> PyResult<bool> {
-        let mut l = loader.borrow_mut();
         let inner = &mut self.inner;
-        let loader = &mut l.inner;
-        match py.detach(|| inner.fill(loader)) {
-            Ok(more) => Ok(more),
-            Err(ReadError::Input(e)) => Err(input_error(py, e)),
-            Err(ReadError::Loader(e)) => Err(to_pyerr(e)),
-        }
+        fill_detached(py, loader, |l| inner.fill(l))
     }
 
     /// Lines skipped as bad (on_error="skip").

@@ -1,12 +1,15 @@
 //! Readers that parse bytes straight into the loader's writers (no intermediate values, no
-//! Python objects): NDJSON so far. Projection is pushed into parsing: a field no one wants is
+//! Python objects): NDJSON and CSV. Projection is pushed into parsing: a field no one wants is
 //! skipped by the tokenizer without being built.
 
+pub mod csv;
+mod driver;
 pub mod input;
 mod json;
 pub mod ndjson;
 mod temporal;
 
+pub use csv::{CsvOptions, CsvReader};
 pub use ndjson::{InputError, NdjsonReader, OnError, ReadError};
 
 #[cfg(test)]

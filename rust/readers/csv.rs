@@ -1,0 +1,324 @@
+//! The CSV reader: with a header (columns by name, text converted to the column's type) or
+//! without one (Drill's `columns` list<utf8>, so `columns[3]` works downstream). Ragged rows
+//! are allowed: missing fields are null, extra fields are an error of that record.
+
+use std::io::BufRead;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field};
+
+use super::driver::{excerpt, loader_error, Driver, RecordSource};
+pub use super::driver::{InputError, OnError, ReadError};
+use super::input;
+use super::temporal::{parse_date, parse_timestamp};
+use crate::loader::{parse_decimal, ColumnId, ResultSetLoader, Value, ROOT};
+
+/// The one column of a header-less CSV file.
+pub const COLUMNS: &str = "columns";
+
+/// Dialect of a CSV file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsvOptions {
+    /// The first record names the columns.
+    pub header: bool,
+    pub delimiter: u8,
+    pub quote: u8,
+    /// An escape character inside quotes (else quotes are doubled).
+    pub escape: Option<u8>,
+}
+
+impl Default for CsvOptions {
+    fn default() -> Self {
+        CsvOptions {
+            header: false,
+            delimiter: b',',
+            quote: b'"',
+            escape: None,
+        }
+    }
+}
+
+struct CsvRecords {
+    reader: csv::Reader<Box<dyn BufRead + Send>>,
+    record: csv::ByteRecord,
+    path: String,
+    options: CsvOptions,
+    names: Option<Vec<String>>,
+    /// Column of each header field in the loader (None: not projected); resolved at first use.
+    ids: Option<Vec<Option<ColumnId>>>,
+    records: u64,
+}
+
+impl CsvRecords {
+    fn line(&self) -> u64 {
+        self.record.position().map_or(self.records, |p| p.line())
+    }
+
+    fn text<'r>(&self, field: &'r [u8], i: usize) -> Result<&'r str, InputError> {
+        std::str::from_utf8(field)
+            .map_err(|e| self.error(None, format!("field {} is not valid UTF-8: {e}", i + 1)))
+    }
+
+    fn resolve(&mut self, l: &mut ResultSetLoader) -> Result<Vec<Option<ColumnId>>, InputError> {
+        let names = self.names.clone().unwrap_or_default();
+        let mut ids = Vec::with_capacity(names.len());
+        for name in &names {
+            let id = match l.column(ROOT, name) {
+                Some(id) => Some(id),
+                None if l.would_project(ROOT, name) => {
+                    let field = Arc::new(Field::new(name, DataType::Utf8, true));
+                    Some(
+                        l.add_column(ROOT, field)
+                            .map_err(|e| loader_error(self, e))?,
+                    )
+                }
+                None => None,
+            };
+            ids.push(id.filter(|id| l.is_projected(*id)));
+        }
+        Ok(ids)
+    }
+
+    fn write_field(
+        &self,
+        l: &mut ResultSetLoader,
+        id: ColumnId,
+        i: usize,
+        raw: &[u8],
+    ) -> Result<(), InputError> {
+        let dt = l.field(id).data_type().clone();
+        let bad = |what: &str| {
+            self.error(
+                None,
+                format!(
+                    "field {} ({}) is not {what}: {:?}",
+                    i + 1,
+                    l.path(id),
+                    String::from_utf8_lossy(raw)
+                ),
+            )
+        };
+        if raw.is_empty() && !matches!(dt, DataType::Utf8 | DataType::LargeUtf8) {
+            return l.set(id, Value::Null).map_err(|e| loader_error(self, e));
+        }
+        let value = match &dt {
+            DataType::Binary | DataType::LargeBinary => Value::Bytes(raw),
+            _ => {
+                let text = self.text(raw, i)?;
+                match &dt {
+                    DataType::Utf8 | DataType::LargeUtf8 => Value::Str(text),
+                    DataType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
+                        "true" => Value::Bool(true),
+                        "false" => Value::Bool(false),
+                        _ => return Err(bad("a boolean")),
+                    },
+                    DataType::Float32 | DataType::Float64 => {
+                        Value::Float(text.trim().parse().map_err(|_| bad("a number"))?)
+                    }
+                    DataType::Date32 => {
+                        Value::Date(parse_date(text.trim()).ok_or_else(|| bad("a date"))?)
+                    }
+                    DataType::Timestamp(unit, _) => Value::Timestamp(
+                        parse_timestamp(text, *unit).ok_or_else(|| bad("a timestamp"))?,
+                    ),
+                    DataType::Decimal128(_, scale) => Value::Decimal(
+                        parse_decimal(text.trim(), *scale)
+                            .ok_or_else(|| bad("a decimal that fits"))?,
+                    ),
+                    dt if dt.is_integer() => match text.trim().parse::<i64>() {
+                        Ok(v) => Value::Int(v),
+                        Err(_) => Value::UInt(text.trim().parse().map_err(|_| bad("an integer"))?),
+                    },
+                    _ => return Err(bad(&format!("convertible to {dt}"))),
+                }
+            }
+        };
+        l.set(id, value).map_err(|e| loader_error(self, e))
+    }
+}
+
+impl RecordSource for CsvRecords {
+    fn next_record(&mut self) -> Result<bool, InputError> {
+        loop {
+            let more = self
+                .reader
+                .read_byte_record(&mut self.record)
+                .map_err(|e| {
+                    let line = self.line();
+                    match e.kind() {
+                        csv::ErrorKind::Io(io) => super::driver::io_error(&self.path, line, io),
+                        _ => InputError {
+                            path: self.path.clone(),
+                            line,
+                            column: None,
+                            message: format!("malformed CSV: {e}"),
+                            excerpt: String::new(),
+                        },
+                    }
+                })?;
+            if !more {
+                return Ok(false);
+            }
+            self.records += 1;
+            if self.options.header && self.names.is_none() {
+                let mut names = Vec::new();
+                for (i, f) in self.record.iter().enumerate() {
+                    let name = self.text(f, i)?.trim().to_string();
+                    let name = if name.is_empty() {
+                        format!("column{}", i + 1)
+                    } else {
+                        name
+                    };
+                    if names.iter().any(|n: &String| n.eq_ignore_ascii_case(&name)) {
+                        return Err(self.error(None, format!("the header names '{name}' twice")));
+                    }
+                    names.push(name);
+                }
+                self.names = Some(names);
+                continue;
+            }
+            return Ok(true);
+        }
+    }
+
+    fn is_blank(&self) -> bool {
+        self.record.len() == 1 && self.record[0].iter().all(u8::is_ascii_whitespace)
+    }
+
+    fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
+        if !self.options.header {
+            let id = match l.column(ROOT, COLUMNS) {
+                Some(id) => id,
+                None if l.would_project(ROOT, COLUMNS) => {
+                    let item = Arc::new(Field::new("item", DataType::Utf8, true));
+                    let field = Arc::new(Field::new(COLUMNS, DataType::List(item), true));
+                    l.add_column(ROOT, field)
+                        .map_err(|e| loader_error(self, e))?
+                }
+                None => return Ok(()),
+            };
+            if !l.is_projected(id) {
+                return Ok(());
+            }
+            let element = l.element(id).expect("a list");
+            l.open(id).map_err(|e| loader_error(self, e))?;
+            for (i, f) in self.record.iter().enumerate() {
+                let text = self.text(f, i)?;
+                l.set(element, Value::Str(text))
+                    .and_then(|_| l.save_element(id))
+                    .map_err(|e| loader_error(self, e))?;
+            }
+            return Ok(());
+        }
+        if self.ids.is_none() {
+            self.ids = Some(self.resolve(l)?);
+        }
+        let ids = self.ids.as_ref().expect("resolved");
+        if self.record.len() > ids.len() {
+            return Err(self.error(
+                None,
+                format!(
+                    "the record has {} fields, the header {}",
+                    self.record.len(),
+                    ids.len()
+                ),
+            ));
+        }
+        for (i, raw) in self.record.iter().enumerate() {
+            if let Some(id) = ids[i] {
+                self.write_field(l, id, i, raw)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn raw(&self) -> String {
+        let delimiter = [self.options.delimiter];
+        let fields: Vec<&[u8]> = self.record.iter().collect();
+        String::from_utf8_lossy(&fields.join(&delimiter[..])).into_owned()
+    }
+
+    fn error(&self, column: Option<usize>, message: String) -> InputError {
+        let raw = self.raw();
+        InputError {
+            path: self.path.clone(),
+            line: self.line(),
+            column,
+            message,
+            excerpt: excerpt(raw.as_bytes(), column),
+        }
+    }
+
+    fn records_read(&self) -> u64 {
+        self.records
+    }
+}
+
+/// Reads one CSV file into a loader, batch by batch. Use one reader with one loader.
+pub struct CsvReader {
+    src: CsvRecords,
+    driver: Driver,
+}
+
+impl CsvReader {
+    /// Open `path` (gzip / zstd by suffix).
+    pub fn open(path: &str, options: CsvOptions, on_error: OnError) -> Result<Self, InputError> {
+        let input = input::open(path).map_err(|e| InputError {
+            path: path.to_string(),
+            line: 0,
+            column: None,
+            message: format!("cannot open: {e}"),
+            excerpt: String::new(),
+        })?;
+        Ok(Self::from_reader(input, path, options, on_error))
+    }
+
+    /// Read from any buffered input (`path` names it in errors).
+    pub fn from_reader(
+        input: Box<dyn BufRead + Send>,
+        path: &str,
+        options: CsvOptions,
+        on_error: OnError,
+    ) -> Self {
+        let reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .delimiter(options.delimiter)
+            .quote(options.quote)
+            .escape(options.escape)
+            .double_quote(options.escape.is_none())
+            .from_reader(input);
+        CsvReader {
+            src: CsvRecords {
+                reader,
+                record: csv::ByteRecord::new(),
+                path: path.to_string(),
+                options,
+                names: None,
+                ids: None,
+                records: 0,
+            },
+            driver: Driver::new(on_error),
+        }
+    }
+
+    /// Fill the loader's current batch; `true` if it filled up and input remains.
+    pub fn fill(&mut self, l: &mut ResultSetLoader) -> Result<bool, ReadError> {
+        self.driver.fill(&mut self.src, l)
+    }
+
+    /// Records skipped as bad (`OnError::Skip`).
+    pub fn skipped_lines(&self) -> u64 {
+        self.driver.skipped
+    }
+
+    /// Records read so far (the header included).
+    pub fn lines_read(&self) -> u64 {
+        self.src.records_read()
+    }
+
+    /// Rows written so far.
+    pub fn rows_written(&self) -> u64 {
+        self.driver.rows
+    }
+}

@@ -1,0 +1,246 @@
+//! What every record-oriented reader shares: filling a batch record by record, a record that
+//! found the batch full kept for the next one, and the bad-input policy (raise, skip, or keep
+//! the raw record in `_corrupt_record`).
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field};
+
+use crate::loader::{LoaderError, ResultSetLoader, Value, ROOT};
+
+/// The column that keeps a malformed record whole under `OnError::Permissive`.
+pub const CORRUPT_RECORD: &str = "_corrupt_record";
+
+/// What to do with a record that cannot be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnError {
+    /// Stop with an [`InputError`].
+    Error,
+    /// Count the record as skipped and go on.
+    Skip,
+    /// Keep the raw record in `_corrupt_record`, the other columns null.
+    Permissive,
+}
+
+impl OnError {
+    /// `"error"`, `"skip"` or `"permissive"`.
+    pub fn parse(s: &str) -> Option<OnError> {
+        match s {
+            "error" => Some(OnError::Error),
+            "skip" => Some(OnError::Skip),
+            "permissive" => Some(OnError::Permissive),
+            _ => None,
+        }
+    }
+}
+
+/// Bad input: which file, line and byte column, why, and a short excerpt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    pub path: String,
+    /// 1-based line number (0 when the file could not be opened at all).
+    pub line: u64,
+    /// 1-based byte column within the line, when known.
+    pub column: Option<usize>,
+    pub message: String,
+    pub excerpt: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path)?;
+        if self.line > 0 {
+            write!(f, ", line {}", self.line)?;
+        }
+        if let Some(c) = self.column {
+            write!(f, ", column {c}")?;
+        }
+        write!(f, ": {}", self.message)?;
+        if !self.excerpt.is_empty() {
+            write!(f, " (near {:?})", self.excerpt)?;
+        }
+        Ok(())
+    }
+}
+
+/// A read stopped by bad input or by misuse of the loader.
+#[derive(Debug)]
+pub enum ReadError {
+    Input(InputError),
+    Loader(LoaderError),
+}
+
+impl From<LoaderError> for ReadError {
+    fn from(e: LoaderError) -> Self {
+        ReadError::Loader(e)
+    }
+}
+
+/// Up to 60 characters of `text` around `column`.
+pub(crate) fn excerpt(text: &[u8], column: Option<usize>) -> String {
+    let text = String::from_utf8_lossy(text);
+    let chars: Vec<char> = text.chars().collect();
+    let at = column.unwrap_or(1).saturating_sub(1).min(chars.len());
+    let start = at.saturating_sub(30);
+    let end = (at + 30).min(chars.len());
+    chars[start..end].iter().collect()
+}
+
+/// An input error for an I/O failure while reading record `line` of `path`.
+pub(crate) fn io_error(path: &str, line: u64, e: &io::Error) -> InputError {
+    let what = match e.kind() {
+        io::ErrorKind::UnexpectedEof => "the file is truncated (compressed stream ends early)",
+        io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => {
+            "the compressed stream is corrupt"
+        }
+        _ => "read failed",
+    };
+    InputError {
+        path: path.to_string(),
+        line,
+        column: None,
+        message: format!("{what}: {e}"),
+        excerpt: String::new(),
+    }
+}
+
+/// A source of records: the format-specific half of a reader.
+pub(crate) trait RecordSource {
+    /// Read the next record; `Ok(false)` at the end of the input.
+    fn next_record(&mut self) -> Result<bool, InputError>;
+    /// Whether the current record is blank (skipped without a row).
+    fn is_blank(&self) -> bool;
+    /// Write the current record into the open row (not saving it).
+    fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError>;
+    /// The current record as text, for `_corrupt_record`.
+    fn raw(&self) -> String;
+    /// An input error about the current record.
+    fn error(&self, column: Option<usize>, message: String) -> InputError;
+    /// Records read so far (blank ones included).
+    fn records_read(&self) -> u64;
+}
+
+/// The record loop and the bad-input policy, around a [`RecordSource`].
+pub(crate) struct Driver {
+    on_error: OnError,
+    /// The current record found the batch full: write it first thing next time.
+    pending: bool,
+    /// ... as a corrupt record.
+    pending_corrupt: bool,
+    pub skipped: u64,
+    pub rows: u64,
+}
+
+impl Driver {
+    pub fn new(on_error: OnError) -> Self {
+        Driver {
+            on_error,
+            pending: false,
+            pending_corrupt: false,
+            skipped: 0,
+            rows: 0,
+        }
+    }
+
+    /// Fill the loader's current batch from `src`. `Ok(true)`: the batch filled up and input
+    /// remains; `Ok(false)`: the input is done.
+    pub fn fill<S: RecordSource>(
+        &mut self,
+        src: &mut S,
+        l: &mut ResultSetLoader,
+    ) -> Result<bool, ReadError> {
+        loop {
+            if !self.pending {
+                if !src.next_record().map_err(ReadError::Input)? {
+                    return Ok(false);
+                }
+                if src.is_blank() {
+                    continue;
+                }
+                self.pending = true;
+            }
+            if !l.start_row()? {
+                return Ok(true);
+            }
+            self.pending = false;
+            if std::mem::take(&mut self.pending_corrupt) {
+                self.write_corrupt(src, l)?;
+                continue;
+            }
+            let written = src
+                .write(l)
+                .and_then(|_| l.save_row().map_err(|e| loader_error(src, e)));
+            match written {
+                Ok(()) => self.rows += 1,
+                Err(e) => {
+                    if l.row_open() {
+                        l.discard_row();
+                    }
+                    self.on_bad_record(src, l, e)?;
+                }
+            }
+        }
+    }
+
+    fn on_bad_record<S: RecordSource>(
+        &mut self,
+        src: &S,
+        l: &mut ResultSetLoader,
+        e: InputError,
+    ) -> Result<(), ReadError> {
+        match self.on_error {
+            OnError::Error => Err(ReadError::Input(e)),
+            OnError::Skip => {
+                self.skipped += 1;
+                Ok(())
+            }
+            OnError::Permissive => {
+                if l.start_row()? {
+                    self.write_corrupt(src, l)
+                } else {
+                    self.pending = true;
+                    self.pending_corrupt = true;
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// Keep the current record whole in `_corrupt_record` (the row is open).
+    fn write_corrupt<S: RecordSource>(
+        &mut self,
+        src: &S,
+        l: &mut ResultSetLoader,
+    ) -> Result<(), ReadError> {
+        let id = match l.column(ROOT, CORRUPT_RECORD) {
+            Some(id) => id,
+            None => l.add_column(
+                ROOT,
+                Arc::new(Field::new(CORRUPT_RECORD, DataType::Utf8, true)),
+            )?,
+        };
+        let text = src.raw();
+        let written = l.set(id, Value::Str(&text)).and_then(|_| l.save_row());
+        if let Err(e) = written {
+            if l.row_open() {
+                l.discard_row();
+            }
+            return Err(ReadError::Input(loader_error(src, e)));
+        }
+        self.rows += 1;
+        Ok(())
+    }
+}
+
+/// A loader error while writing the current record, as an input error about it.
+pub(crate) fn loader_error<S: RecordSource>(src: &S, e: LoaderError) -> InputError {
+    match e {
+        LoaderError::RowTooLarge(m) => src.error(
+            None,
+            format!("the record is larger than the batch limits allow: {m}"),
+        ),
+        e => src.error(None, e.to_string()),
+    }
+}

@@ -1,0 +1,124 @@
+"""The Rust CSV reader through the scan: pyarrow.csv oracle, Drill's `columns` list, dialects,
+ragged rows, bad input."""
+
+from __future__ import annotations
+
+import gzip
+
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pytest
+
+import batchloader as bl
+from batchloader.bench import FLAT_SCHEMA, flat_rows
+
+IMPLICIT = ["fqn", "filepath", "filename", "suffix"]
+
+
+def table_of(scan):
+    t = pa.Table.from_batches(list(scan), schema=scan.schema)
+    return t.drop_columns([c for c in IMPLICIT if c in t.column_names])
+
+
+def test_header_file_equals_pyarrow_csv(tmp_path):
+    data = pa.Table.from_pylist(flat_rows(2000), schema=FLAT_SCHEMA)
+    path = tmp_path / "flat.csv"
+    pcsv.write_csv(data, path)
+    schema = pa.schema([f.with_nullable(True) for f in FLAT_SCHEMA])
+    want = pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(column_types=schema))
+    scan = bl.Scan(path, header=True, schema=schema, batch_byte_limit=32 * 1024)
+    got = table_of(scan)
+    assert got.equals(want.select(got.column_names).cast(got.schema))
+    assert got.num_rows == 2000
+
+
+def test_untyped_header_columns_are_strings_like_pyarrow(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('a,b\n1,"x ""q"" y"\n2,\n,"multi\nline"\n')
+    got = table_of(bl.Scan(path, header=True))
+    strings = pa.schema([("a", pa.utf8()), ("b", pa.utf8())])
+    want = pcsv.read_csv(
+        path,
+        convert_options=pcsv.ConvertOptions(column_types=strings, strings_can_be_null=False),
+    )
+    assert got.equals(want)
+
+
+def test_headerless_file_gives_drills_columns_list(tmp_path):
+    path = tmp_path / "amount.csv"
+    path.write_text('"1","Bob","200","false"\n"2","Kate","150","true"\n"3"\n')
+    scan = bl.Scan(path, columns=["columns[2]", "columns[0]", "filename"])
+    t = pa.Table.from_batches(list(scan), schema=scan.schema)
+    assert t.schema.field("columns").type == pa.list_(pa.utf8())
+    assert t.column("columns").to_pylist() == [
+        ["1", "Bob", "200", "false"],
+        ["2", "Kate", "150", "true"],
+        ["3"],
+    ]
+    assert scan.projection["columns"].indexes == [0, 2]
+
+
+@pytest.mark.parametrize(
+    ("text", "kw", "want"),
+    [
+        ("a;b\n1;x\n", {"delimiter": ";"}, [{"a": "1", "b": "x"}]),
+        ("a,b,c\n'1,2',x\n", {}, [{"a": "'1", "b": "2'", "c": "x"}]),
+        ("a,b\n'1,2',x\n", {"quote": "'"}, [{"a": "1,2", "b": "x"}]),
+        ('a,b\n"1\\"2",x\n', {"escape": "\\"}, [{"a": '1"2', "b": "x"}]),
+    ],
+)
+def test_dialects(tmp_path, text, kw, want):
+    path = tmp_path / "d.csv"
+    path.write_text(text)
+    assert table_of(bl.Scan(path, header=True, **kw)).to_pylist() == want
+
+
+def test_tsv_by_suffix(tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_text("a\tb\n1\t2\n")
+    assert table_of(bl.Scan(path, header=True)).to_pylist() == [{"a": "1", "b": "2"}]
+
+
+def test_ragged_rows(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("a,b,c\n1,2,3\n4\n5,6,7,8\n9,10,11\n")
+    with pytest.raises(
+        bl.InputError, match=r"r\.csv, line 4: the record has 4 fields, the header 3"
+    ):
+        list(bl.Scan(path, header=True))
+    scan = bl.Scan(path, header=True, on_error="skip")
+    assert table_of(scan).to_pylist() == [
+        {"a": "1", "b": "2", "c": "3"},
+        {"a": "4", "b": None, "c": None},
+        {"a": "9", "b": "10", "c": "11"},
+    ]
+    assert scan.skipped_lines == 1
+
+
+def test_conversion_errors_name_line_and_field(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("n,s\n1,a\nxx,b\n3,c\n")
+    schema = pa.schema([("n", pa.int32())])
+    with pytest.raises(bl.InputError, match=r"line 3: field 1 \(n\) is not an integer: \"xx\""):
+        list(bl.Scan(path, header=True, schema=schema))
+    scan = bl.Scan(path, header=True, schema=schema, on_error="permissive")
+    t = table_of(scan)
+    assert t.column("n").to_pylist() == [1, None, 3]
+    assert t.column("_corrupt_record").to_pylist() == [None, "xx,b", None]
+
+
+def test_gzip_csv_and_empty_file(tmp_path):
+    with gzip.open(tmp_path / "g.csv.gz", "wt") as f:
+        f.write("a\n1\n2\n")
+    (tmp_path / "empty.csv").write_text("")
+    scan = bl.Scan(tmp_path, header=True, columns=["a", "filename"])
+    t = pa.Table.from_batches(list(scan), schema=scan.schema)
+    assert t.to_pylist() == [{"a": "1", "filename": "g.csv.gz"}, {"a": "2", "filename": "g.csv.gz"}]
+    assert scan.files_read == 2
+
+
+def test_invalid_utf8_field(tmp_path):
+    path = tmp_path / "u.csv"
+    path.write_bytes(b"a\nok\n\xff\n")
+    with pytest.raises(bl.InputError, match=r"line 3: field 1 is not valid UTF-8"):
+        list(bl.Scan(path, header=True))
