@@ -183,7 +183,7 @@ def test_invalid_utf8_is_its_own_error(tmp_path):
 def test_line_longer_than_the_batch_limit(tmp_path):
     path = tmp_path / "long.json"
     write_lines(path, [json.dumps({"s": "x" * 10}), json.dumps({"s": "y" * 5000})])
-    with pytest.raises(bl.InputError, match=r"line 2: the line is larger than the batch limits"):
+    with pytest.raises(bl.InputError, match=r"line 2: the record is larger than the batch limits"):
         list(bl.Scan(path, vector_byte_limit=1000))
 
 
