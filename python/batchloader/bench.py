@@ -267,6 +267,37 @@ def _json_ready(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def csv_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None], int]]:
+    """CSV readers (files with a header): each reads a file and returns its rows."""
+    import pyarrow.csv as pcsv
+
+    from batchloader.scan import Scan
+
+    def batchloader_scan(path: str, columns: list[str] | None) -> int:
+        scan = Scan(path, header=True, columns=columns, batch_byte_limit=byte_limit)
+        return sum(b.num_rows for b in scan)
+
+    def pyarrow_csv(threads: bool) -> Callable[[str, list[str] | None], int]:
+        def read(path: str, columns: list[str] | None) -> int:
+            options = pcsv.ReadOptions(use_threads=threads)
+            return pcsv.read_csv(path, read_options=options).num_rows
+
+        return read
+
+    out = {
+        "batchloader.Scan (1 thread)": batchloader_scan,
+        "pyarrow.csv (1 thread)": pyarrow_csv(False),
+        "pyarrow.csv (threads)": pyarrow_csv(True),
+    }
+    try:
+        import polars as pl
+
+        out["polars.read_csv"] = lambda path, columns: pl.read_csv(path).height
+    except ImportError:
+        pass
+    return out
+
+
 def file_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None], int]]:
     """NDJSON readers: each reads a file (optionally only some columns) and returns rows."""
     import pyarrow.json as pj
@@ -312,20 +343,29 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
         ("nested", nested_rows, None),
         ("nested-narrow", nested_rows, NARROW),
         ("flat", flat_rows, None),
+        ("flat-csv", flat_rows, None),
     ]
     written: dict[str, str] = {}
     for name, make, columns in cases:
         base = name.split("-")[0]
-        if base not in written:
-            path = os.path.join(workdir, f"{base}.json")
-            with open(path, "w") as f:
-                for r in _json_ready(make(rows)):
-                    f.write(json.dumps(r))
-                    f.write("\n")
-            written[base] = path
-        path = written[base]
+        is_csv = name.endswith("-csv")
+        key = name if is_csv else base
+        if key not in written:
+            if is_csv:
+                import pyarrow.csv as pcsv
+
+                path = os.path.join(workdir, f"{base}.csv")
+                pcsv.write_csv(pa.Table.from_pylist(make(rows), schema=FLAT_SCHEMA), path)
+            else:
+                path = os.path.join(workdir, f"{base}.json")
+                with open(path, "w") as f:
+                    for r in _json_ready(make(rows)):
+                        f.write(json.dumps(r))
+                        f.write("\n")
+            written[key] = path
+        path = written[key]
         size = os.path.getsize(path)
-        contenders = file_readers(byte_limit)
+        contenders = csv_readers(byte_limit) if is_csv else file_readers(byte_limit)
         by_reader = {w: Result(name, w, rows) for w in contenders}
         for _ in range(rounds):
             for reader, fn in contenders.items():
