@@ -142,27 +142,17 @@ class ArrowArrayExport:
         self, requested_schema: object | None = None
     ) -> tuple[object, object]: ...
 
-class NdjsonReader:
-    """Reads one NDJSON file (plain, .gz, .zst) into a loader, a batch at a time."""
+class FileReader:
+    """Reads one NDJSON or CSV file (plain, .gz, .zst) into a loader, a batch at a time.
 
-    def __init__(self, path: str, on_error: str = "error", discover: bool = True) -> None: ...
-    def fill(self, loader: ResultSetLoader) -> bool:
-        """Fill the loader's current batch; True if it filled up and input remains."""
-    @property
-    def skipped_lines(self) -> int: ...
-    @property
-    def lines_read(self) -> int: ...
-    @property
-    def rows_written(self) -> int: ...
-
-class CsvReader:
-    """Reads one CSV file (plain, .gz, .zst) into a loader, a batch at a time: with a header
-    (columns by name) or without (one `columns` list<utf8> column)."""
+    CSV: with `header=True` columns by name, else one `columns` list<utf8> column."""
 
     def __init__(
         self,
         path: str,
-        on_error: str = "error",
+        format: Literal["ndjson", "csv"] = "ndjson",
+        on_error: Literal["error", "skip", "permissive"] = "error",
+        discover: bool = True,
         header: bool = False,
         delimiter: str = ",",
         quote: str = '"',

@@ -25,8 +25,7 @@ import pyarrow as pa
 
 from batchloader._core import (
     BatchLoaderError,
-    CsvReader,
-    NdjsonReader,
+    FileReader,
     ResultSetLoader,
     RowWriter,
 )
@@ -207,14 +206,14 @@ class Scan:
             f"cannot tell the format of {path!r} from its name; pass format= or a reader"
         )
 
-    def _builtin_reader(self, path: str) -> NdjsonReader | CsvReader:
+    def _builtin_reader(self, path: str) -> FileReader:
         fmt = self._builtin_format(path)
-        if fmt == "ndjson":
-            return NdjsonReader(path, on_error=self.on_error, discover=not self.tracker.strict)
         delimiter = "\t" if fmt == "tsv" and self.delimiter == "," else self.delimiter
-        return CsvReader(
+        return FileReader(
             path,
+            format="ndjson" if fmt == "ndjson" else "csv",
             on_error=self.on_error,
+            discover=not self.tracker.strict,
             header=self.header,
             delimiter=delimiter,
             quote=self.quote,

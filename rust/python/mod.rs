@@ -19,8 +19,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<writers::PyColumnWriter>()?;
     m.add_class::<writers::PyBatchIterator>()?;
     m.add_class::<arrow::ArrowArrayExport>()?;
-    m.add_class::<readers::PyNdjsonReader>()?;
-    m.add_class::<readers::PyCsvReader>()?;
+    m.add_class::<readers::PyFileReader>()?;
     m.add(
         "BatchLoaderError",
         py.get_type::<errors::BatchLoaderError>(),

@@ -56,98 +56,88 @@ fn one_byte(name: &str, s: &str) -> PyResult<u8> {
     }
 }
 
-/// Reads one CSV file (plain, `.gz`, `.zst`) into a loader, a batch at a time.
-#[pyclass(module = "batchloader._core", name = "CsvReader", unsendable)]
-pub struct PyCsvReader {
-    inner: CsvReader,
+/// One of the built-in readers.
+enum AnyReader {
+    Ndjson(NdjsonReader),
+    Csv(CsvReader),
+}
+
+/// Call the same method on whichever reader it is.
+macro_rules! on_reader {
+    ($reader:expr, $r:ident => $call:expr) => {
+        match $reader {
+            AnyReader::Ndjson($r) => $call,
+            AnyReader::Csv($r) => $call,
+        }
+    };
+}
+
+/// Reads one file (NDJSON or CSV; plain, `.gz`, `.zst`) into a loader, a batch at a time.
+#[pyclass(module = "batchloader._core", name = "FileReader", unsendable)]
+pub struct PyFileReader {
+    inner: AnyReader,
 }
 
 #[pymethods]
-impl PyCsvReader {
+impl PyFileReader {
     #[new]
-    #[pyo3(signature = (path, on_error="error", header=false, delimiter=",", quote="\"", escape=None))]
+    #[pyo3(signature = (path, format="ndjson", on_error="error", discover=true, header=false,
+                        delimiter=",", quote="\"", escape=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         path: &str,
+        format: &str,
         on_error: &str,
+        discover: bool,
         header: bool,
         delimiter: &str,
         quote: &str,
         escape: Option<&str>,
     ) -> PyResult<Self> {
-        let options = CsvOptions {
-            header,
-            delimiter: one_byte("delimiter", delimiter)?,
-            quote: one_byte("quote", quote)?,
-            escape: escape.map(|e| one_byte("escape", e)).transpose()?,
+        let on_error = parse_on_error(on_error)?;
+        let inner = match format {
+            "ndjson" => NdjsonReader::open(path, on_error, discover).map(AnyReader::Ndjson),
+            "csv" => {
+                let options = CsvOptions {
+                    header,
+                    delimiter: one_byte("delimiter", delimiter)?,
+                    quote: one_byte("quote", quote)?,
+                    escape: escape.map(|e| one_byte("escape", e)).transpose()?,
+                };
+                CsvReader::open(path, options, on_error).map(AnyReader::Csv)
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "format must be 'ndjson' or 'csv', not {other:?}"
+                )))
+            }
         };
-        let inner = CsvReader::open(path, options, parse_on_error(on_error)?)
-            .map_err(|e| input_error(py, e))?;
-        Ok(PyCsvReader { inner })
+        Ok(PyFileReader {
+            inner: inner.map_err(|e| input_error(py, e))?,
+        })
     }
 
     /// Fill the loader's current batch; True if it filled up and input remains.
     fn fill(&mut self, py: Python<'_>, loader: &Bound<'_, PyResultSetLoader>) -> PyResult<bool> {
-        let inner = &mut self.inner;
-        fill_detached(py, loader, |l| inner.fill(l))
+        on_reader!(&mut self.inner, r => fill_detached(py, loader, |l| r.fill(l)))
     }
 
     /// Records skipped as bad (on_error="skip").
     #[getter]
     fn skipped_lines(&self) -> u64 {
-        self.inner.skipped_lines()
+        on_reader!(&self.inner, r => r.skipped_lines())
     }
 
-    /// Records read so far, the header included.
+    /// Records read so far (blank lines and a CSV header included).
     #[getter]
     fn lines_read(&self) -> u64 {
-        self.inner.lines_read()
+        on_reader!(&self.inner, r => r.lines_read())
     }
 
     /// Rows written so far.
     #[getter]
     fn rows_written(&self) -> u64 {
-        self.inner.rows_written()
-    }
-}
-
-/// Reads one NDJSON file (plain, `.gz`, `.zst`) into a loader, a batch at a time.
-#[pyclass(module = "batchloader._core", name = "NdjsonReader", unsendable)]
-pub struct PyNdjsonReader {
-    inner: NdjsonReader,
-}
-
-#[pymethods]
-impl PyNdjsonReader {
-    #[new]
-    #[pyo3(signature = (path, on_error="error", discover=true))]
-    fn new(py: Python<'_>, path: &str, on_error: &str, discover: bool) -> PyResult<Self> {
-        let on_error = parse_on_error(on_error)?;
-        let inner = NdjsonReader::open(path, on_error, discover).map_err(|e| input_error(py, e))?;
-        Ok(PyNdjsonReader { inner })
-    }
-
-    /// Fill the loader's current batch; True if it filled up and input remains.
-    fn fill(&mut self, py: Python<'_>, loader: &Bound<'_, PyResultSetLoader>) -> PyResult<bool> {
-        let inner = &mut self.inner;
-        fill_detached(py, loader, |l| inner.fill(l))
-    }
-
-    /// Lines skipped as bad (on_error="skip").
-    #[getter]
-    fn skipped_lines(&self) -> u64 {
-        self.inner.skipped_lines()
-    }
-
-    /// Lines read so far, blank ones included.
-    #[getter]
-    fn lines_read(&self) -> u64 {
-        self.inner.lines_read()
-    }
-
-    /// Rows written so far.
-    #[getter]
-    fn rows_written(&self) -> u64 {
-        self.inner.rows_written()
+        on_reader!(&self.inner, r => r.rows_written())
     }
 }

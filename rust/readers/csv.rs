@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field};
 
-use super::driver::{excerpt, loader_error, Driver, RecordSource};
+use super::driver::{excerpt, loader_error, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::temporal::{parse_date, parse_timestamp};
@@ -38,7 +38,8 @@ impl Default for CsvOptions {
     }
 }
 
-struct CsvRecords {
+/// The records of a CSV input (the record source of [`CsvReader`]).
+pub struct CsvRecords {
     reader: csv::Reader<Box<dyn BufRead + Send>>,
     record: csv::ByteRecord,
     path: String,
@@ -255,22 +256,17 @@ impl RecordSource for CsvRecords {
 }
 
 /// Reads one CSV file into a loader, batch by batch. Use one reader with one loader.
-pub struct CsvReader {
-    src: CsvRecords,
-    driver: Driver,
-}
+pub type CsvReader = RecordReader<CsvRecords>;
 
 impl CsvReader {
     /// Open `path` (gzip / zstd by suffix).
     pub fn open(path: &str, options: CsvOptions, on_error: OnError) -> Result<Self, InputError> {
-        let input = input::open(path).map_err(|e| InputError {
-            path: path.to_string(),
-            line: 0,
-            column: None,
-            message: format!("cannot open: {e}"),
-            excerpt: String::new(),
-        })?;
-        Ok(Self::from_reader(input, path, options, on_error))
+        Ok(Self::from_reader(
+            input::open_input(path)?,
+            path,
+            options,
+            on_error,
+        ))
     }
 
     /// Read from any buffered input (`path` names it in errors).
@@ -288,37 +284,15 @@ impl CsvReader {
             .escape(options.escape)
             .double_quote(options.escape.is_none())
             .from_reader(input);
-        CsvReader {
-            src: CsvRecords {
-                reader,
-                record: csv::ByteRecord::new(),
-                path: path.to_string(),
-                options,
-                names: None,
-                ids: None,
-                records: 0,
-            },
-            driver: Driver::new(on_error),
-        }
-    }
-
-    /// Fill the loader's current batch; `true` if it filled up and input remains.
-    pub fn fill(&mut self, l: &mut ResultSetLoader) -> Result<bool, ReadError> {
-        self.driver.fill(&mut self.src, l)
-    }
-
-    /// Records skipped as bad (`OnError::Skip`).
-    pub fn skipped_lines(&self) -> u64 {
-        self.driver.skipped
-    }
-
-    /// Records read so far (the header included).
-    pub fn lines_read(&self) -> u64 {
-        self.src.records_read()
-    }
-
-    /// Rows written so far.
-    pub fn rows_written(&self) -> u64 {
-        self.driver.rows
+        let src = CsvRecords {
+            reader,
+            record: csv::ByteRecord::new(),
+            path: path.to_string(),
+            options,
+            names: None,
+            ids: None,
+            records: 0,
+        };
+        RecordReader::new(src, on_error)
     }
 }

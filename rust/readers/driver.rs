@@ -244,3 +244,41 @@ pub(crate) fn loader_error<S: RecordSource>(src: &S, e: LoaderError) -> InputErr
         e => src.error(None, e.to_string()),
     }
 }
+
+/// A reader: a record source driven into a loader, a batch per `fill`.
+pub struct RecordReader<S> {
+    pub(crate) src: S,
+    pub(crate) driver: Driver,
+}
+
+#[allow(private_bounds)]
+impl<S: RecordSource> RecordReader<S> {
+    pub(crate) fn new(src: S, on_error: OnError) -> Self {
+        RecordReader {
+            src,
+            driver: Driver::new(on_error),
+        }
+    }
+
+    /// Fill the loader's current batch. Returns `true` if the batch filled up and more input
+    /// remains (harvest, start the next batch, call again), `false` at the end of the input.
+    /// Use one reader with one loader.
+    pub fn fill(&mut self, l: &mut ResultSetLoader) -> Result<bool, ReadError> {
+        self.driver.fill(&mut self.src, l)
+    }
+
+    /// Records skipped as bad (`OnError::Skip`).
+    pub fn skipped_lines(&self) -> u64 {
+        self.driver.skipped
+    }
+
+    /// Records read so far (blank lines and a CSV header included).
+    pub fn lines_read(&self) -> u64 {
+        self.src.records_read()
+    }
+
+    /// Rows written so far (corrupt records included).
+    pub fn rows_written(&self) -> u64 {
+        self.driver.rows
+    }
+}

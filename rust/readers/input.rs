@@ -3,6 +3,8 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 
+use super::driver::InputError;
+
 /// Read buffer size: memory per open file, whatever the file's size.
 pub const READ_BUFFER: usize = 1 << 20;
 
@@ -25,5 +27,16 @@ pub fn open(path: &str) -> io::Result<Box<dyn BufRead + Send>> {
         Box::new(BufReader::with_capacity(READ_BUFFER, zst))
     } else {
         Box::new(BufReader::with_capacity(READ_BUFFER, file))
+    })
+}
+
+/// [`open`], failing with an [`InputError`] that names the file.
+pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, InputError> {
+    open(path).map_err(|e| InputError {
+        path: path.to_string(),
+        line: 0,
+        column: None,
+        message: format!("cannot open: {e}"),
+        excerpt: String::new(),
     })
 }

@@ -4,14 +4,14 @@ use std::io::BufRead;
 
 use serde::de::DeserializeSeed;
 
-use super::driver::{excerpt, io_error, loader_error, Driver, RecordSource};
+use super::driver::{excerpt, io_error, loader_error, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
 use super::json::{JsonWriter, KeyCache, ValueSeed};
 use crate::loader::{Discovery, ResultSetLoader};
 
-/// The lines of an NDJSON input.
-struct JsonLines {
+/// The lines of an NDJSON input (the record source of [`NdjsonReader`]).
+pub struct JsonLines {
     input: Box<dyn BufRead + Send>,
     path: String,
     discover: bool,
@@ -89,22 +89,17 @@ impl RecordSource for JsonLines {
 }
 
 /// Reads one NDJSON file into a loader, batch by batch.
-pub struct NdjsonReader {
-    src: JsonLines,
-    driver: Driver,
-}
+pub type NdjsonReader = RecordReader<JsonLines>;
 
 impl NdjsonReader {
     /// Open `path` (gzip / zstd by suffix). `discover`: unknown fields become columns.
     pub fn open(path: &str, on_error: OnError, discover: bool) -> Result<Self, InputError> {
-        let input = input::open(path).map_err(|e| InputError {
-            path: path.to_string(),
-            line: 0,
-            column: None,
-            message: format!("cannot open: {e}"),
-            excerpt: String::new(),
-        })?;
-        Ok(Self::from_reader(input, path, on_error, discover))
+        Ok(Self::from_reader(
+            input::open_input(path)?,
+            path,
+            on_error,
+            discover,
+        ))
     }
 
     /// Read from any buffered input (`path` names it in errors).
@@ -114,38 +109,15 @@ impl NdjsonReader {
         on_error: OnError,
         discover: bool,
     ) -> Self {
-        NdjsonReader {
-            src: JsonLines {
-                input,
-                path: path.to_string(),
-                discover,
-                discovery: Discovery::default(),
-                keys: KeyCache::default(),
-                line: Vec::with_capacity(4096),
-                line_no: 0,
-            },
-            driver: Driver::new(on_error),
-        }
-    }
-
-    /// Fill the loader's current batch. Returns `true` if the batch filled up and more input
-    /// remains (harvest, start the next batch, call again), `false` at the end of the file.
-    pub fn fill(&mut self, l: &mut ResultSetLoader) -> Result<bool, ReadError> {
-        self.driver.fill(&mut self.src, l)
-    }
-
-    /// Lines skipped as bad (`OnError::Skip`).
-    pub fn skipped_lines(&self) -> u64 {
-        self.driver.skipped
-    }
-
-    /// Lines read so far (blank ones included).
-    pub fn lines_read(&self) -> u64 {
-        self.src.records_read()
-    }
-
-    /// Rows written so far (corrupt records included).
-    pub fn rows_written(&self) -> u64 {
-        self.driver.rows
+        let src = JsonLines {
+            input,
+            path: path.to_string(),
+            discover,
+            discovery: Discovery::default(),
+            keys: KeyCache::default(),
+            line: Vec::with_capacity(4096),
+            line_no: 0,
+        };
+        RecordReader::new(src, on_error)
     }
 }
