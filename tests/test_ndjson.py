@@ -232,3 +232,17 @@ def test_int_then_float_widens_within_a_file(tmp_path):
     assert got.column("x").to_pylist() == [1.0, 2.5, 3.0]
     assert got.schema.field("x").type == pa.float64()
     assert not math.isnan(got.column("x")[0].as_py())
+
+
+def test_a_field_seen_only_as_null_takes_the_null_type(tmp_path):
+    path = tmp_path / "n.json"
+    write_lines(
+        path,
+        ['{"a": 1, "z": null, "m": {"q": null}}', '{"a": 2, "late": null}', '{"a": 3, "late": 7}'],
+    )
+    got = data_table(bl.Scan(path))
+    assert got.schema.field("z").type == pa.utf8()
+    assert got.schema.field("m").type == pa.struct([("q", pa.utf8())])
+    assert got.schema.field("late").type == pa.int64()  # a real value came in time
+    assert got.column("z").to_pylist() == [None, None, None]
+    assert got.column("late").to_pylist() == [None, None, 7]

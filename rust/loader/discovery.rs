@@ -4,6 +4,9 @@
 
 use std::collections::HashSet;
 
+use arrow_schema::{DataType, Field};
+
+use super::error::LoaderError;
 use super::lifecycle::ResultSetLoader;
 use super::node::{ColumnId, ColumnKind};
 
@@ -12,6 +15,8 @@ use super::node::{ColumnId, ColumnKind};
 pub struct Discovery {
     discovered: HashSet<ColumnId>,
     guessed: HashSet<ColumnId>,
+    /// Fields seen so far only as null: (struct, name).
+    null_only: Vec<(ColumnId, String)>,
 }
 
 impl Discovery {
@@ -49,5 +54,32 @@ impl Discovery {
     /// The guess about `list` is settled (confirmed or replaced).
     pub fn settle(&mut self, list: ColumnId) {
         self.guessed.remove(&list);
+    }
+
+    /// Field `name` of struct `parent` was seen as null, with no column yet.
+    pub fn note_null(&mut self, parent: ColumnId, name: &str) {
+        if !self
+            .null_only
+            .iter()
+            .any(|(p, n)| *p == parent && n == name)
+        {
+            self.null_only.push((parent, name.to_string()));
+        }
+    }
+
+    /// Give every field seen only as null a column of `null_type` (back-filled with nulls),
+    /// so it is not lost; fields that got a real value meanwhile already have theirs.
+    pub fn settle_nulls(
+        &mut self,
+        l: &mut ResultSetLoader,
+        null_type: &DataType,
+    ) -> Result<(), LoaderError> {
+        for (parent, name) in std::mem::take(&mut self.null_only) {
+            if l.column(parent, &name).is_none() && l.would_project(parent, &name) {
+                let id = l.add_column(parent, Field::new(name, null_type.clone(), true))?;
+                self.mark(l, id);
+            }
+        }
+        Ok(())
     }
 }

@@ -120,6 +120,10 @@ pub(crate) trait RecordSource {
     fn error(&self, column: Option<usize>, message: String) -> InputError;
     /// Records read so far (blank ones included).
     fn records_read(&self) -> u64;
+    /// The batch is about to be handed over (full, or the input is done).
+    fn flush(&mut self, _l: &mut ResultSetLoader) -> Result<(), LoaderError> {
+        Ok(())
+    }
 }
 
 /// The record loop and the bad-input policy, around a [`RecordSource`].
@@ -154,6 +158,7 @@ impl Driver {
         loop {
             if !self.pending {
                 if !src.next_record().map_err(ReadError::Input)? {
+                    src.flush(l)?;
                     return Ok(false);
                 }
                 if src.is_blank() {
@@ -162,6 +167,7 @@ impl Driver {
                 self.pending = true;
             }
             if !l.start_row()? {
+                src.flush(l)?;
                 return Ok(true);
             }
             self.pending = false;

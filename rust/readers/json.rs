@@ -115,7 +115,10 @@ impl JsonWriter<'_> {
             Slot::Column(id) => Ok(Some(id)),
             Slot::New { parent, name } => {
                 let Some(dt) = discovered_type(shape) else {
-                    return Ok(None); // null says nothing: wait for a value that does
+                    // Null says nothing about the type: wait for a value that does (a field
+                    // that stays null gets the null type when the batch is handed over).
+                    self.discovery.note_null(parent, name);
+                    return Ok(None);
                 };
                 let id = match self.l.add_column(parent, Field::new(name, dt, true)) {
                     Ok(id) => id,

@@ -8,7 +8,9 @@ use super::driver::{excerpt, io_error, loader_error, RecordReader, RecordSource}
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
 use super::json::{JsonWriter, KeyCache, ValueSeed};
-use crate::loader::{Discovery, ResultSetLoader};
+use arrow_schema::DataType;
+
+use crate::loader::{Discovery, LoaderError, ResultSetLoader};
 
 /// The lines of an NDJSON input (the record source of [`NdjsonReader`]).
 pub struct JsonLines {
@@ -85,6 +87,10 @@ impl RecordSource for JsonLines {
 
     fn records_read(&self) -> u64 {
         self.line_no
+    }
+
+    fn flush(&mut self, l: &mut ResultSetLoader) -> Result<(), LoaderError> {
+        self.discovery.settle_nulls(l, &DataType::Utf8)
     }
 }
 
