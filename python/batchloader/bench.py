@@ -333,6 +333,24 @@ def file_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None],
         out["polars.read_ndjson"] = polars_ndjson
     except ImportError:
         pass
+    try:
+        import duckdb
+
+        def duckdb_json(threads: int) -> Callable[[str, list[str] | None], int]:
+            def read(path: str, columns: list[str] | None) -> int:
+                con = duckdb.connect(config={"threads": threads})
+                select = "*"
+                if columns:
+                    select = ", ".join(dict.fromkeys(c.split(".")[0] for c in columns))
+                query = f"SELECT {select} FROM read_json('{path}', format='newline_delimited')"
+                return con.sql(query).to_arrow_table().num_rows
+
+            return read
+
+        out["duckdb read_json (1 thread)"] = duckdb_json(1)
+        out["duckdb read_json (2 threads)"] = duckdb_json(2)
+    except ImportError:  # optional: pip install duckdb
+        pass
     return out
 
 
