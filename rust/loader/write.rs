@@ -140,6 +140,31 @@ impl ResultSetLoader {
         self.after_write(id)
     }
 
+    /// Start a new value of struct/list/map `id` in the current entry: whatever was written
+    /// to it in this entry is dropped, and it is opened (present, non-null, empty). The same
+    /// as `clear` then `open`, in one walk.
+    pub fn begin(&mut self, id: ColumnId) -> Result<()> {
+        self.check_writable(id)?;
+        if !self.nodes[id].projected || id == ROOT {
+            return Ok(());
+        }
+        if self.nodes[id].kind() == ColumnKind::Scalar {
+            return Err(LoaderError::SchemaConflict(format!(
+                "column '{}' is a scalar; set() a value",
+                self.nodes[id].path
+            )));
+        }
+        let p = self.pos(id);
+        if self.nodes[id].len > p {
+            self.truncate(id, p);
+        }
+        if let Some(parent) = self.parent(id) {
+            self.ensure_open(parent);
+        }
+        self.mutate(id, Node::open_entry);
+        self.after_write(id)
+    }
+
     /// Commit the element being written to list (or map) `list`: one more element. Members
     /// of a struct element that were not written are back-filled.
     pub fn save_element(&mut self, list: ColumnId) -> Result<()> {

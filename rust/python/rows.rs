@@ -19,6 +19,10 @@ pub(crate) struct RowState {
     /// Per struct node: its row dicts' key objects -> column id (or SKIP). Python's own dict
     /// makes a known key cost one hash-cached lookup, case-insensitive resolution included.
     keys: Vec<Option<Py<PyDict>>>,
+    /// Per struct node: the key objects of the last dict, by position, and where each went.
+    /// Dicts built by the same code share their key objects and their order, so most keys
+    /// are resolved by one pointer comparison.
+    order: Vec<Vec<(Py<PyAny>, Option<ColumnId>)>>,
     /// Add unknown keys as columns (the loader was built without a schema).
     discover: bool,
     /// Columns created by discovery, and lists whose element type is still a guess.
@@ -90,8 +94,7 @@ impl RowWriter<'_> {
     }
 
     fn struct_value(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
-        self.l.clear(id)?;
-        self.l.open(id)?;
+        self.l.begin(id)?;
         self.members(id, obj)
     }
 
@@ -204,8 +207,32 @@ impl RowWriter<'_> {
     /// Write the members of a struct (or the row, `ROOT`) from a dict, tuple or list.
     pub fn members(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
         if let Ok(dict) = obj.cast::<PyDict>() {
-            for (k, v) in dict.iter() {
-                if let Some(m) = self.member_for(id, &k, &v)? {
+            if self.state.order.len() <= id {
+                self.state.order.resize_with(id + 1, Vec::new);
+            }
+            for (pos, (k, v)) in dict.iter().enumerate() {
+                let seen = self.state.order[id].get(pos);
+                let target = match seen {
+                    Some((key, target)) if key.as_ptr() == k.as_ptr() => *target,
+                    _ => {
+                        let target = self.member_for(id, &k, &v)?;
+                        // A new column's id is cached once it exists (the next dict).
+                        if target.is_some()
+                            || self.l.column(id, &k.to_string()).is_some()
+                            || !self.state.discover
+                        {
+                            let order = &mut self.state.order[id];
+                            let entry = (k.clone().unbind(), target);
+                            if pos < order.len() {
+                                order[pos] = entry;
+                            } else if pos == order.len() {
+                                order.push(entry);
+                            }
+                        }
+                        target
+                    }
+                };
+                if let Some(m) = target {
                     self.value(m, &v)?;
                 }
             }
@@ -259,8 +286,7 @@ impl RowWriter<'_> {
 
     fn elements(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
         let mut child = self.l.element(id).expect("a list");
-        self.l.clear(id)?;
-        self.l.open(id)?;
+        self.l.begin(id)?;
         let mut element = |w: &mut Self, item: &Bound<'_, PyAny>| -> WriteResult {
             if w.state.discover {
                 child = w.element_for(id, item)?;
@@ -288,8 +314,7 @@ impl RowWriter<'_> {
         let entries = self.l.element(id).expect("a map");
         let key = self.l.column_at(entries, 0).expect("map key");
         let value = self.l.column_at(entries, 1).expect("map value");
-        self.l.clear(id)?;
-        self.l.open(id)?;
+        self.l.begin(id)?;
         if let Ok(dict) = obj.cast::<PyDict>() {
             for (k, v) in dict.iter() {
                 self.value(key, &k)?;

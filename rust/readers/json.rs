@@ -332,8 +332,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         match self.w.l.kind(id) {
             ColumnKind::Struct => {
                 if id != ROOT {
-                    self.w.l.clear(id).map_err(|e| self.w.fail(e))?;
-                    self.w.l.open(id).map_err(|e| self.w.fail(e))?;
+                    self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
                 }
                 let mut pos = 0;
                 while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
@@ -363,8 +362,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 let entries = self.w.l.element(id).expect("map entries");
                 let key = self.w.l.column_at(entries, 0).expect("key");
                 let value = self.w.l.column_at(entries, 1).expect("value");
-                self.w.l.clear(id).map_err(|e| self.w.fail(e))?;
-                self.w.l.open(id).map_err(|e| self.w.fail(e))?;
+                self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
                 while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
                     self.w.write_str(key, &k)?;
                     let slot = Slot::Column(value);
@@ -389,8 +387,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         if self.w.l.kind(id) != ColumnKind::List {
             return Err(self.w.conflict(id, "an array"));
         }
-        self.w.l.clear(id).map_err(|e| self.w.fail(e))?;
-        self.w.l.open(id).map_err(|e| self.w.fail(e))?;
+        self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
         loop {
             let slot = Slot::Element(id);
             if seq
