@@ -51,15 +51,23 @@ fn nested_schema() -> Schema {
     ])
 }
 
-fn new_loader(schema: Schema, vector_byte_limit: usize) -> ResultSetLoader {
+fn new_loader(schema: Schema, limits: Limits) -> ResultSetLoader {
     let mut loader = ResultSetLoader::new(LoaderOptions {
         schema: Some(Arc::new(schema)),
-        vector_byte_limit,
+        vector_byte_limit: limits.vector_byte_limit,
+        row_limit: limits.row_limit,
         ..LoaderOptions::default()
     })
     .expect("loader");
     loader.start_batch().expect("batch");
     loader
+}
+
+/// The limits of one case.
+#[derive(Clone, Copy)]
+struct Limits {
+    vector_byte_limit: usize,
+    row_limit: usize,
 }
 
 /// Start a row, harvesting (and counting) a batch whenever the current one is full.
@@ -72,8 +80,8 @@ fn start(loader: &mut ResultSetLoader, batches: &mut usize) {
     }
 }
 
-fn write_flat(vector_byte_limit: usize) -> usize {
-    let mut l = new_loader(flat_schema(), vector_byte_limit);
+fn write_flat(limits: Limits) -> usize {
+    let mut l = new_loader(flat_schema(), limits);
     let cols: Vec<_> = (0..6).map(|i| l.column_at(ROOT, i).unwrap()).collect();
     let mut batches = 0;
     for i in 0..ROWS {
@@ -92,8 +100,8 @@ fn write_flat(vector_byte_limit: usize) -> usize {
     batches + 1
 }
 
-fn write_nested(vector_byte_limit: usize) -> usize {
-    let mut l = new_loader(nested_schema(), vector_byte_limit);
+fn write_nested(limits: Limits) -> usize {
+    let mut l = new_loader(nested_schema(), limits);
     let id = l.column(ROOT, "id").unwrap();
     let address = l.column(ROOT, "address").unwrap();
     let (city, zip) = (
@@ -130,29 +138,40 @@ fn write_nested(vector_byte_limit: usize) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    // 16 MiB: batches end at the 65536-row limit. 64 KiB: the id column fills after 8192
-    // rows, so every batch ends with an overflow row moved to the next.
-    let cases = [("row_limit", 16usize << 20), ("overflow", 64 << 10)];
+    // "overflow": a 64 KiB vector limit ends every batch with an overflow row moved to the
+    // next. "same_batches": the row limit that gives as many batches without any overflow,
+    // so the two differ only by the overflow handling. "row_limit": the default 65536 rows.
+    let overflow = Limits {
+        vector_byte_limit: 64 << 10,
+        row_limit: 65536,
+    };
+    let by_rows = |rows: usize| Limits {
+        vector_byte_limit: 16 << 20,
+        row_limit: rows,
+    };
+    type Writer = fn(Limits) -> usize;
+    let writers: [(&str, Writer); 2] = [("flat", write_flat), ("nested", write_nested)];
     let mut group = c.benchmark_group("write_1M_rows");
     group.sample_size(10);
     group.throughput(Throughput::Elements(ROWS as u64));
-    for (name, limit) in cases {
-        group.bench_with_input(BenchmarkId::new("flat", name), &limit, |b, &limit| {
-            b.iter(|| write_flat(limit))
-        });
-        group.bench_with_input(BenchmarkId::new("nested", name), &limit, |b, &limit| {
-            b.iter(|| write_nested(limit))
-        });
+    for (name, write) in writers {
+        let batches = write(overflow);
+        let same = by_rows(ROWS.div_ceil(batches));
+        eprintln!(
+            "{name}: {batches} batches with overflow, {} without",
+            write(same)
+        );
+        for (case, limits) in [
+            ("row_limit", by_rows(65536)),
+            ("same_batches", same),
+            ("overflow", overflow),
+        ] {
+            group.bench_with_input(BenchmarkId::new(name, case), &limits, |b, &limits| {
+                b.iter(|| write(limits))
+            });
+        }
     }
     group.finish();
-    // How often the overflow cases overflow (printed once, for the report).
-    eprintln!(
-        "batches: flat {} / {}, nested {} / {}",
-        write_flat(16 << 20),
-        write_flat(64 << 10),
-        write_nested(16 << 20),
-        write_nested(64 << 10)
-    );
 }
 
 criterion_group!(benches, bench);
