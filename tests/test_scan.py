@@ -273,3 +273,24 @@ def test_unknown_formats_are_refused_early(tmp_path):
         bl.Scan(tmp_path, format="parquet")
     with pytest.raises(ValueError, match="cannot tell the format"):
         bl.Scan(tmp_path)
+
+
+@pytest.mark.parametrize("columns", [None, ["a", "s", "missing", "m.x", "dir0", "filename", "fqn"]])
+def test_scan_batches_respect_the_limits_with_added_columns(tmp_path, columns):
+    """File and null columns are added after the loader: it keeps room for them."""
+    from arrow_bytes import batch_buffer_sizes, exported_buffer_sizes
+
+    deep = tmp_path / ("d" * 40) / ("e" * 40)
+    write(
+        f"{deep}/data-file-with-a-long-name.json",
+        [{"a": i, "s": "v" * (i % 13), "m": {"y": i}} for i in range(3000)],
+    )
+    scan = bl.Scan(
+        tmp_path, columns=columns, reader=json_lines, batch_byte_limit=6000, vector_byte_limit=2500
+    )
+    batches = list(scan)
+    assert sum(b.num_rows for b in batches) == 3000
+    for b in batches:
+        for sizes in (batch_buffer_sizes(b), exported_buffer_sizes(b)):
+            assert sum(sizes) <= 6000, sum(sizes)
+            assert max(sizes) <= 2500, max(sizes)

@@ -36,6 +36,8 @@ from batchloader.schema import (
     ScanSchemaTracker,
     conform,
     fill_column,
+    implicit_column_bytes,
+    null_column_bytes,
 )
 
 #: the column that keeps malformed lines whole (on_error="permissive")
@@ -181,7 +183,7 @@ class Scan:
                 return
             file = ScanFile(path, self.root, index)
             values = ImplicitColumns.values(path, self.root)
-            for batch in self._read(file):
+            for batch in self._read(file, values):
                 self.tracker.apply_reader_schema(batch.schema, path)
                 self.tracker.missing_columns(batch.schema)
                 out = self._assemble(batch, values)
@@ -220,7 +222,21 @@ class Scan:
             escape=self.escape,
         )
 
-    def _read(self, file: ScanFile) -> Iterator[pa.RecordBatch]:
+    def _reserve(self, values: dict) -> tuple[int, int, int]:
+        """Room to keep in each loader batch for the columns the scan adds to it: the file
+        columns (values known per file) and, at most, a null column per reader column."""
+        per_row = per_batch = largest = 0
+        for col in self.tracker._columns:
+            if col.source == "implicit":
+                r, b, big = implicit_column_bytes(values.get(col.implicit))
+            else:
+                r, b, big = null_column_bytes(
+                    col.field.type if col.field is not None else self.tracker.null_type
+                )
+            per_row, per_batch, largest = per_row + r, per_batch + b, max(largest, big)
+        return per_row, per_batch, largest
+
+    def _read(self, file: ScanFile, values: dict) -> Iterator[pa.RecordBatch]:
         limits = dict(self.loader_limits)
         if self.limit is not None:
             limits["limit"] = self.limit - self.rows_read
@@ -228,6 +244,7 @@ class Scan:
             schema=self.tracker.reader_input_schema(),
             projection=self.tracker.reader_projection(),
             discover=not self.tracker.strict,
+            reserve=self._reserve(values),
             **limits,
         )
         if not loader.start_batch():

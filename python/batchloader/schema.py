@@ -384,3 +384,30 @@ def _nulls(n: int, f: pa.Field) -> pa.Array:
 def fill_column(n: int, f: pa.Field) -> pa.Array:
     """Public wrapper of the missing-column filler (nulls or back-fill values)."""
     return _nulls(n, f)
+
+
+def null_column_bytes(t: pa.DataType) -> tuple[int, int, int]:
+    """Upper bounds of what a column of nulls of type `t` adds to a batch: (bytes per row,
+    bytes per batch, bytes per row of its largest buffer). Validity is counted as a byte."""
+    if pa.types.is_struct(t):
+        per_row, per_batch, largest = 1, 1, 1
+        for member in t:
+            r, b, big = null_column_bytes(member.type)
+            per_row, per_batch, largest = per_row + r, per_batch + b, max(largest, big)
+        return per_row, per_batch, largest
+    if pa.types.is_boolean(t):
+        return 2, 2, 1
+    if pa.types.is_large_string(t) or pa.types.is_large_binary(t) or pa.types.is_large_list(t):
+        return 9, 9, 8
+    if pa.types.is_string(t) or pa.types.is_binary(t) or pa.types.is_list(t):
+        return 5, 5, 4
+    if pa.types.is_map(t):
+        return 5, 5, 4
+    width = max(t.bit_width // 8, 1)
+    return width + 1, 1, width
+
+
+def implicit_column_bytes(value: str | None) -> tuple[int, int, int]:
+    """What a utf8 column repeating `value` adds to a batch (same triple as above)."""
+    size = len(value.encode()) if value is not None else 0
+    return size + 5, 5, max(size, 4)

@@ -82,6 +82,38 @@ pub struct LoaderOptions {
     pub batch_byte_limit: Option<usize>,
     /// Optional total rows for the whole scan (LIMIT push-down).
     pub limit: Option<u64>,
+    /// Room kept in every batch for columns the consumer adds outside the loader (a scan's
+    /// file and null columns), so the batch it finally hands on still respects the limits.
+    pub reserve: Reserve,
+}
+
+/// Bytes a consumer will add to each batch outside the loader.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reserve {
+    /// Bytes added per row, all added buffers together.
+    pub per_row: usize,
+    /// Bytes added per batch whatever its rows (e.g. one more offset per column).
+    pub per_batch: usize,
+    /// Bytes the largest single added buffer grows by per row.
+    pub largest_buffer_per_row: usize,
+}
+
+impl Reserve {
+    /// Total bytes reserved for a batch of `rows` rows.
+    pub fn total(&self, rows: usize) -> usize {
+        if *self == Reserve::default() {
+            return 0;
+        }
+        self.per_batch + rows * self.per_row
+    }
+
+    /// Bytes of the largest added buffer for `rows` rows.
+    pub fn largest_buffer(&self, rows: usize) -> usize {
+        if self.largest_buffer_per_row == 0 {
+            return 0;
+        }
+        self.per_batch + rows * self.largest_buffer_per_row
+    }
 }
 
 impl Default for LoaderOptions {
@@ -93,6 +125,7 @@ impl Default for LoaderOptions {
             vector_byte_limit: 16 << 20,
             batch_byte_limit: None,
             limit: None,
+            reserve: Reserve::default(),
         }
     }
 }

@@ -15,8 +15,17 @@ pub(crate) struct FrozenBatch {
 
 /// Which limit a write broke.
 enum Breach {
-    Vector { column: ColumnId, bytes: usize },
-    Batch { bytes: usize },
+    Vector {
+        column: ColumnId,
+        bytes: usize,
+    },
+    Batch {
+        bytes: usize,
+    },
+    /// The columns the consumer adds would outgrow the vector limit.
+    Reserved {
+        bytes: usize,
+    },
 }
 
 impl ResultSetLoader {
@@ -25,9 +34,20 @@ impl ResultSetLoader {
         (bytes > self.options.vector_byte_limit).then_some(Breach::Vector { column: id, bytes })
     }
 
+    /// Rows the active buffers hold, the row being written included.
+    fn active_rows(&self) -> usize {
+        self.row_pos + usize::from(self.row_open)
+    }
+
     fn batch_breach(&self) -> Option<Breach> {
         let limit = self.options.batch_byte_limit?;
-        (self.bytes > limit).then_some(Breach::Batch { bytes: self.bytes })
+        let bytes = self.bytes + self.options.reserve.total(self.active_rows());
+        (bytes > limit).then_some(Breach::Batch { bytes })
+    }
+
+    fn reserve_breach(&self) -> Option<Breach> {
+        let bytes = self.options.reserve.largest_buffer(self.active_rows());
+        (bytes > self.options.vector_byte_limit).then_some(Breach::Reserved { bytes })
     }
 
     /// A breach anywhere in the subtree of `id`.
@@ -51,7 +71,7 @@ impl ResultSetLoader {
     /// The limit the mutations since the last check broke, if any.
     #[inline]
     fn pending_breach(&mut self) -> Option<Breach> {
-        if let Some(b) = self.batch_breach() {
+        if let Some(b) = self.batch_breach().or_else(|| self.reserve_breach()) {
             self.breach = None;
             return Some(b);
         }
@@ -83,7 +103,8 @@ impl ResultSetLoader {
         self.frozen = Some(self.split_tree(at));
         self.row_pos = 0;
         self.breach = None;
-        match self.batch_breach().or_else(|| self.subtree_breach(ROOT)) {
+        let breach = self.batch_breach().or_else(|| self.reserve_breach());
+        match breach.or_else(|| self.subtree_breach(ROOT)) {
             None => Ok(()),
             Some(b) => Err(self.reject_row(b, written)),
         }
@@ -95,6 +116,11 @@ impl ResultSetLoader {
                 "the value for column '{}' is larger than the maximum: the row needs a \
                  {bytes}-byte buffer, vector_byte_limit is {}",
                 self.nodes[column].path, self.options.vector_byte_limit
+            ),
+            Breach::Reserved { bytes } => format!(
+                "the columns added to every row (file and null columns) need a {bytes}-byte \
+                 buffer for one row, vector_byte_limit is {}",
+                self.options.vector_byte_limit
             ),
             Breach::Batch { bytes } => {
                 let upto = match written {

@@ -333,3 +333,34 @@ fn fill_at_commit_can_overflow_the_row() {
     l.start_batch().unwrap();
     assert_eq!(l.harvest().unwrap().num_rows(), 1);
 }
+
+#[test]
+fn reserve_keeps_room_for_columns_added_outside() {
+    let options = LoaderOptions {
+        schema: Some(Arc::new(Schema::new(vec![Field::new(
+            "a",
+            DataType::Int64,
+            false,
+        )]))),
+        batch_byte_limit: Some(1000),
+        reserve: Reserve {
+            per_row: 12,
+            per_batch: 4,
+            largest_buffer_per_row: 4,
+        },
+        ..LoaderOptions::default()
+    };
+    let mut l = ResultSetLoader::new(options).unwrap();
+    l.start_batch().unwrap();
+    let a = l.column(ROOT, "a").unwrap();
+    let mut rows = 0;
+    while l.start_row().unwrap() {
+        l.set(a, Value::Int(rows)).unwrap();
+        l.save_row().unwrap();
+        rows += 1;
+    }
+    let batch = l.harvest().unwrap();
+    // 8 bytes of `a` + 12 reserved per row, 4 per batch: 49 rows fit 1000 bytes, 50 do not.
+    assert_eq!(batch.num_rows(), 49);
+    assert!(49 * 20 + 4 <= 1000 && 50 * 20 + 4 > 1000);
+}

@@ -11,7 +11,9 @@ use super::arrow::{batch_to_py, field_from_py, schema_from_py};
 use super::convert::WriteError;
 use super::errors::to_pyerr;
 use super::rows::{RowState, RowWriter};
-use crate::loader::{ColumnId, ColumnKind, LoaderOptions, Projection, ResultSetLoader, ROOT};
+use crate::loader::{
+    ColumnId, ColumnKind, LoaderOptions, Projection, Reserve, ResultSetLoader, ROOT,
+};
 
 /// Writes rows into Arrow buffers and hands back `pyarrow.RecordBatch`es bounded by a row
 /// limit and byte limits (DESIGN.md section 1).
@@ -66,7 +68,7 @@ impl PyResultSetLoader {
     #[new]
     #[pyo3(signature = (schema=None, projection=None, row_limit=65536,
                         vector_byte_limit=16 * 1024 * 1024, batch_byte_limit=None, limit=None,
-                        discover=None))]
+                        discover=None, reserve=(0, 0, 0)))]
     fn new(
         schema: Option<&Bound<'_, PyAny>>,
         projection: Option<&Bound<'_, PyAny>>,
@@ -75,6 +77,7 @@ impl PyResultSetLoader {
         batch_byte_limit: Option<i64>,
         limit: Option<i64>,
         discover: Option<bool>,
+        reserve: (usize, usize, usize),
     ) -> PyResult<Self> {
         let positive = |name: &str, v: i64| -> PyResult<usize> {
             usize::try_from(v).ok().filter(|v| *v >= 1).ok_or_else(|| {
@@ -113,6 +116,11 @@ impl PyResultSetLoader {
                 .map(|b| positive("batch_byte_limit", b))
                 .transpose()?,
             limit,
+            reserve: Reserve {
+                per_row: reserve.0,
+                per_batch: reserve.1,
+                largest_buffer_per_row: reserve.2,
+            },
         };
         Ok(PyResultSetLoader {
             inner: ResultSetLoader::new(options).map_err(to_pyerr)?,
