@@ -66,6 +66,7 @@ fn lookup(l: &ResultSetLoader, parent: ColumnId, key: &Bound<'_, PyAny>) -> PyRe
 #[pymethods]
 impl PyResultSetLoader {
     #[new]
+    #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (schema=None, projection=None, row_limit=65536,
                         vector_byte_limit=16 * 1024 * 1024, batch_byte_limit=None, limit=None,
                         discover=None, reserve=(0, 0, 0)))]
