@@ -18,7 +18,7 @@ from batchloader._core import (
 from batchloader.errors import InputError, ProjectionError
 from batchloader.projection import ProjectedColumn, Projection, parse_projection
 from batchloader.scan import Scan, ScanFile
-from batchloader.schema import ImplicitColumns, ScanSchemaTracker
+from batchloader.schema import ImplicitColumns, OutputColumn, ScanSchemaTracker
 
 __all__ = [
     "BatchIterator",
@@ -28,6 +28,7 @@ __all__ = [
     "ImplicitColumns",
     "InputError",
     "LoaderStateError",
+    "OutputColumn",
     "ProjectedColumn",
     "Projection",
     "ProjectionError",

@@ -226,8 +226,8 @@ class Scan:
         """Room to keep in each loader batch for the columns the scan adds to it: the file
         columns (values known per file) and, at most, a null column per reader column."""
         per_row = per_batch = largest = 0
-        for col in self.tracker._columns:
-            if col.source == "implicit":
+        for col in self.tracker.output_columns():
+            if col.implicit is not None:
                 r, b, big = implicit_column_bytes(values.get(col.implicit))
             else:
                 r, b, big = null_column_bytes(
@@ -284,8 +284,9 @@ class Scan:
         lower = {name.lower(): i for i, name in enumerate(batch.schema.names)}
         arrays = []
         schema = self.tracker.output_schema()
-        for f, col in zip(schema, (c for c in self.tracker._columns if c.field), strict=True):
-            if col.source == "implicit":
+        known = [c for c in self.tracker.output_columns() if c.field is not None]
+        for f, col in zip(schema, known, strict=True):
+            if col.implicit is not None:
                 arrays.append(pa.repeat(pa.scalar(values.get(col.implicit), pa.utf8()), n))
                 continue
             i = lower.get(f.name.lower())

@@ -60,6 +60,16 @@ class ImplicitColumns:
         return out
 
 
+@dataclass(frozen=True)
+class OutputColumn:
+    """One column of the scan's output: its field (None while its type is unknown) and, for
+    an implicit column, the file value it holds (`("filename", 0)`, `("partition", 2)`)."""
+
+    name: str
+    field: pa.Field | None
+    implicit: tuple[str, int] | None
+
+
 @dataclass
 class _Column:
     """One output column: where it comes from and its type (None = not yet known)."""
@@ -199,6 +209,11 @@ class ScanSchemaTracker:
     def _find(self, name: str) -> _Column | None:
         low = name.lower()
         return next((c for c in self._columns if c.name.lower() == low), None)
+
+    def output_columns(self) -> list[OutputColumn]:
+        """Every output column in order: its field (None while unknown) and, for an implicit
+        column, which file value it holds."""
+        return [OutputColumn(c.name, c.field, c.implicit) for c in self._columns]
 
     def implicit_columns(self) -> list[tuple[str, tuple[str, int]]]:
         """(output name, (kind, index)) of the implicit columns, in output order."""
