@@ -19,7 +19,7 @@ impl Bits {
     }
 
     /// Append one bit.
-    #[inline]
+    #[inline(always)]
     pub fn append(&mut self, bit: bool) {
         if self.len % 8 == 0 {
             self.buf.push(0u8);

@@ -37,6 +37,11 @@ pub struct ResultSetLoader {
     pub(crate) bytes: usize,
     /// The first node a mutation took over `vector_byte_limit` since the last check.
     pub(crate) breach: Option<ColumnId>,
+    /// Projected top-level columns, if every one of them is a scalar (commit fast path).
+    pub(crate) scalar_row_width: Option<usize>,
+    /// Top-level scalars written (first write) in the current row; a row that wrote all of
+    /// `scalar_row_width` needs no back-fill at commit. `usize::MAX` disables the shortcut.
+    pub(crate) row_scalar_writes: usize,
     /// The full batch set aside when a row overflowed.
     pub(crate) frozen: Option<FrozenBatch>,
     pub(crate) harvested_rows: u64,
@@ -58,6 +63,8 @@ impl ResultSetLoader {
             row_open: false,
             bytes: 0,
             breach: None,
+            scalar_row_width: Some(0),
+            row_scalar_writes: 0,
             frozen: None,
             harvested_rows: 0,
             harvested_batches: 0,
@@ -142,6 +149,7 @@ impl ResultSetLoader {
             return Ok(false);
         }
         self.row_open = true;
+        self.row_scalar_writes = 0;
         Ok(true)
     }
 
@@ -157,9 +165,13 @@ impl ResultSetLoader {
         if !self.row_open {
             return Err(LoaderError::State("save() without start()".into()));
         }
-        if let Err(e) = self.finalize(ROOT, self.row_pos) {
-            self.discard_row();
-            return Err(e);
+        // Every projected column is a scalar the row wrote: nothing to back-fill or check.
+        let complete = self.scalar_row_width == Some(self.row_scalar_writes);
+        if !complete {
+            if let Err(e) = self.finalize(ROOT, self.row_pos) {
+                self.discard_row();
+                return Err(e);
+            }
         }
         self.after_write(ROOT)?;
         self.row_pos += 1;

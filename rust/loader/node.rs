@@ -296,7 +296,7 @@ impl Node {
         self.validity.as_ref().is_none_or(|v| v.get_bit(i))
     }
 
-    #[inline]
+    #[inline(always)]
     fn push_validity(&mut self, valid: bool) {
         if let Some(v) = self.validity.as_mut() {
             v.append(valid);
@@ -481,7 +481,7 @@ impl Node {
     }
 
     /// Append a checked value as a new entry.
-    #[inline]
+    #[inline(always)]
     pub fn push_encoded(&mut self, value: &Encoded<'_>) {
         match (value, &mut self.data) {
             (Encoded::Null, _) => return self.push_null(),

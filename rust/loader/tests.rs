@@ -364,3 +364,30 @@ fn reserve_keeps_room_for_columns_added_outside() {
     // 50 do not (1004).
     assert_eq!(batch.num_rows(), 49);
 }
+
+#[test]
+fn commit_shortcut_still_back_fills_and_validates() {
+    let mut l = loader(
+        vec![
+            Field::new("a", DataType::Int64, true),
+            Field::new("s", DataType::Utf8, true),
+        ],
+        1 << 20,
+    );
+    let (a, s) = (l.column(ROOT, "a").unwrap(), l.column(ROOT, "s").unwrap());
+    // Both written, then one cleared: the commit must back-fill it.
+    l.start_row().unwrap();
+    l.set(a, Value::Int(1)).unwrap();
+    l.set(s, Value::Str("x")).unwrap();
+    l.clear(s).unwrap();
+    l.save_row().unwrap();
+    // Both written, then bad UTF-8 appended: the commit must refuse the row.
+    l.start_row().unwrap();
+    l.set(a, Value::Int(2)).unwrap();
+    l.set(s, Value::Str("y")).unwrap();
+    l.append_bytes(s, &[0xff]).unwrap();
+    assert!(matches!(l.save_row(), Err(LoaderError::SchemaConflict(_))));
+    let batch = l.harvest().unwrap();
+    assert_eq!(batch.num_rows(), 1);
+    assert!(batch.column(1).is_null(0));
+}

@@ -511,6 +511,9 @@ impl ResultSetLoader {
             index.insert(field.name().to_lowercase(), members.len());
             members.push(id);
         }
+        if parent == ROOT {
+            self.scalar_row_width = self.count_scalar_row();
+        }
         Ok(id)
     }
 
@@ -614,6 +617,20 @@ impl ResultSetLoader {
             self.schema_version += 1;
         }
         Ok(id)
+    }
+
+    /// The projected top-level columns, if all of them are scalars.
+    fn count_scalar_row(&self) -> Option<usize> {
+        let Data::Struct { members, .. } = &self.nodes[ROOT].data else {
+            return None;
+        };
+        let projected = members.iter().filter(|m| self.nodes[**m].projected);
+        let mut n = 0;
+        for m in projected {
+            self.nodes[*m].physical?;
+            n += 1;
+        }
+        Some(n)
     }
 
     /// Whether `id` is a map's entries struct (its members are fixed).

@@ -30,6 +30,7 @@ impl ResultSetLoader {
     #[inline]
     fn prepare_entry(&mut self, id: ColumnId) -> usize {
         if self.nodes[id].role == Role::Member(ROOT) && self.nodes[id].len == self.row_pos {
+            self.row_scalar_writes += 1;
             return self.row_pos; // a top-level column not yet written in this row
         }
         let p = self.pos(id);
@@ -51,7 +52,7 @@ impl ResultSetLoader {
         if !node.projected {
             return Ok(());
         }
-        if node.kind() != ColumnKind::Scalar {
+        if node.physical.is_none() {
             if value != Value::Null {
                 return Err(LoaderError::SchemaConflict(format!(
                     "column '{}' is a {}: write its members or elements, not {} value {value}",
@@ -119,6 +120,7 @@ impl ResultSetLoader {
         }
         if is_utf8 {
             self.nodes[id].check_utf8 = true;
+            self.row_scalar_writes = usize::MAX; // the commit must validate it
         }
         self.after_write(id)
     }
@@ -198,6 +200,7 @@ impl ResultSetLoader {
             // Nothing below a struct or list can be written without opening its entry.
             if self.nodes[id].len > p {
                 self.truncate(id, p);
+                self.row_scalar_writes = usize::MAX; // the commit must back-fill it again
             }
         }
         Ok(())
