@@ -2,18 +2,18 @@
 //!
 //! How Drill's design (seeds 002 and 003) maps here:
 //! - Every column (top-level, struct member, list element, map entry) is a node in an arena
-//!   ([`node`]); its `len` is Drill's *last write position* + 1.
+//!   (`node.rs`); its `len` is Drill's *last write position* + 1.
 //! - A write lands at the node's *position*: the row index for top-level columns, the parent's
 //!   position for struct members, and the list's committed element count for list elements
-//!   ([`tree`]). Committing a row or an element back-fills every column not written in it, and
+//!   (`tree.rs`). Committing a row or an element back-fills every column not written in it, and
 //!   discards anything written but not committed, so no half row ever stays in a buffer.
 //! - When a write (or a commit's fill) takes a buffer over `vector_byte_limit`, or all buffers
 //!   over `batch_byte_limit`, the row being written is split off: every node's buffers are
 //!   swapped for fresh look-ahead buffers that receive only the overflow row's entries (list
 //!   offsets rebased, recursively: the row index becomes the first-element index at each list
 //!   level), while the full buffers are set aside, untouched, as the batch to harvest
-//!   ([`overflow`]). Writing then simply continues, mid-value and at any depth.
-//! - Harvest turns the set-aside buffers into Arrow arrays without copying ([`export`]).
+//!   (`overflow.rs`). Writing then simply continues, mid-value and at any depth.
+//! - Harvest turns the set-aside buffers into Arrow arrays without copying (`export.rs`).
 
 mod bits;
 mod discovery;

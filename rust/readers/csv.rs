@@ -1,5 +1,5 @@
 //! The CSV reader: with a header (columns by name, text converted to the column's type) or
-//! without one (Drill's `columns` list<utf8>, so `columns[3]` works downstream). Ragged rows
+//! without one (Drill's `columns` `list<utf8>`, so `columns[3]` works downstream). Ragged rows
 //! are allowed: missing fields are null, extra fields are an error of that record.
 
 use std::io::BufRead;
