@@ -1,0 +1,86 @@
+"""Spark-side helpers that need no running Spark: the Arrow types Spark accepts, and
+`rows_to_arrow`, which turns a row-yielding function into a bounded `mapInArrow` function.
+
+Spark's Arrow conversion takes utf8 (not large_utf8), binary, list (not large_list), signed
+integers only and timestamps in microseconds. `spark_arrow_type` maps every type the loader
+writes to the one Spark takes, in one place; batches are cast to it before Spark sees them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from batchloader._core import ResultSetLoader
+
+#: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
+_UNSIGNED = {
+    pa.uint8(): pa.int16(),
+    pa.uint16(): pa.int32(),
+    pa.uint32(): pa.int64(),
+    pa.uint64(): pa.decimal128(20, 0),
+}
+
+
+def spark_arrow_type(t: pa.DataType) -> pa.DataType:
+    """The Arrow type Spark accepts for `t` (identical when Spark takes `t` as is)."""
+    if pa.types.is_large_string(t):
+        return pa.utf8()
+    if pa.types.is_large_binary(t):
+        return pa.binary()
+    if t in _UNSIGNED:
+        return _UNSIGNED[t]
+    if pa.types.is_timestamp(t):
+        return pa.timestamp("us", tz=t.tz)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return pa.list_(spark_arrow_field(t.value_field))
+    if pa.types.is_map(t):
+        return pa.map_(spark_arrow_field(t.key_field), spark_arrow_field(t.item_field))
+    if pa.types.is_struct(t):
+        return pa.struct([spark_arrow_field(t.field(i)) for i in range(t.num_fields)])
+    return t
+
+
+def spark_arrow_field(f: pa.Field) -> pa.Field:
+    """`f` with its type mapped by `spark_arrow_type` (name, nullability, metadata kept)."""
+    return f.with_type(spark_arrow_type(f.type))
+
+
+def spark_arrow_schema(schema: pa.Schema) -> pa.Schema:
+    """`schema` in the Arrow types Spark accepts."""
+    return pa.schema([spark_arrow_field(f) for f in schema], metadata=schema.metadata)
+
+
+def to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema | None = None) -> pa.RecordBatch:
+    """`batch` cast to `schema` (default: `spark_arrow_schema(batch.schema)`); a cast that
+    would lose data raises instead of truncating."""
+    target = schema if schema is not None else spark_arrow_schema(batch.schema)
+    if batch.schema == target:
+        return batch
+    return batch.cast(target, safe=True)
+
+
+def rows_to_arrow(
+    fn: Callable[[Iterator[pa.RecordBatch]], Iterable[Any]],
+    schema: pa.Schema,
+    **limits: Any,
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """Wrap `fn` (input batches -> dict or tuple rows) into a `mapInArrow` function that
+    yields batches bounded by `limits` (`row_limit`, `vector_byte_limit`,
+    `batch_byte_limit`...), in the Arrow types Spark accepts for `schema`.
+
+    Use: ``df.mapInArrow(rows_to_arrow(fn, schema), spark_ddl_of(schema))``.
+    """
+    target = spark_arrow_schema(schema)
+
+    def map_in_arrow(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        loader = ResultSetLoader(schema, **limits)
+        try:
+            for batch in loader.write_rows(fn(batches)):
+                yield to_spark_batch(batch, target)
+        finally:
+            loader.close()
+
+    return map_in_arrow
