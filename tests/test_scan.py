@@ -294,3 +294,13 @@ def test_scan_batches_respect_the_limits_with_added_columns(tmp_path, columns):
         for sizes in (batch_buffer_sizes(b), exported_buffer_sizes(b)):
             assert sum(sizes) <= 6000, sum(sizes)
             assert max(sizes) <= 2500, max(sizes)
+
+
+def test_an_empty_first_file_does_not_fix_an_empty_schema(tmp_path):
+    (tmp_path / "0.json").write_text("")
+    write(f"{tmp_path}/1.json", [{"a": 1}])
+    write(f"{tmp_path}/2.json", [{"a": 2, "b": "late"}])
+    scan, table = scan_all(tmp_path, columns=None)
+    assert scan.schema.names[:1] == ["a"]
+    assert table.column("a").to_pylist() == [1, 2]
+    assert "b" not in scan.schema.names  # fixed by the first file with data

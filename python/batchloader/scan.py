@@ -183,14 +183,18 @@ class Scan:
                 return
             file = ScanFile(path, self.root, index)
             values = ImplicitColumns.values(path, self.root)
+            produced = False
             for batch in self._read(file, values):
                 self.tracker.apply_reader_schema(batch.schema, path)
                 self.tracker.missing_columns(batch.schema)
                 out = self._assemble(batch, values)
                 self.rows_read += out.num_rows
+                produced = True
                 yield out
             self.files_read += 1
-            self.tracker.mark_resolved()
+            if produced:
+                # The first file with data fixes the schema; an empty file says nothing.
+                self.tracker.mark_resolved()
 
     def _builtin_format(self, path: str) -> str:
         if self.format in ("ndjson", "json", "csv", "tsv"):
