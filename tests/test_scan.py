@@ -304,3 +304,30 @@ def test_an_empty_first_file_does_not_fix_an_empty_schema(tmp_path):
     assert scan.schema.names[:1] == ["a"]
     assert table.column("a").to_pylist() == [1, 2]
     assert "b" not in scan.schema.names  # fixed by the first file with data
+
+
+def test_list_of_structs_whose_members_differ_between_files(tmp_path):
+    write(f"{tmp_path}/1.json", [{"ev": [{"kind": "a", "v": 1}]}])
+    write(f"{tmp_path}/2.json", [{"ev": [{"kind": "b"}, None]}, {"ev": None}])
+    scan, table = scan_all(tmp_path, columns=["ev"])
+    assert scan.schema.field("ev").type == pa.list_(
+        pa.struct([("kind", pa.utf8()), ("v", pa.int64())])
+    )
+    assert table.column("ev").to_pylist() == [
+        [{"kind": "a", "v": 1}],
+        [{"kind": "b", "v": None}, None],
+        None,
+    ]
+
+
+def test_new_members_inside_a_list_of_structs_with_schema_change(tmp_path):
+    write(f"{tmp_path}/1.json", [{"ev": [{"kind": "a"}]}])
+    write(f"{tmp_path}/2.json", [{"ev": [{"kind": "b", "extra": 2}]}])
+    scan = bl.Scan(
+        [tmp_path / "1.json", tmp_path / "2.json"], reader=json_lines, allow_schema_change=True
+    )
+    batches = list(scan)
+    assert batches[1].column("ev").to_pylist() == [[{"kind": "b", "extra": 2}]]
+    assert scan.schema.field("ev").type == pa.list_(
+        pa.struct([("kind", pa.utf8()), ("extra", pa.int64())])
+    )

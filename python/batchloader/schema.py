@@ -311,6 +311,9 @@ class ScanSchemaTracker:
                     i = out.index(have)
                     out[i] = have.with_type(self._merge_type(col, have.type, m.type, where))
             return pa.struct(out)
+        if pa.types.is_list(old) and pa.types.is_list(new):
+            element = self._merge_type(col, old.value_type, new.value_type, where)
+            return pa.list_(old.value_field.with_type(element))
         if col.guessed:
             raise SchemaConflictError(
                 f"column '{col.name}' was filled with nulls of type {old} (a guess: no earlier "
@@ -384,6 +387,10 @@ def conform(array: pa.Array, target: pa.DataType) -> pa.Array:
         return pa.StructArray.from_arrays(
             children, fields=fields, mask=array.is_null() if array.null_count else None
         )
+    if pa.types.is_list(target) and pa.types.is_list(array.type):
+        values = conform(array.values, target.value_type)
+        mask = array.is_null() if array.null_count else None
+        return pa.ListArray.from_arrays(array.offsets, values, type=target, mask=mask)
     return array.cast(target)
 
 
