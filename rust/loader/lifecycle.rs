@@ -1,5 +1,6 @@
 //! The loader itself: options, lifecycle, counters and column lookup.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, FieldRef, Fields, Schema};
@@ -26,6 +27,8 @@ pub(crate) enum State {
 /// Writes rows into Arrow buffers and hands back record batches that respect a row limit and
 /// byte limits, moving a row that does not fit to the next batch whole (see the module docs).
 pub struct ResultSetLoader {
+    /// Unique per loader in the process (caches keyed by column id check it).
+    pub(crate) instance: u64,
     pub(crate) nodes: Vec<Node>,
     pub(crate) options: LoaderOptions,
     pub(crate) state: State,
@@ -55,7 +58,9 @@ impl ResultSetLoader {
         options.validate()?;
         let root_field = Arc::new(Field::new("", DataType::Struct(Fields::empty()), false));
         let root_projection = options.projection.clone();
+        static INSTANCES: AtomicU64 = AtomicU64::new(1);
         let mut loader = ResultSetLoader {
+            instance: INSTANCES.fetch_add(1, Ordering::Relaxed),
             nodes: Vec::new(),
             options,
             state: State::Idle,
@@ -194,6 +199,11 @@ impl ResultSetLoader {
         }
         self.row_open = false;
         self.state = State::Closed;
+    }
+
+    /// A number no other loader of this process has: caches of column ids check it.
+    pub fn instance_id(&self) -> u64 {
+        self.instance
     }
 
     /// Whether a batch is being written (started and not yet harvested).

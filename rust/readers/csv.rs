@@ -253,9 +253,13 @@ impl RecordSource for CsvRecords {
     fn records_read(&self) -> u64 {
         self.records
     }
+
+    fn forget_columns(&mut self) {
+        self.ids = None;
+    }
 }
 
-/// Reads one CSV file into a loader, batch by batch. Use one reader with one loader.
+/// Reads one CSV file into a loader, batch by batch.
 pub type CsvReader = RecordReader<CsvRecords>;
 
 impl CsvReader {

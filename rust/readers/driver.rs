@@ -124,6 +124,8 @@ pub(crate) trait RecordSource {
     fn flush(&mut self, _l: &mut ResultSetLoader) -> Result<(), LoaderError> {
         Ok(())
     }
+    /// Forget what was learnt about a loader's columns (a different loader is used now).
+    fn forget_columns(&mut self) {}
 }
 
 /// The record loop and the bad-input policy, around a [`RecordSource`].
@@ -255,6 +257,8 @@ pub(crate) fn loader_error<S: RecordSource>(src: &S, e: LoaderError) -> InputErr
 pub struct RecordReader<S> {
     pub(crate) src: S,
     pub(crate) driver: Driver,
+    /// The loader the source's column caches refer to.
+    loader: Option<u64>,
 }
 
 #[allow(private_bounds)]
@@ -263,13 +267,17 @@ impl<S: RecordSource> RecordReader<S> {
         RecordReader {
             src,
             driver: Driver::new(on_error),
+            loader: None,
         }
     }
 
     /// Fill the loader's current batch. Returns `true` if the batch filled up and more input
     /// remains (harvest, start the next batch, call again), `false` at the end of the input.
-    /// Use one reader with one loader.
     pub fn fill(&mut self, l: &mut ResultSetLoader) -> Result<bool, ReadError> {
+        if self.loader != Some(l.instance_id()) {
+            self.src.forget_columns();
+            self.loader = Some(l.instance_id());
+        }
         self.driver.fill(&mut self.src, l)
     }
 

@@ -92,6 +92,11 @@ impl RecordSource for JsonLines {
     fn flush(&mut self, l: &mut ResultSetLoader) -> Result<(), LoaderError> {
         self.discovery.settle_nulls(l, &DataType::Utf8)
     }
+
+    fn forget_columns(&mut self) {
+        self.keys = KeyCache::default();
+        self.discovery = Discovery::default();
+    }
 }
 
 /// Reads one NDJSON file into a loader, batch by batch.

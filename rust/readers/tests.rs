@@ -141,3 +141,40 @@ fn rows_larger_than_a_batch_span_batches_without_loss() {
         .collect();
     assert_eq!(all, (0..1000).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_reader_can_move_to_another_loader() {
+    let text = "{\"a\": 1, \"b\": 2}\n{\"a\": 3, \"b\": 4}\n{\"a\": 5, \"b\": 6}\n";
+    let mut r = NdjsonReader::from_reader(
+        Box::new(Cursor::new(text.as_bytes().to_vec())),
+        "mem.json",
+        OnError::Error,
+        true,
+    );
+    let mut first = ResultSetLoader::new(LoaderOptions {
+        row_limit: 2,
+        ..LoaderOptions::default()
+    })
+    .unwrap();
+    first.start_batch().unwrap();
+    assert!(r.fill(&mut first).unwrap());
+    // The second loader knows only `b`, at column id 1 (where the first had `a`).
+    let mut second = ResultSetLoader::new(LoaderOptions {
+        schema: Some(Arc::new(Schema::new(vec![Field::new(
+            "b",
+            DataType::Int64,
+            true,
+        )]))),
+        projection: Projection::parse(&["b"]).unwrap(),
+        ..LoaderOptions::default()
+    })
+    .unwrap();
+    second.start_batch().unwrap();
+    assert!(!r.fill(&mut second).unwrap());
+    let b = second.harvest().unwrap();
+    assert_eq!(b.schema().fields().len(), 1);
+    assert_eq!(
+        b.column(0).as_primitive::<Int64Type>().values().to_vec(),
+        vec![6]
+    );
+}
