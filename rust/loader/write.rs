@@ -128,9 +128,18 @@ impl ResultSetLoader {
     /// Mark the current entry of struct/list/map `id` present (non-null) even if nothing is
     /// written into it: an empty list, an empty map, a struct of back-filled members.
     pub fn open(&mut self, id: ColumnId) -> Result<()> {
+        if !self.check_compound(id)? {
+            return Ok(());
+        }
+        self.ensure_open(id);
+        self.after_write(id)
+    }
+
+    /// Checks shared by `open` and `begin`; `Ok(false)`: writes to `id` are dropped.
+    fn check_compound(&self, id: ColumnId) -> Result<bool> {
         self.check_writable(id)?;
         if !self.nodes[id].projected || id == ROOT {
-            return Ok(());
+            return Ok(false);
         }
         if self.nodes[id].kind() == ColumnKind::Scalar {
             return Err(LoaderError::SchemaConflict(format!(
@@ -138,23 +147,15 @@ impl ResultSetLoader {
                 self.nodes[id].path
             )));
         }
-        self.ensure_open(id);
-        self.after_write(id)
+        Ok(true)
     }
 
     /// Start a new value of struct/list/map `id` in the current entry: whatever was written
     /// to it in this entry is dropped, and it is opened (present, non-null, empty). The same
     /// as `clear` then `open`, in one walk.
     pub fn begin(&mut self, id: ColumnId) -> Result<()> {
-        self.check_writable(id)?;
-        if !self.nodes[id].projected || id == ROOT {
+        if !self.check_compound(id)? {
             return Ok(());
-        }
-        if self.nodes[id].kind() == ColumnKind::Scalar {
-            return Err(LoaderError::SchemaConflict(format!(
-                "column '{}' is a scalar; set() a value",
-                self.nodes[id].path
-            )));
         }
         let p = self.pos(id);
         if self.nodes[id].len > p {

@@ -238,50 +238,39 @@ impl RowWriter<'_> {
             }
             return Ok(());
         }
-        let what = || {
+        let owner = |l: &ResultSetLoader| {
             if id == ROOT {
                 "the row".to_string()
             } else {
-                format!("struct '{}'", self.l.path(id))
+                format!("struct '{}'", l.path(id))
             }
+        };
+        let items: Vec<Bound<'_, PyAny>> = if let Ok(t) = obj.cast::<PyTuple>() {
+            t.iter().collect()
+        } else if let Ok(list) = obj.cast::<PyList>() {
+            list.iter().collect()
+        } else {
+            return Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
+                "{} must be a dict, tuple or list, got {} {}",
+                owner(self.l),
+                type_name(obj),
+                short_repr(obj)
+            ))));
         };
         let n = self.l.column_count(id);
-        let check_len = |len: usize, l: &ResultSetLoader| {
-            if len == n {
-                return Ok(());
-            }
-            let what = if id == ROOT {
-                "the row".to_string()
-            } else {
-                format!("struct '{}'", l.path(id))
-            };
-            Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
-                "{} has {len} values but {what} has {n} columns",
-                short_repr(obj)
-            ))))
-        };
-        if let Ok(t) = obj.cast::<PyTuple>() {
-            check_len(t.len(), self.l)?;
-            for (i, v) in t.iter().enumerate() {
-                let m = self.l.column_at(id, i).expect("member");
-                self.value(m, &v)?;
-            }
-            return Ok(());
+        if items.len() != n {
+            return Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
+                "{} has {} values but {} has {n} columns",
+                short_repr(obj),
+                items.len(),
+                owner(self.l)
+            ))));
         }
-        if let Ok(list) = obj.cast::<PyList>() {
-            check_len(list.len(), self.l)?;
-            for (i, v) in list.iter().enumerate() {
-                let m = self.l.column_at(id, i).expect("member");
-                self.value(m, &v)?;
-            }
-            return Ok(());
+        for (i, v) in items.iter().enumerate() {
+            let m = self.l.column_at(id, i).expect("member");
+            self.value(m, v)?;
         }
-        Err(WriteError::Loader(LoaderError::SchemaConflict(format!(
-            "{} must be a dict, tuple or list, got {} {}",
-            what(),
-            type_name(obj),
-            short_repr(obj)
-        ))))
+        Ok(())
     }
 
     fn elements(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
