@@ -223,3 +223,86 @@ def test_deeply_nested_empty_lists():
     data = [{"x": []}, {"x": [[]]}, {"x": [[[]]]}, {"x": [[[[]]]]}, {"x": [[[[1]], []]]}]
     batches = list(bl.ResultSetLoader(pa.schema([("x", t)]), row_limit=2).write_rows(data))
     assert pa.Table.from_batches(batches).to_pylist() == data
+
+
+def _member_paths(t: pa.DataType, prefix: str) -> list[str]:
+    """Projectable paths under a column: struct members, through lists too."""
+    if pa.types.is_struct(t):
+        out = []
+        for i in range(t.num_fields):
+            f = t.field(i)
+            out.append(f"{prefix}.{f.name}")
+            out += _member_paths(f.type, f"{prefix}.{f.name}")
+        return out
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return _member_paths(t.value_type, prefix)
+    return []
+
+
+def _tree(paths: list[str]) -> dict:
+    """Projection tree: name -> subtree ({} = whole)."""
+    root: dict = {}
+    for p in paths:
+        node = root
+        parts = p.split(".")
+        for i, part in enumerate(parts):
+            if part in node and node[part] == {} and i < len(parts) - 1:
+                break  # already whole
+            last = i == len(parts) - 1
+            node = node.setdefault(part, {}) if not last else node
+            if last:
+                node[part] = {}
+    return root
+
+
+def _project_type(t: pa.DataType, tree: dict) -> pa.DataType:
+    if not tree:
+        return t
+    if pa.types.is_struct(t):
+        fields = [t.field(i) for i in range(t.num_fields) if t.field(i).name in tree]
+        return pa.struct([f.with_type(_project_type(f.type, tree[f.name])) for f in fields])
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(_project_type(t.value_type, tree)))
+    if pa.types.is_large_list(t):
+        return pa.large_list(t.value_field.with_type(_project_type(t.value_type, tree)))
+    return t
+
+
+def _project_value(v: Any, t: pa.DataType, tree: dict) -> Any:
+    if not tree or v is None:
+        return v
+    if pa.types.is_struct(t):
+        return {
+            t.field(i).name: _project_value(
+                v[t.field(i).name], t.field(i).type, tree[t.field(i).name]
+            )
+            for i in range(t.num_fields)
+            if t.field(i).name in tree
+        }
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return [_project_value(e, t.value_type, tree) for e in v]
+    return v
+
+
+@given(schema=schemas(max_columns=4), data=st.data())
+def test_nested_projection_through_structs_and_lists(schema, data):
+    candidates = [p for f in schema for p in [f.name, *_member_paths(f.type, f.name)]]
+    paths = data.draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=4))
+    tree = _tree(paths)
+    data_rows = data.draw(rows(schema, max_rows=10))
+    loader = bl.ResultSetLoader(schema, projection=paths, row_limit=3)
+    batches = list(loader.write_rows(data_rows))
+    projected = pa.schema(
+        [f.with_type(_project_type(f.type, tree[f.name])) for f in schema if f.name in tree]
+    )
+    assert loader.schema == projected
+    got = pa.Table.from_batches(batches, schema=projected)
+    want = [
+        {
+            f.name: _project_value(expected(r, schema)[f.name], f.type, tree[f.name])
+            for f in schema
+            if f.name in tree
+        }
+        for r in data_rows
+    ]
+    assert got.to_pylist() == pa.Table.from_pylist(want, schema=projected).to_pylist()
