@@ -22,3 +22,16 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local SparkSession for the whole test run."""
+    from batchloader.spark import local_session
+
+    session = local_session()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -120,6 +120,7 @@ class Scan:
         defined_schema: pa.Schema | None = None,
         implicit_names: dict[str, str] | None = None,
         partition_prefix: str = "dir",
+        partition_depth: int | None = None,
         limit: int | None = None,
         **loader_limits: Any,
     ) -> None:
@@ -151,7 +152,10 @@ class Scan:
         if implicit_names:
             implicit.names.update(implicit_names)
         self.projection = parse_projection(columns)
-        depth = max((self._depth(f) for f in self.files), default=0)
+        if partition_depth is None:
+            partition_depth = max((self._depth(f) for f in self.files), default=0)
+        depth = partition_depth
+        self.partition_depth = depth
         self.tracker = ScanSchemaTracker(
             self.projection,
             defined_schema=defined_schema,

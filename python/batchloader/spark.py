@@ -84,3 +84,74 @@ def rows_to_arrow(
             loader.close()
 
     return map_in_arrow
+
+
+def local_session(**conf: Any) -> Any:
+    """A local SparkSession that works out of the box: `local[2]`, UI off, workers on this
+    interpreter (PYSPARK_PYTHON set unless the user set it). `conf` adds Spark settings
+    (`master=` picks another master)."""
+    import os
+    import sys
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master(str(conf.pop("master", "local[2]")))
+        .appName(str(conf.pop("app_name", "batchloader")))
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "2g")
+        .config("spark.sql.shuffle.partitions", "4")
+    )
+    for key, value in conf.items():
+        builder = builder.config(key, str(value))
+    return builder.getOrCreate()
+
+
+def spark_struct_type(schema: pa.Schema) -> Any:
+    """The Spark StructType of an Arrow schema (types mapped by `spark_arrow_schema`)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(spark_arrow_schema(schema))
+
+
+def read(spark: Any, paths: Any, sample_rows: int = 10_000, **scan_options: Any) -> Any:
+    """Scan `paths` in Spark's executors: one task per file, through `mapInArrow`.
+
+    The schema is discovered on the driver by scanning up to `sample_rows` rows (or taken
+    from `schema=`), then fixed: every executor scans with it, so every batch Spark receives
+    has exactly the schema Spark was told. Scan options are `Scan`'s (`columns`, `format`,
+    `on_error`, limits...).
+    """
+    from batchloader.scan import Scan, _default_root, expand_paths
+
+    files = expand_paths(paths)
+    root = scan_options.pop("root", None) or _default_root(paths, files)
+    probe = Scan(files, root=root, limit=sample_rows, **scan_options)
+    for _ in probe:
+        pass
+    reader_schema = pa.schema(
+        [c.field for c in probe.tracker.output_columns() if c.implicit is None and c.field]
+    )
+    output = probe.schema
+    target = spark_arrow_schema(output)
+    options = dict(
+        scan_options,
+        root=root,
+        schema=reader_schema,
+        strict_schema=True,
+        partition_depth=probe.partition_depth,
+    )
+    options.pop("limit", None)
+
+    def scan_files(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            for path in batch.column(0).to_pylist():
+                for out in Scan(path, **options):
+                    yield to_spark_batch(out, target)
+
+    # one partition (task) per file
+    rdd = spark.sparkContext.parallelize([(f,) for f in files], max(len(files), 1))
+    tasks = spark.createDataFrame(rdd, "path string")
+    return tasks.mapInArrow(scan_files, spark_struct_type(output))
