@@ -110,3 +110,25 @@ def test_headerless_csv_columns_in_spark_sql(spark, tmp_path):
         "GROUP BY columns[3] ORDER BY discount"
     ).collect()
     assert [(r.discount, r.total_amount) for r in totals] == [(False, 220.0), (True, 650.0)]
+
+
+def test_data_source_format_and_sql(spark, events):
+    root, rows = events
+    bls.register(spark)
+    df = (
+        spark.read.format("batchloader")
+        .option("columns", "id, address.city, dir1")
+        .option("batch_byte_limit", "65536")
+        .load(str(root))
+    )
+    assert df.columns == ["id", "address", "dir1"]
+    assert df.count() == len(rows)
+    assert {r.dir1 for r in df.select("dir1").distinct().collect()} == {"month=01", "month=02"}
+    spark.sql(
+        f"CREATE OR REPLACE TEMPORARY VIEW ev USING batchloader OPTIONS (path '{root}', "
+        "columns 'id,dir1')"
+    )
+    counts = {
+        r.dir1: r.n for r in spark.sql("SELECT dir1, count(*) AS n FROM ev GROUP BY dir1").collect()
+    }
+    assert counts == {"month=01": 40, "month=02": 40}

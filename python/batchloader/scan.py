@@ -90,6 +90,8 @@ def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list
 
 
 def _default_root(paths: Any, files: list[str]) -> str | None:
+    if isinstance(paths, (list, tuple)) and len(paths) == 1:
+        paths = paths[0]
     if isinstance(paths, (str, os.PathLike)) and os.path.isdir(os.fspath(paths)):
         return os.path.abspath(os.fspath(paths))
     if not files:

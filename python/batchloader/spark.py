@@ -116,6 +116,39 @@ def spark_struct_type(schema: pa.Schema) -> Any:
     return from_arrow_schema(spark_arrow_schema(schema))
 
 
+class ScanPlan:
+    """What the executors need to scan files with the schema fixed on the driver."""
+
+    def __init__(self, paths: Any, sample_rows: int = 10_000, **scan_options: Any) -> None:
+        from batchloader.scan import Scan, _default_root, expand_paths
+
+        self.files = expand_paths(paths)
+        root = scan_options.pop("root", None) or _default_root(paths, self.files)
+        probe = Scan(self.files, root=root, limit=sample_rows, **scan_options)
+        for _ in probe:
+            pass
+        reader_schema = pa.schema(
+            [c.field for c in probe.tracker.output_columns() if c.implicit is None and c.field]
+        )
+        self.schema = probe.schema
+        self.target = spark_arrow_schema(self.schema)
+        self.options = dict(
+            scan_options,
+            root=root,
+            schema=reader_schema,
+            strict_schema=True,
+            partition_depth=probe.partition_depth,
+        )
+        self.options.pop("limit", None)
+
+    def scan(self, path: str) -> Iterator[pa.RecordBatch]:
+        """The batches of one file, in the Arrow types Spark was told."""
+        from batchloader.scan import Scan
+
+        for out in Scan(path, **self.options):
+            yield to_spark_batch(out, self.target)
+
+
 def read(spark: Any, paths: Any, sample_rows: int = 10_000, **scan_options: Any) -> Any:
     """Scan `paths` in Spark's executors: one task per file, through `mapInArrow`.
 
@@ -124,34 +157,76 @@ def read(spark: Any, paths: Any, sample_rows: int = 10_000, **scan_options: Any)
     has exactly the schema Spark was told. Scan options are `Scan`'s (`columns`, `format`,
     `on_error`, limits...).
     """
-    from batchloader.scan import Scan, _default_root, expand_paths
-
-    files = expand_paths(paths)
-    root = scan_options.pop("root", None) or _default_root(paths, files)
-    probe = Scan(files, root=root, limit=sample_rows, **scan_options)
-    for _ in probe:
-        pass
-    reader_schema = pa.schema(
-        [c.field for c in probe.tracker.output_columns() if c.implicit is None and c.field]
-    )
-    output = probe.schema
-    target = spark_arrow_schema(output)
-    options = dict(
-        scan_options,
-        root=root,
-        schema=reader_schema,
-        strict_schema=True,
-        partition_depth=probe.partition_depth,
-    )
-    options.pop("limit", None)
+    plan = ScanPlan(paths, sample_rows, **scan_options)
 
     def scan_files(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for path in batch.column(0).to_pylist():
-                for out in Scan(path, **options):
-                    yield to_spark_batch(out, target)
+                yield from plan.scan(path)
 
     # one partition (task) per file
-    rdd = spark.sparkContext.parallelize([(f,) for f in files], max(len(files), 1))
+    rdd = spark.sparkContext.parallelize([(f,) for f in plan.files], max(len(plan.files), 1))
     tasks = spark.createDataFrame(rdd, "path string")
-    return tasks.mapInArrow(scan_files, spark_struct_type(output))
+    return tasks.mapInArrow(scan_files, spark_struct_type(plan.schema))
+
+
+#: options of the `batchloader` data source that are numbers or flags
+_INT_OPTIONS = ("row_limit", "vector_byte_limit", "batch_byte_limit", "sample_rows")
+_BOOL_OPTIONS = ("header", "allow_schema_change")
+
+
+def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
+    """Spark's string options as `ScanPlan` arguments (`columns` comma-separated)."""
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        key = key.lower()
+        if key in ("path", "paths"):
+            out["paths"] = [p for p in value.split(",") if p]
+        elif key == "columns":
+            out["columns"] = [c.strip() for c in value.split(",") if c.strip()]
+        elif key in _INT_OPTIONS:
+            out[key] = int(value)
+        elif key in _BOOL_OPTIONS:
+            out[key] = value.strip().lower() in ("true", "1", "yes")
+        elif key in ("format", "on_error", "delimiter", "quote", "escape", "root"):
+            out[key] = value
+    return out
+
+
+def register(spark: Any) -> None:
+    """Register the `batchloader` Spark Python data source (Spark 4): then
+    `spark.read.format("batchloader").option("columns", "id,m.x").load(path)` and
+    `CREATE TEMPORARY VIEW v USING batchloader OPTIONS (path '...')` work."""
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+    class BatchloaderReader(DataSourceReader):
+        def __init__(self, plan: ScanPlan) -> None:
+            self.plan = plan
+
+        def partitions(self) -> list[InputPartition]:
+            return [InputPartition(f) for f in self.plan.files]
+
+        def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+            yield from self.plan.scan(partition.value)
+
+    class BatchloaderDataSource(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "batchloader"
+
+        def _plan(self) -> ScanPlan:
+            if getattr(self, "_cached_plan", None) is None:
+                options = scan_options_from(dict(self.options))
+                paths = options.pop("paths", None)
+                if not paths:
+                    raise ValueError("the batchloader data source needs a path")
+                self._cached_plan = ScanPlan(paths, **options)
+            return self._cached_plan
+
+        def schema(self) -> Any:
+            return spark_struct_type(self._plan().schema)
+
+        def reader(self, schema: Any) -> DataSourceReader:
+            return BatchloaderReader(self._plan())
+
+    spark.dataSource.register(BatchloaderDataSource)
