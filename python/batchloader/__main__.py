@@ -189,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     p_bench.add_argument(
         "--readers", action="store_true", help="compare NDJSON file readers instead"
     )
+    p_bench.add_argument(
+        "--spark", action="store_true", help="compare scans + aggregation on local Spark"
+    )
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo(args.rows, args.batch_byte_limit)
@@ -196,7 +199,13 @@ def main(argv: list[str] | None = None) -> int:
         from batchloader import bench
 
         return bench.main(
-            args.rows, args.rounds, args.batch_byte_limit, args.json, args.plot, args.readers
+            args.rows,
+            args.rounds,
+            args.batch_byte_limit,
+            args.json,
+            args.plot,
+            args.readers,
+            args.spark,
         )
     parser.error(f"unknown command {args.command}")
     return 2
