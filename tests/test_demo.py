@@ -7,7 +7,7 @@ import re
 from batchloader.__main__ import main
 
 
-def test_demo_checks_pass_and_reproduces_the_seed_example(capsys):
+def test_demo_checks_pass_and_reproduces_the_seed_example(capsys, spark):
     assert main(["demo", "--rows", "3000", "--batch-byte-limit", "65536"]) == 0
     out = capsys.readouterr().out
     assert "equal to pyarrow.Table.from_pylist: True" in out
@@ -15,3 +15,4 @@ def test_demo_checks_pass_and_reproduces_the_seed_example(capsys):
     assert re.search(r"false \|\s+220\.0", out)
     assert re.search(r"true \|\s+650\.0", out)
     assert "3,000 rows from 3 files" in out
+    assert re.search(r"3,000 rows: batchloader [\d.]+ s, spark\.read\.json", out)
