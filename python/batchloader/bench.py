@@ -267,15 +267,25 @@ def _json_ready(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _top_level(columns: list[str]) -> list[str]:
+    """The top-level columns of a projection (what readers without pushdown select)."""
+    return list(dict.fromkeys(c.split(".")[0] for c in columns))
+
+
+def _scan_reader(byte_limit: int, **scan_options: Any) -> Callable[[str, list[str] | None], int]:
+    """batchloader's Scan as a contender: reads a file, returns its rows."""
+    from batchloader.scan import Scan
+
+    def read(path: str, columns: list[str] | None) -> int:
+        scan = Scan(path, columns=columns, batch_byte_limit=byte_limit, **scan_options)
+        return sum(b.num_rows for b in scan)
+
+    return read
+
+
 def csv_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None], int]]:
     """CSV readers (files with a header): each reads a file and returns its rows."""
     import pyarrow.csv as pcsv
-
-    from batchloader.scan import Scan
-
-    def batchloader_scan(path: str, columns: list[str] | None) -> int:
-        scan = Scan(path, header=True, columns=columns, batch_byte_limit=byte_limit)
-        return sum(b.num_rows for b in scan)
 
     def pyarrow_csv(threads: bool) -> Callable[[str, list[str] | None], int]:
         def read(path: str, columns: list[str] | None) -> int:
@@ -285,7 +295,7 @@ def csv_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None], 
         return read
 
     out = {
-        "batchloader.Scan (1 thread)": batchloader_scan,
+        "batchloader.Scan (1 thread)": _scan_reader(byte_limit, header=True),
         "pyarrow.csv (1 thread)": pyarrow_csv(False),
         "pyarrow.csv (threads)": pyarrow_csv(True),
     }
@@ -302,22 +312,17 @@ def file_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None],
     """NDJSON readers: each reads a file (optionally only some columns) and returns rows."""
     import pyarrow.json as pj
 
-    from batchloader.scan import Scan
-
-    def batchloader_scan(path: str, columns: list[str] | None) -> int:
-        return sum(b.num_rows for b in Scan(path, columns=columns, batch_byte_limit=byte_limit))
-
     def pyarrow_json(threads: bool) -> Callable[[str, list[str] | None], int]:
         def read(path: str, columns: list[str] | None) -> int:
             table = pj.read_json(path, read_options=pj.ReadOptions(use_threads=threads))
             if columns:
-                table = table.select(list(dict.fromkeys(c.split(".")[0] for c in columns)))
+                table = table.select(_top_level(columns))
             return table.num_rows
 
         return read
 
     out = {
-        "batchloader.Scan (1 thread)": batchloader_scan,
+        "batchloader.Scan (1 thread)": _scan_reader(byte_limit),
         "pyarrow.json (1 thread)": pyarrow_json(False),
         "pyarrow.json (threads)": pyarrow_json(True),
     }
@@ -327,7 +332,7 @@ def file_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None],
         def polars_ndjson(path: str, columns: list[str] | None) -> int:
             df = pl.read_ndjson(path)
             if columns:
-                df = df.select(list(dict.fromkeys(c.split(".")[0] for c in columns)))
+                df = df.select(_top_level(columns))
             return df.height
 
         out["polars.read_ndjson"] = polars_ndjson
@@ -341,7 +346,7 @@ def file_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None],
                 con = duckdb.connect(config={"threads": threads})
                 select = "*"
                 if columns:
-                    select = ", ".join(dict.fromkeys(c.split(".")[0] for c in columns))
+                    select = ", ".join(_top_level(columns))
                 query = f"SELECT {select} FROM read_json('{path}', format='newline_delimited')"
                 return con.sql(query).to_arrow_table().num_rows
 

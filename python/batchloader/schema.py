@@ -381,7 +381,7 @@ def conform(array: pa.Array, target: pa.DataType) -> pa.Array:
             )
             child = array.field(j) if j >= 0 else None
             children.append(
-                conform(child, tf.type) if child is not None else _nulls(len(array), tf)
+                conform(child, tf.type) if child is not None else fill_column(len(array), tf)
             )
             fields.append(tf)
         return pa.StructArray.from_arrays(
@@ -394,18 +394,13 @@ def conform(array: pa.Array, target: pa.DataType) -> pa.Array:
     return array.cast(target)
 
 
-def _nulls(n: int, f: pa.Field) -> pa.Array:
+def fill_column(n: int, f: pa.Field) -> pa.Array:
     """`n` values of a column no file had: nulls, or the back-fill value if non-nullable."""
     if f.nullable:
         return pa.nulls(n, f.type)
     loader = ResultSetLoader(pa.schema([f]))
     batches = list(loader.write_rows({} for _ in range(n)))
     return pa.concat_arrays([b.column(0) for b in batches]) if batches else pa.array([], f.type)
-
-
-def fill_column(n: int, f: pa.Field) -> pa.Array:
-    """Public wrapper of the missing-column filler (nulls or back-fill values)."""
-    return _nulls(n, f)
 
 
 def null_column_bytes(t: pa.DataType) -> tuple[int, int, int]:

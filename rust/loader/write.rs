@@ -226,19 +226,4 @@ impl ResultSetLoader {
         }
         Ok(())
     }
-
-    /// Elements committed so far in the current entry of list `list`.
-    pub fn element_count(&self, list: ColumnId) -> usize {
-        let node = &self.nodes[list];
-        if !node.projected || !self.row_open {
-            return 0;
-        }
-        let p = self.pos(list);
-        match &node.data {
-            Data::List { large, offsets, .. } if node.len > p => {
-                node.last_offset() - super::node::offset_get(offsets, *large, p)
-            }
-            _ => 0,
-        }
-    }
 }
