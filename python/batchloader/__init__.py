@@ -39,7 +39,17 @@ __all__ = [
     "ScanFile",
     "ScanSchemaTracker",
     "SchemaConflictError",
+    "Session",
     "parse_projection",
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    # Session needs sqlglot and pyspark: imported on first use, not with the package.
+    if name == "Session":
+        from batchloader.session import Session
+
+        return Session
+    raise AttributeError(f"module 'batchloader' has no attribute {name!r}")

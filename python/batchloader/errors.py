@@ -11,4 +11,28 @@ class InputError(BatchLoaderError):
     """Bad input data: the message names the file, line and column."""
 
 
-__all__ = ["InputError", "ProjectionError", "SchemaConflictError"]
+class SessionError(BatchLoaderError):
+    """A temporary-table session refused a statement or could not start."""
+
+
+class WorkspaceError(SessionError):
+    """The temporary workspace is missing, not on a file system, or not writable."""
+
+
+class ValidationError(SessionError, ValueError):
+    """A statement breaks a rule of temporary tables (Drill's messages)."""
+
+
+class TableNotFoundError(SessionError):
+    """DROP TABLE of a table that exists neither as a temporary table nor in the catalog."""
+
+
+__all__ = [
+    "InputError",
+    "ProjectionError",
+    "SchemaConflictError",
+    "SessionError",
+    "TableNotFoundError",
+    "ValidationError",
+    "WorkspaceError",
+]
