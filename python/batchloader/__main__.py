@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from batchloader import ResultSetLoader
+from batchloader.session.lease import STALE_AFTER
 
 DEMO_SCHEMA = pa.schema(
     [
@@ -236,7 +237,27 @@ def main(argv: list[str] | None = None) -> int:
     p_bench.add_argument(
         "--spark", action="store_true", help="compare scans + aggregation on local Spark"
     )
+    p_clean = sub.add_parser(
+        "cleanup", help="delete temporary-table session folders whose owner is gone"
+    )
+    p_clean.add_argument("locations", nargs="+", metavar="LOCATION", help="workspace folder")
+    p_clean.add_argument(
+        "--stale-after",
+        type=float,
+        default=STALE_AFTER,
+        help="seconds without a heartbeat after which a session counts as gone",
+    )
+    p_clean.add_argument("--dry-run", action="store_true", help="list, do not delete")
     args = parser.parse_args(argv)
+    if args.command == "cleanup":
+        from batchloader.session.cleanup import cleanup
+
+        swept = cleanup(args.locations, args.stale_after, args.dry_run)
+        verb = "would delete" if args.dry_run else "deleted"
+        for folder in swept:
+            print(f"{verb} {folder}")
+        print(f"{len(swept)} session folder(s) {verb}")
+        return 0
     if args.command == "demo":
         return demo(args.rows, args.batch_byte_limit)
     if args.command == "bench":

@@ -194,7 +194,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
 
 
 def register(spark: Any) -> None:
-    """Register the `batchloader` Spark Python data source (Spark 4): then
+    """Register the `batchloader` Spark Python data source (Spark 4; idempotent): then
     `spark.read.format("batchloader").option("columns", "id,m.x").load(path)` and
     `CREATE TEMPORARY VIEW v USING batchloader OPTIONS (path '...')` work."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -229,4 +229,18 @@ def register(spark: Any) -> None:
         def reader(self, schema: Any) -> DataSourceReader:
             return BatchloaderReader(self._plan())
 
-    spark.dataSource.register(BatchloaderDataSource)
+    jsession = spark._jsparkSession
+    if jsession.sessionState().dataSourceManager().dataSourceExists("batchloader"):
+        return
+    # Each Spark session has its own registry, but Spark checks the name against the thread's
+    # *active* session, which may be another one that has it: make this one active meanwhile.
+    jvm_session = spark.sparkContext._jvm.org.apache.spark.sql.SparkSession
+    previous = jvm_session.getActiveSession()
+    jvm_session.setActiveSession(jsession)
+    try:
+        spark.dataSource.register(BatchloaderDataSource)
+    finally:
+        if previous.isDefined():
+            jvm_session.setActiveSession(previous.get())
+        else:
+            jvm_session.clearActiveSession()

@@ -1,5 +1,17 @@
-"""Session temporary tables on Spark (Apache Drill's CREATE TEMPORARY TABLE), see `Session`."""
+"""Session temporary tables on Spark (Apache Drill's CREATE TEMPORARY TABLE), see `Session`.
 
-from batchloader.session.session import Session, SessionOptions
+`Session` needs sqlglot (and pyspark); the lease and cleanup helpers need neither, so the
+package itself imports nothing heavy.
+"""
+
+from __future__ import annotations
 
 __all__ = ["Session", "SessionOptions"]
+
+
+def __getattr__(name: str) -> object:
+    if name in __all__:
+        from batchloader.session import session
+
+        return getattr(session, name)
+    raise AttributeError(f"module 'batchloader.session' has no attribute {name!r}")
