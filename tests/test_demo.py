@@ -16,3 +16,11 @@ def test_demo_checks_pass_and_reproduces_the_seed_example(capsys, spark):
     assert re.search(r"true \|\s+650\.0", out)
     assert "3,000 rows from 3 files" in out
     assert re.search(r"3,000 rows: batchloader [\d.]+ s, spark\.read\.json", out)
+    # the Spark part: a CREATE TEMPORARY TABLE of the aggregate, its rows adding up to the
+    # scan, the seed example again as a temporary table, and the session's folders gone
+    fragments = re.search(r"Fragment \| Number of records written.*?\n-+\+-+\n(.*?)\n-", out, re.S)
+    assert fragments and sum(int(line.split("|")[1]) for line in fragments[1].splitlines()) > 0
+    spark_part = out.split("seed 000's example, as a temporary table:")[1]
+    assert re.search(r"False \|\s+220\.0", spark_part)
+    assert re.search(r"True \|\s+650\.0", spark_part)
+    assert "session closed: its temporary tables' folders deleted: True" in out

@@ -172,51 +172,124 @@ def demo_scan(data: list[dict[str, Any]], batch_byte_limit: int) -> bool:
         totals = amounts.group_by("discount").aggregate([("amount", "sum")]).sort_by("discount")
         print("\nheaderless CSV through Drill's `columns` list:")
         print(_table(["discount", "total_amount"], [list(r.values()) for r in totals.to_pylist()]))
-        spark_ok = demo_spark(os.path.join(root, "events"), scan.rows_read)
+        spark_ok = demo_spark(os.path.join(root, "events"), csv_path, scan.rows_read)
         return reference == scan.rows_read and spark_ok
 
 
-def demo_spark(events: str, expected_rows: int) -> bool:
-    """The same scan on local Spark (one task per file), aggregated, next to spark.read.json."""
+class _Step:
+    """Progress display for a long step: a ticking timer on a terminal, one line otherwise."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def __enter__(self) -> _Step:
+        import threading
+
+        self._start = time.perf_counter()
+        self._done = threading.Event()
+        self._ticker = None
+        if sys.stdout.isatty():
+            self._ticker = threading.Thread(target=self._tick, daemon=True)
+            self._ticker.start()
+        else:
+            print(f"{self.label} ...", flush=True)
+        return self
+
+    def _tick(self) -> None:
+        frames = "|/-\\"
+        i = 0
+        while not self._done.wait(0.2):
+            elapsed = time.perf_counter() - self._start
+            print(f"\r{frames[i % 4]} {self.label} {elapsed:5.1f} s", end="", flush=True)
+            i += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self._start
+        self._done.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            print("\r", end="")
+        print(f"done  {self.label} ({self.seconds:.2f} s)", flush=True)
+
+
+def demo_spark(events: str, amount_csv: str, expected_rows: int) -> bool:
+    """The scan on local Spark through the `batchloader` data source, inside a temporary-table
+    session: aggregate into a CREATE TEMPORARY TABLE, read it back, redo seed 000's example,
+    and time the scan + aggregation next to spark.read.json on the same files."""
     try:
         from pyspark.sql import functions as F
 
-        from batchloader.spark import local_session, read
+        from batchloader.session import Session
+        from batchloader.spark import local_session
     except ImportError:
-        print("\npyspark is not installed: the Spark part of the demo is skipped")
+        print("\npyspark or sqlglot is not installed: the Spark part of the demo is skipped")
         return True
-    print("\nthe same scan on local Spark (batchloader.spark.read, a task per file):")
-    spark = local_session()
-    spark.sparkContext.setLogLevel("ERROR")
+    import os
+    import tempfile
 
-    def ours() -> list:
-        df = read(spark, events, columns=["id", "address.city", "events", "dir1", "filename"])
-        return (
-            df.groupBy("dir1", F.col("address.city").alias("city"))
-            .agg(F.count("*").alias("rows"), F.sum(F.size("events")).alias("events"))
-            .orderBy("dir1", "city")
-            .collect()
-        )
-
-    def theirs() -> int:
-        df = spark.read.json(events)  # infers the schema, as a user without one would
-        counts = df.groupBy("month", F.col("address.city")).agg(F.count("*").alias("rows"))
-        return counts.agg(F.sum("rows")).collect()[0][0]
-
-    ours(), theirs()  # warm up: JVM, Python workers, file cache
-    start = time.perf_counter()
-    agg = ours()
-    ours_time = time.perf_counter() - start
-    start = time.perf_counter()
-    theirs_rows = theirs()
-    theirs_time = time.perf_counter() - start
-    print(_table(["dir1", "city", "rows", "events"], [list(r) for r in agg[:6]]))
-    rows = sum(r["rows"] for r in agg)
-    print(
-        f"{rows:,} rows: batchloader {ours_time:.2f} s, spark.read.json (inferred) "
-        f"{theirs_time:.2f} s (ratio {theirs_time / ours_time:.2f}x, one warm run each)"
+    print("\non local Spark, in a batchloader.Session with temporary tables:")
+    with _Step("start local Spark"):
+        spark = local_session(**{"spark.ui.showConsoleProgress": "false"})
+        spark.sparkContext.setLogLevel("ERROR")
+    workspace = tempfile.mkdtemp(prefix="batchloader-demo-tmp-")
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS batchloader_demo_tmp LOCATION '{workspace}'")
+    columns = "id,address.city,events,dir1,filename"
+    aggregate = (
+        "SELECT dir1, address.city AS city, count(*) AS rows, sum(size(events)) AS events "
+        "FROM events GROUP BY dir1, address.city"
     )
-    return rows == expected_rows == theirs_rows
+    try:
+        with Session(spark, temporary_workspace="batchloader_demo_tmp") as session:
+            session.sql(
+                f"CREATE TEMPORARY VIEW events USING batchloader "
+                f"OPTIONS (path '{events}', columns '{columns}')"
+            )
+            with _Step("CREATE TEMPORARY TABLE city_counts AS <scan + aggregate>"):
+                written = session.sql(f"CREATE TEMPORARY TABLE city_counts AS {aggregate}")
+                fragments = [list(r) for r in written.collect()]
+            print(_table(["Fragment", "Number of records written"], fragments))
+            result = session.sql("SELECT * FROM city_counts ORDER BY dir1, city").collect()
+            print(_table(["dir1", "city", "rows", "events"], [list(r) for r in result[:6]]))
+            rows = sum(r["rows"] for r in result)
+
+            session.sql(
+                f"CREATE TEMPORARY VIEW amount USING batchloader "
+                f"OPTIONS (path '{amount_csv}', header 'false')"
+            )
+            session.sql(
+                "CREATE TEMPORARY TABLE total_amount_by_discount AS "
+                "SELECT cast(columns[3] AS boolean) discount, "
+                "sum(cast(columns[2] AS double)) total_amount FROM amount GROUP BY columns[3]"
+            )
+            totals = session.sql("SELECT * FROM total_amount_by_discount ORDER BY discount")
+            print("seed 000's example, as a temporary table:")
+            print(_table(["discount", "total_amount"], [list(r) for r in totals.collect()]))
+            folders = list(session.locations)
+
+            def ours() -> None:
+                session.sql(aggregate).collect()
+
+            def theirs() -> int:
+                df = spark.read.json(events)  # infers the schema, as a user without one would
+                counts = df.groupBy("month", F.col("address.city")).agg(F.count("*").alias("n"))
+                return counts.agg(F.sum("n")).collect()[0][0]
+
+            with _Step("warm up (JVM, Python workers, file cache)"):
+                ours(), theirs()
+            with _Step("batchloader data source: scan + aggregate") as mine:
+                ours()
+            with _Step("spark.read.json (inferred): scan + aggregate") as spark_json:
+                theirs_rows = theirs()
+        cleaned = not any(os.path.exists(f.removeprefix("file:")) for f in folders)
+        print(f"session closed: its temporary tables' folders deleted: {cleaned}")
+    finally:
+        spark.sql("DROP DATABASE IF EXISTS batchloader_demo_tmp CASCADE")
+    print(
+        f"{rows:,} rows: batchloader {mine.seconds:.2f} s, spark.read.json (inferred) "
+        f"{spark_json.seconds:.2f} s (ratio {spark_json.seconds / mine.seconds:.2f}x, "
+        "one warm run each)"
+    )
+    return rows == expected_rows == theirs_rows and cleaned
 
 
 def main(argv: list[str] | None = None) -> int:
