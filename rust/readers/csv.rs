@@ -48,11 +48,32 @@ pub struct CsvRecords {
     /// Column of each header field in the loader (None: not projected); resolved at first use.
     ids: Option<Vec<Option<ColumnId>>>,
     records: u64,
+    /// Lines of the file before this input (a byte range that does not start the file).
+    base: input::LineBase,
 }
 
 impl CsvRecords {
     fn line(&self) -> u64 {
-        self.record.position().map_or(self.records, |p| p.line())
+        self.base.get() + self.record.position().map_or(self.records, |p| p.line())
+    }
+
+    /// Take the column names from the header record (the first record read).
+    fn set_names(&mut self) -> Result<(), InputError> {
+        let mut names = Vec::new();
+        for (i, f) in self.record.iter().enumerate() {
+            let name = self.text(f, i)?.trim().to_string();
+            let name = if name.is_empty() {
+                format!("column{}", i + 1)
+            } else {
+                name
+            };
+            if names.iter().any(|n: &String| n.eq_ignore_ascii_case(&name)) {
+                return Err(self.error(None, format!("the header names '{name}' twice")));
+            }
+            names.push(name);
+        }
+        self.names = Some(names);
+        Ok(())
     }
 
     fn text<'r>(&self, field: &'r [u8], i: usize) -> Result<&'r str, InputError> {
@@ -162,20 +183,7 @@ impl RecordSource for CsvRecords {
             }
             self.records += 1;
             if self.options.header && self.names.is_none() {
-                let mut names = Vec::new();
-                for (i, f) in self.record.iter().enumerate() {
-                    let name = self.text(f, i)?.trim().to_string();
-                    let name = if name.is_empty() {
-                        format!("column{}", i + 1)
-                    } else {
-                        name
-                    };
-                    if names.iter().any(|n: &String| n.eq_ignore_ascii_case(&name)) {
-                        return Err(self.error(None, format!("the header names '{name}' twice")));
-                    }
-                    names.push(name);
-                }
-                self.names = Some(names);
+                self.set_names()?;
                 continue;
             }
             return Ok(true);
@@ -273,6 +281,32 @@ impl CsvReader {
         ))
     }
 
+    /// Read the records of an uncompressed `path` that start on lines starting in `range`
+    /// (one split of a file read by several tasks; quoted fields must not hold line breaks).
+    /// With a header, the column names come from the file's first record.
+    pub fn open_range(
+        path: &str,
+        range: input::ByteRange,
+        options: CsvOptions,
+        on_error: OnError,
+    ) -> Result<Self, InputError> {
+        let mut names = None;
+        if options.header && range.start > 0 {
+            let mut header = Self::open(path, options, on_error)?;
+            if header.src.next_record()? || header.src.names.is_some() {
+                names = header.src.names.take();
+            }
+        }
+        let (lines, first) =
+            input::open_range(path, range).map_err(|e| input::open_error(path, &e))?;
+        let mut reader = Self::from_reader(lines, path, options, on_error);
+        reader.src.base = input::LineBase::at(path, first);
+        if names.is_some() {
+            reader.src.names = names;
+        }
+        Ok(reader)
+    }
+
     /// Read from any buffered input (`path` names it in errors).
     pub fn from_reader(
         input: Box<dyn BufRead + Send>,
@@ -296,6 +330,7 @@ impl CsvReader {
             names: None,
             ids: None,
             records: 0,
+            base: input::LineBase::default(),
         };
         RecordReader::new(src, on_error)
     }

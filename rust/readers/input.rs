@@ -1,7 +1,7 @@
 //! Opening an input: local paths and `file://` URIs, gzip and zstd by suffix, read in chunks.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
 use super::driver::InputError;
 
@@ -32,11 +32,154 @@ pub fn open(path: &str) -> io::Result<Box<dyn BufRead + Send>> {
 
 /// [`open`], failing with an [`InputError`] that names the file.
 pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, InputError> {
-    open(path).map_err(|e| InputError {
+    open(path).map_err(|e| open_error(path, &e))
+}
+
+/// The input error of a file that could not be opened.
+pub fn open_error(path: &str, e: &io::Error) -> InputError {
+    InputError {
         path: path.to_string(),
         line: 0,
         column: None,
         message: format!("cannot open: {e}"),
         excerpt: String::new(),
-    })
+    }
+}
+
+/// A byte range of an uncompressed file, for reading one file in several tasks: the range
+/// holds the lines that *start* in `[start, end)`, so splits at arbitrary offsets read every
+/// line of the file exactly once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteRange {
+    pub start: u64,
+    pub end: u64,
+}
+
+/// Whether `path` is compressed (by suffix), so cannot be read by byte ranges.
+pub fn is_compressed(path: &str) -> bool {
+    let lower = local_path(path).to_ascii_lowercase();
+    lower.ends_with(".gz") || lower.ends_with(".zst") || lower.ends_with(".zstd")
+}
+
+/// The lines of `path` that start in `range`, and the offset of the first of them.
+pub fn open_range(path: &str, range: ByteRange) -> io::Result<(Box<dyn BufRead + Send>, u64)> {
+    if is_compressed(path) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a compressed file cannot be read by byte ranges",
+        ));
+    }
+    let mut file = BufReader::with_capacity(READ_BUFFER, File::open(local_path(path))?);
+    let mut first = range.start;
+    if range.start > 0 {
+        // The line that holds byte `start - 1` belongs to the range before, unless that byte
+        // ends it.
+        file.seek(SeekFrom::Start(range.start - 1))?;
+        let mut skipped = Vec::new();
+        first = range.start - 1 + file.read_until(b'\n', &mut skipped)? as u64;
+    }
+    let lines = LineRange {
+        inner: file,
+        pos: first,
+        end: range.end,
+        at_line_start: true,
+        done: first >= range.end,
+    };
+    Ok((Box::new(lines), first))
+}
+
+/// Passes bytes through up to `end`, then up to the end of the line in progress.
+struct LineRange {
+    inner: BufReader<File>,
+    pos: u64,
+    end: u64,
+    at_line_start: bool,
+    done: bool,
+}
+
+impl Read for LineRange {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let buf = self.fill_buf()?;
+            let n = buf.len().min(out.len());
+            out[..n].copy_from_slice(&buf[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for LineRange {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.done {
+            return Ok(&[]);
+        }
+        if self.pos >= self.end && self.at_line_start {
+            self.done = true;
+            return Ok(&[]);
+        }
+        let (pos, end) = (self.pos, self.end);
+        let buf = self.inner.fill_buf()?;
+        let n = if pos < end {
+            buf.len()
+                .min(usize::try_from(end - pos).unwrap_or(usize::MAX))
+        } else {
+            memchr::memchr(b'\n', buf).map_or(buf.len(), |i| i + 1)
+        };
+        Ok(&buf[..n])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        if amt == 0 {
+            return;
+        }
+        self.at_line_start = self.inner.buffer()[amt - 1] == b'\n';
+        self.pos += amt as u64;
+        self.inner.consume(amt);
+    }
+}
+
+/// The number of the line before byte `offset` of `path`, counted only when asked (an error
+/// message in a range that does not start the file), then remembered.
+#[derive(Debug, Default)]
+pub struct LineBase {
+    path: String,
+    offset: u64,
+    lines: std::sync::OnceLock<u64>,
+}
+
+impl LineBase {
+    /// Lines before `offset` of `path` (0 for the start of the file).
+    pub fn at(path: &str, offset: u64) -> Self {
+        LineBase {
+            path: path.to_string(),
+            offset,
+            lines: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The number of lines before the offset.
+    pub fn get(&self) -> u64 {
+        if self.offset == 0 {
+            return 0;
+        }
+        *self
+            .lines
+            .get_or_init(|| count_lines(&self.path, self.offset).unwrap_or(0))
+    }
+}
+
+fn count_lines(path: &str, upto: u64) -> io::Result<u64> {
+    let mut file = BufReader::with_capacity(READ_BUFFER, File::open(local_path(path))?).take(upto);
+    let mut lines = 0u64;
+    loop {
+        let buf = file.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(lines);
+        }
+        lines += memchr::memchr_iter(b'\n', buf).count() as u64;
+        let n = buf.len();
+        file.consume(n);
+    }
 }

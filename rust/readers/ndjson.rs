@@ -21,6 +21,8 @@ pub struct JsonLines {
     keys: KeyCache,
     line: Vec<u8>,
     line_no: u64,
+    /// Lines of the file before this input (a byte range that does not start the file).
+    base: input::LineBase,
 }
 
 impl RecordSource for JsonLines {
@@ -29,7 +31,7 @@ impl RecordSource for JsonLines {
         let n = self
             .input
             .read_until(b'\n', &mut self.line)
-            .map_err(|e| io_error(&self.path, self.line_no + 1, &e))?;
+            .map_err(|e| io_error(&self.path, self.base.get() + self.line_no + 1, &e))?;
         if n == 0 {
             return Ok(false);
         }
@@ -78,7 +80,7 @@ impl RecordSource for JsonLines {
     fn error(&self, column: Option<usize>, message: String) -> InputError {
         InputError {
             path: self.path.clone(),
-            line: self.line_no,
+            line: self.base.get() + self.line_no,
             column,
             message,
             excerpt: excerpt(&self.line, column),
@@ -113,6 +115,21 @@ impl NdjsonReader {
         ))
     }
 
+    /// Read the lines of an uncompressed `path` that start in `range` (one split of a file
+    /// read by several tasks); errors still give the line number in the whole file.
+    pub fn open_range(
+        path: &str,
+        range: input::ByteRange,
+        on_error: OnError,
+        discover: bool,
+    ) -> Result<Self, InputError> {
+        let (lines, first) =
+            input::open_range(path, range).map_err(|e| input::open_error(path, &e))?;
+        let mut reader = Self::from_reader(lines, path, on_error, discover);
+        reader.src.base = input::LineBase::at(path, first);
+        Ok(reader)
+    }
+
     /// Read from any buffered input (`path` names it in errors).
     pub fn from_reader(
         input: Box<dyn BufRead + Send>,
@@ -128,6 +145,7 @@ impl NdjsonReader {
             keys: KeyCache::default(),
             line: Vec::with_capacity(4096),
             line_no: 0,
+            base: input::LineBase::default(),
         };
         RecordReader::new(src, on_error)
     }

@@ -178,3 +178,78 @@ fn a_reader_can_move_to_another_loader() {
         vec![6]
     );
 }
+
+/// Every line of `path` read through ranges cut at `cuts`, in order.
+fn lines_in_ranges(path: &str, cuts: &[u64]) -> Vec<String> {
+    use std::io::BufRead;
+    let mut out = Vec::new();
+    for w in cuts.windows(2) {
+        let range = super::input::ByteRange {
+            start: w[0],
+            end: w[1],
+        };
+        let (mut input, _) = super::input::open_range(path, range).unwrap();
+        let mut line = String::new();
+        while input.read_line(&mut line).unwrap() > 0 {
+            out.push(std::mem::take(&mut line));
+        }
+    }
+    out
+}
+
+#[test]
+fn byte_ranges_at_any_offsets_read_every_line_once() {
+    let dir = std::env::temp_dir().join(format!("bl-ranges-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("lines.json");
+    // lines of varied length, an empty line, and no newline at the end
+    let lines: Vec<String> = (0..40)
+        .map(|i| format!("{{\"i\": {i}, \"s\": \"{}\"}}\n", "x".repeat(i % 7)))
+        .chain(["\n".to_string(), "{\"last\": 1}".to_string()])
+        .collect();
+    let text = lines.concat();
+    std::fs::write(&path, &text).unwrap();
+    let path = path.to_str().unwrap();
+    let len = text.len() as u64;
+    for step in [1, 2, 3, 5, 17, 64, len] {
+        let mut cuts: Vec<u64> = (0..len).step_by(step as usize).collect();
+        cuts.push(len);
+        assert_eq!(lines_in_ranges(path, &cuts), lines, "step {step}");
+    }
+    // two-way splits at every offset
+    for cut in 0..=len {
+        assert_eq!(lines_in_ranges(path, &[0, cut, len]), lines, "cut {cut}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_error_in_a_later_range_names_its_line_in_the_whole_file() {
+    let dir = std::env::temp_dir().join(format!("bl-range-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.json");
+    let text = "{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3}\n{\"a\": oops}\n{\"a\": 5}\n";
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_str().unwrap();
+    let range = super::input::ByteRange {
+        start: 20,
+        end: text.len() as u64,
+    };
+    let mut r = NdjsonReader::open_range(path, range, OnError::Error, true).unwrap();
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    let err = match r.fill(&mut l).unwrap_err() {
+        ReadError::Input(e) => e.to_string(),
+        other => panic!("{other:?}"),
+    };
+    assert!(err.contains("line 4"), "{err}");
+    assert!(err.contains("bad.json"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn compressed_files_refuse_byte_ranges() {
+    let range = super::input::ByteRange { start: 0, end: 10 };
+    let err = super::input::open_range("x.json.gz", range).err().unwrap();
+    assert!(err.to_string().contains("compressed"));
+}
