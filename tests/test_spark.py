@@ -132,3 +132,67 @@ def test_data_source_format_and_sql(spark, events):
         r.dir1: r.n for r in spark.sql("SELECT dir1, count(*) AS n FROM ev GROUP BY dir1").collect()
     }
     assert counts == {"month=01": 40, "month=02": 40}
+
+
+def _big_ndjson(path, n=3000):
+    rows = [
+        {"id": i, "s": "x" * (i % 13), "m": {"k": i % 5}, "l": list(range(i % 4))} for i in range(n)
+    ]
+    write(str(path), rows)
+    return rows
+
+
+def test_a_large_file_is_split_at_line_boundaries_and_read_once(spark, tmp_path):
+    path = tmp_path / "big.json"
+    rows = _big_ndjson(path)
+    size = os.path.getsize(path)
+    cols = ["id", "s", "m", "l"]
+    df = bls.read(spark, str(path), columns=cols, split_bytes=size // 7 + 1)  # 7, mid-line
+    assert df.rdd.getNumPartitions() == 7
+    got = rows_of(df)
+    assert len(got) == len(rows)  # nothing twice
+    assert got == rows_of(spark.read.schema(df.schema).json(str(path)))
+    assert sorted(r["id"] for r in got) == list(range(len(rows)))
+    # the data source splits the same way
+    via_source = (
+        spark.read.format("batchloader")
+        .option("split_bytes", str(size // 5 + 1))
+        .option("columns", ",".join(cols))
+        .load(str(path))
+    )
+    assert via_source.rdd.getNumPartitions() == 5
+    assert rows_of(via_source) == got
+
+
+def test_a_split_csv_with_a_header_keeps_its_column_names(spark, tmp_path):
+    path = tmp_path / "big.csv"
+    lines = ["id,name,amount"] + [f"{i},n{i % 17},{i * 1.5}" for i in range(2000)]
+    path.write_text("\n".join(lines) + "\n")
+    df = bls.read(spark, str(path), header=True, columns=["id", "name", "amount"], split_bytes=4096)
+    assert df.rdd.getNumPartitions() == -(-os.path.getsize(path) // 4096)
+    reference = spark.read.option("header", "true").schema(df.schema).csv(str(path))
+    assert rows_of(df) == rows_of(reference)
+    assert df.count() == 2000
+
+
+def test_an_error_in_a_later_split_names_its_line_in_the_file(spark, tmp_path):
+    path = tmp_path / "late.json"
+    rows = _big_ndjson(path, n=500)
+    with open(path, "a") as f:
+        f.write('{"id": oops}\n')
+    df = bls.read(spark, str(path), split_bytes=2048, sample_rows=10)
+    with pytest.raises(Exception, match=rf"late\.json, line {len(rows) + 1}, column \d+"):
+        df.collect()
+
+
+def test_compressed_files_and_split_bytes_0_are_not_split(tmp_path):
+    import gzip
+
+    path = tmp_path / "big.json"
+    _big_ndjson(path)
+    gz = tmp_path / "big2.json.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    plan = bls.ScanPlan([str(path), str(gz)], split_bytes=1024)
+    assert [s for s in plan.splits if s[0] == str(gz)] == [(str(gz), None, None)]
+    assert len([s for s in plan.splits if s[0] == str(path)]) > 10
+    assert bls.ScanPlan(str(path), split_bytes=0).splits == [(str(path), None, None)]

@@ -148,7 +148,9 @@ class ArrowArrayExport:
 class FileReader:
     """Reads one NDJSON or CSV file (plain, .gz, .zst) into a loader, a batch at a time.
 
-    CSV: with `header=True` columns by name, else one `columns` list<utf8> column."""
+    CSV: with `header=True` columns by name, else one `columns` list<utf8> column.
+    `byte_range=(start, end)`: only the lines of an uncompressed file that start in
+    `[start, end)` (one split of a file read by several tasks)."""
 
     def __init__(
         self,
@@ -160,6 +162,7 @@ class FileReader:
         delimiter: str = ",",
         quote: str = '"',
         escape: str | None = None,
+        byte_range: tuple[int, int] | None = None,
     ) -> None: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -124,6 +124,7 @@ class Scan:
         partition_prefix: str = "dir",
         partition_depth: int | None = None,
         limit: int | None = None,
+        byte_range: tuple[int, int] | None = None,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -138,6 +139,9 @@ class Scan:
         self.reader = reader
         self.format = format
         self.files = expand_paths(paths)
+        if byte_range is not None and (reader is not None or len(self.files) != 1):
+            raise ValueError("byte_range= reads a part of one file with a built-in reader")
+        self.byte_range = byte_range
         if reader is None:
             for f in self.files:
                 self._builtin_format(f)  # fail early on a file no reader can read
@@ -230,6 +234,7 @@ class Scan:
             delimiter=delimiter,
             quote=self.quote,
             escape=self.escape,
+            byte_range=self.byte_range,
         )
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:

@@ -8,6 +8,7 @@ writes to the one Spark takes, in one place; batches are cast to it before Spark
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -116,10 +117,41 @@ def spark_struct_type(schema: pa.Schema) -> Any:
     return from_arrow_schema(spark_arrow_schema(schema))
 
 
-class ScanPlan:
-    """What the executors need to scan files with the schema fixed on the driver."""
+#: default size of the byte ranges a large uncompressed file is split into (Spark's
+#: `spark.sql.files.maxPartitionBytes` default)
+SPLIT_BYTES = 128 * 2**20
 
-    def __init__(self, paths: Any, sample_rows: int = 10_000, **scan_options: Any) -> None:
+
+#: one task's input: a whole file (start and end None) or the lines starting in [start, end)
+Split = tuple[str, int | None, int | None]
+
+
+def plan_splits(
+    files: list[str], split_bytes: int, splittable: Callable[[str], bool]
+) -> list[Split]:
+    """One split per file, or per `split_bytes` of a large file `splittable` allows."""
+    splits: list[Split] = []
+    for path in files:
+        size = os.path.getsize(path)
+        if split_bytes <= 0 or size <= split_bytes or not splittable(path):
+            splits.append((path, None, None))
+            continue
+        for start in range(0, size, split_bytes):
+            splits.append((path, start, min(start + split_bytes, size)))
+    return splits
+
+
+class ScanPlan:
+    """What the executors need to scan files with the schema fixed on the driver: the schema,
+    the scan options, and the splits (a task each)."""
+
+    def __init__(
+        self,
+        paths: Any,
+        sample_rows: int = 10_000,
+        split_bytes: int = SPLIT_BYTES,
+        **scan_options: Any,
+    ) -> None:
         from batchloader.scan import Scan, _default_root, expand_paths
 
         self.files = expand_paths(paths)
@@ -141,37 +173,61 @@ class ScanPlan:
         )
         self.options.pop("limit", None)
 
-    def scan(self, path: str) -> Iterator[pa.RecordBatch]:
-        """The batches of one file, in the Arrow types Spark was told."""
+        def splittable(path: str) -> bool:
+            # built-in readers only, uncompressed; CSV quoted fields must not span lines
+            return probe.reader is None and not path.lower().endswith((".gz", ".zst", ".zstd"))
+
+        self.splits = plan_splits(self.files, split_bytes, splittable)
+
+    def scan(
+        self, path: str, start: int | None = None, end: int | None = None
+    ) -> Iterator[pa.RecordBatch]:
+        """The batches of one split, in the Arrow types Spark was told."""
         from batchloader.scan import Scan
 
-        for out in Scan(path, **self.options):
+        byte_range = None if start is None or end is None else (start, end)
+        for out in Scan(path, byte_range=byte_range, **self.options):
             yield to_spark_batch(out, self.target)
 
 
-def read(spark: Any, paths: Any, sample_rows: int = 10_000, **scan_options: Any) -> Any:
-    """Scan `paths` in Spark's executors: one task per file, through `mapInArrow`.
+def read(
+    spark: Any,
+    paths: Any,
+    sample_rows: int = 10_000,
+    split_bytes: int = SPLIT_BYTES,
+    **scan_options: Any,
+) -> Any:
+    """Scan `paths` in Spark's executors: one task per file, or per `split_bytes` byte range
+    of a large uncompressed NDJSON/CSV file (split at line boundaries: every line is read
+    once; CSV quoted fields must then not hold line breaks, `split_bytes=0` turns splitting
+    off), through `mapInArrow`.
 
     The schema is discovered on the driver by scanning up to `sample_rows` rows (or taken
     from `schema=`), then fixed: every executor scans with it, so every batch Spark receives
     has exactly the schema Spark was told. Scan options are `Scan`'s (`columns`, `format`,
     `on_error`, limits...).
     """
-    plan = ScanPlan(paths, sample_rows, **scan_options)
+    plan = ScanPlan(paths, sample_rows, split_bytes, **scan_options)
 
-    def scan_files(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def scan_splits(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            for path in batch.column(0).to_pylist():
-                yield from plan.scan(path)
+            for split in batch.to_pylist():
+                yield from plan.scan(split["path"], split["start"], split["end"])
 
-    # one partition (task) per file
-    rdd = spark.sparkContext.parallelize([(f,) for f in plan.files], max(len(plan.files), 1))
-    tasks = spark.createDataFrame(rdd, "path string")
-    return tasks.mapInArrow(scan_files, spark_struct_type(plan.schema))
+    # one partition (task) per split
+    rdd = spark.sparkContext.parallelize(plan.splits, max(len(plan.splits), 1))
+    tasks = spark.createDataFrame(rdd, "path string, start long, end long")
+    return tasks.mapInArrow(scan_splits, spark_struct_type(plan.schema))
 
 
 #: options of the `batchloader` data source that are numbers or flags
-_INT_OPTIONS = ("row_limit", "vector_byte_limit", "batch_byte_limit", "sample_rows")
+_INT_OPTIONS = (
+    "row_limit",
+    "vector_byte_limit",
+    "batch_byte_limit",
+    "sample_rows",
+    "split_bytes",
+)
 _BOOL_OPTIONS = ("header", "allow_schema_change")
 
 
@@ -204,10 +260,10 @@ def register(spark: Any) -> None:
             self.plan = plan
 
         def partitions(self) -> list[InputPartition]:
-            return [InputPartition(f) for f in self.plan.files]
+            return [InputPartition(split) for split in self.plan.splits]
 
         def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-            yield from self.plan.scan(partition.value)
+            yield from self.plan.scan(*partition.value)
 
     class BatchloaderDataSource(DataSource):
         @classmethod

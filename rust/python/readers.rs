@@ -6,6 +6,7 @@ use pyo3::sync::PyOnceLock;
 
 use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
+use crate::readers::input::{is_compressed, ByteRange};
 use crate::readers::{CsvOptions, CsvReader, InputError, NdjsonReader, OnError, ReadError};
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -73,6 +74,7 @@ macro_rules! on_reader {
 }
 
 /// Reads one file (NDJSON or CSV; plain, `.gz`, `.zst`) into a loader, a batch at a time.
+/// `byte_range=(start, end)` reads only the lines of an uncompressed file that start in it.
 #[pyclass(module = "batchloader._core", name = "FileReader", unsendable)]
 pub struct PyFileReader {
     inner: AnyReader,
@@ -82,7 +84,7 @@ pub struct PyFileReader {
 impl PyFileReader {
     #[new]
     #[pyo3(signature = (path, format="ndjson", on_error="error", discover=true, header=false,
-                        delimiter=",", quote="\"", escape=None))]
+                        delimiter=",", quote="\"", escape=None, byte_range=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -94,10 +96,21 @@ impl PyFileReader {
         delimiter: &str,
         quote: &str,
         escape: Option<&str>,
+        byte_range: Option<(u64, u64)>,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
+        let range = byte_range.map(|(start, end)| ByteRange { start, end });
+        if range.is_some() && is_compressed(path) {
+            return Err(PyValueError::new_err(format!(
+                "byte_range: {path} is compressed; only uncompressed files can be split"
+            )));
+        }
         let inner = match format {
-            "ndjson" => NdjsonReader::open(path, on_error, discover).map(AnyReader::Ndjson),
+            "ndjson" => match range {
+                Some(range) => NdjsonReader::open_range(path, range, on_error, discover),
+                None => NdjsonReader::open(path, on_error, discover),
+            }
+            .map(AnyReader::Ndjson),
             "csv" => {
                 let options = CsvOptions {
                     header,
@@ -105,7 +118,11 @@ impl PyFileReader {
                     quote: one_byte("quote", quote)?,
                     escape: escape.map(|e| one_byte("escape", e)).transpose()?,
                 };
-                CsvReader::open(path, options, on_error).map(AnyReader::Csv)
+                match range {
+                    Some(range) => CsvReader::open_range(path, range, options, on_error),
+                    None => CsvReader::open(path, options, on_error),
+                }
+                .map(AnyReader::Csv)
             }
             other => {
                 return Err(PyValueError::new_err(format!(
