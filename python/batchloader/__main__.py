@@ -213,14 +213,14 @@ class _Step:
 
 
 def demo_spark(events: str, amount_csv: str, expected_rows: int) -> bool:
-    """The scan on local Spark through the `batchloader` data source, inside a temporary-table
+    """The scan on local Spark (`batchloader.spark.read`), inside a temporary-table
     session: aggregate into a CREATE TEMPORARY TABLE, read it back, redo seed 000's example,
     and time the scan + aggregation next to spark.read.json on the same files."""
     try:
         from pyspark.sql import functions as F
 
         from batchloader.session import Session
-        from batchloader.spark import local_session
+        from batchloader.spark import local_session, read
     except ImportError:
         print("\npyspark or sqlglot is not installed: the Spark part of the demo is skipped")
         return True
@@ -233,17 +233,16 @@ def demo_spark(events: str, amount_csv: str, expected_rows: int) -> bool:
         spark.sparkContext.setLogLevel("ERROR")
     workspace = tempfile.mkdtemp(prefix="batchloader-demo-tmp-")
     spark.sql(f"CREATE DATABASE IF NOT EXISTS batchloader_demo_tmp LOCATION '{workspace}'")
-    columns = "id,address.city,events,dir1,filename"
+    columns = ["id", "address.city", "events", "dir1", "filename"]
     aggregate = (
         "SELECT dir1, address.city AS city, count(*) AS rows, sum(size(events)) AS events "
         "FROM events GROUP BY dir1, address.city"
     )
     try:
         with Session(spark, temporary_workspace="batchloader_demo_tmp") as session:
-            session.sql(
-                f"CREATE TEMPORARY VIEW events USING batchloader "
-                f"OPTIONS (path '{events}', columns '{columns}')"
-            )
+            # batchloader.spark.read works on Spark 3.5 and 4 (on 4, so does
+            # CREATE TEMPORARY VIEW events USING batchloader OPTIONS (path ..., columns ...))
+            read(session.spark, events, columns=columns).createOrReplaceTempView("events")
             with _Step("CREATE TEMPORARY TABLE city_counts AS <scan + aggregate>"):
                 written = session.sql(f"CREATE TEMPORARY TABLE city_counts AS {aggregate}")
                 fragments = [list(r) for r in written.collect()]
@@ -252,10 +251,7 @@ def demo_spark(events: str, amount_csv: str, expected_rows: int) -> bool:
             print(_table(["dir1", "city", "rows", "events"], [list(r) for r in result[:6]]))
             rows = sum(r["rows"] for r in result)
 
-            session.sql(
-                f"CREATE TEMPORARY VIEW amount USING batchloader "
-                f"OPTIONS (path '{amount_csv}', header 'false')"
-            )
+            read(session.spark, amount_csv).createOrReplaceTempView("amount")
             session.sql(
                 "CREATE TEMPORARY TABLE total_amount_by_discount AS "
                 "SELECT cast(columns[3] AS boolean) discount, "
@@ -276,7 +272,7 @@ def demo_spark(events: str, amount_csv: str, expected_rows: int) -> bool:
 
             with _Step("warm up (JVM, Python workers, file cache)"):
                 ours(), theirs()
-            with _Step("batchloader data source: scan + aggregate") as mine:
+            with _Step("batchloader.spark.read: scan + aggregate") as mine:
                 ours()
             with _Step("spark.read.json (inferred): scan + aggregate") as spark_json:
                 theirs_rows = theirs()
