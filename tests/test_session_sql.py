@@ -47,12 +47,22 @@ def test_create_temporary_table_with_everything():
     assert stmt.partition_by == ["x"]
     assert stmt.if_not_exists
     assert st.to_sql(stmt.query) == "SELECT a, b FROM s"
+    assert stmt.query_text == "SELECT a, b FROM s"
 
 
 def test_create_temporary_table_with_a_parenthesised_query():
     stmt = st.classify("create temporary table source as (select 1 as id union all select 2)")
     assert isinstance(stmt, st.CreateTemporaryTable)
+    assert stmt.query_text == "(select 1 as id union all select 2)"
     assert stmt.columns is None and stmt.partition_by == [] and not stmt.if_not_exists
+
+
+def test_the_query_text_is_kept_as_written_after_the_first_top_level_as():
+    stmt = st.classify(
+        "CREATE TEMPORARY TABLE t (a, b) PARTITION BY (a) AS\n"
+        "  SELECT cast(x AS int) AS a, /*+ keep */ `y` AS b FROM s"
+    )
+    assert stmt.query_text == "SELECT cast(x AS int) AS a, /*+ keep */ `y` AS b FROM s"
 
 
 def test_typed_column_list_is_refused():

@@ -59,6 +59,26 @@ def test_read_equals_sparks_json_reader(spark, events):
     assert df.rdd.getNumPartitions() == 2  # a task per file
 
 
+def test_the_map_in_arrow_path_gives_the_same_result(spark, events):
+    """read() uses the data source on Spark 4 and mapInArrow on 3.5: both, here."""
+    root, _ = events
+    cols = ["id", "tags", "address.city", "dir1"]
+    plan = bls.ScanPlan(str(root), columns=cols)
+    by_map = bls._read_with_map_in_arrow(spark, plan)
+    assert by_map.schema == bls.read(spark, str(root), columns=cols).schema
+    assert rows_of(by_map) == rows_of(bls.read(spark, str(root), columns=cols))
+    assert by_map.rdd.getNumPartitions() == 2
+
+
+@needs_data_sources
+def test_the_data_source_refuses_a_schema_it_cannot_give(spark, events):
+    root, _ = events
+    bls.register(spark)
+    df = spark.read.format("batchloader").schema("id string").option("columns", "id")
+    with pytest.raises(Exception, match=r"finds in the files \(struct<id:bigint>"):
+        df.load(str(root)).collect()
+
+
 def test_nested_projection_and_implicit_columns(spark, events):
     root, rows = events
     df = bls.read(spark, str(root), columns=["id", "address.city", "dir1", "filename"])

@@ -8,7 +8,9 @@ writes to the one Spark takes, in one place; batches are cast to it before Spark
 
 from __future__ import annotations
 
+import base64
 import os
+import pickle
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -117,6 +119,9 @@ def spark_struct_type(schema: pa.Schema) -> Any:
     return from_arrow_schema(spark_arrow_schema(schema))
 
 
+#: the data source option through which `read` passes its ScanPlan (not for users)
+PLAN_OPTION = "batchloader_plan"
+
 #: default size of the byte ranges a large uncompressed file is split into (Spark's
 #: `spark.sql.files.maxPartitionBytes` default)
 SPLIT_BYTES = 128 * 2**20
@@ -189,6 +194,18 @@ class ScanPlan:
         for out in Scan(path, byte_range=byte_range, **self.options):
             yield to_spark_batch(out, self.target)
 
+    def encode(self) -> str:
+        """The plan as a data source option (`read` hands its plan to the data source)."""
+        return base64.b64encode(pickle.dumps(self)).decode("ascii")
+
+    @staticmethod
+    def decode(text: str) -> ScanPlan:
+        """The plan `encode` wrote."""
+        plan = pickle.loads(base64.b64decode(text))
+        if not isinstance(plan, ScanPlan):
+            raise TypeError(f"the {PLAN_OPTION} option does not hold a ScanPlan")
+        return plan
+
 
 def read(
     spark: Any,
@@ -200,7 +217,8 @@ def read(
     """Scan `paths` in Spark's executors: one task per file, or per `split_bytes` byte range
     of a large uncompressed NDJSON/CSV file (split at line boundaries: every line is read
     once; CSV quoted fields must then not hold line breaks, `split_bytes=0` turns splitting
-    off), through `mapInArrow`.
+    off). On Spark 4 through the `batchloader` Python data source, on Spark 3.5 through
+    `mapInArrow` over a DataFrame of the splits.
 
     The schema is discovered on the driver by scanning up to `sample_rows` rows (or taken
     from `schema=`), then fixed: every executor scans with it, so every batch Spark receives
@@ -208,7 +226,14 @@ def read(
     `on_error`, limits...).
     """
     plan = ScanPlan(paths, sample_rows, split_bytes, **scan_options)
+    try:
+        register(spark)
+    except ImportError:  # Spark 3.5: no Python data sources
+        return _read_with_map_in_arrow(spark, plan)
+    return spark.read.format("batchloader").option(PLAN_OPTION, plan.encode()).load()
 
+
+def _read_with_map_in_arrow(spark: Any, plan: ScanPlan) -> Any:
     def scan_splits(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for split in batch.to_pylist():
@@ -272,6 +297,9 @@ def register(spark: Any) -> None:
 
         def _plan(self) -> ScanPlan:
             if getattr(self, "_cached_plan", None) is None:
+                if PLAN_OPTION in self.options:
+                    self._cached_plan = ScanPlan.decode(self.options[PLAN_OPTION])
+                    return self._cached_plan
                 options = scan_options_from(dict(self.options))
                 paths = options.pop("paths", None)
                 if not paths:
@@ -283,7 +311,16 @@ def register(spark: Any) -> None:
             return spark_struct_type(self._plan().schema)
 
         def reader(self, schema: Any) -> DataSourceReader:
-            return BatchloaderReader(self._plan())
+            plan = self._plan()
+            ours = spark_struct_type(plan.schema)
+            if schema.simpleString() != ours.simpleString():
+                raise ValueError(
+                    "the batchloader data source gives the schema it finds in the files "
+                    f"({ours.simpleString()}), not {schema.simpleString()}: leave out "
+                    ".schema(...), choose columns with option('columns', ...), or pass a "
+                    "pyarrow schema to batchloader.spark.read(..., schema=...)"
+                )
+            return BatchloaderReader(plan)
 
     jsession = spark._jsparkSession
     if jsession.sessionState().dataSourceManager().dataSourceExists("batchloader"):

@@ -390,8 +390,8 @@ class Session:
         fmt = self.options["store.format"]
         if statement.partition_by and fmt != "parquet":
             raise ValidationError(f"{fmt.capitalize()} format does not support auto-partitioning.")
-        query, _ = st.rewrite_tables(statement.query, self._rewrite_target)
-        df = self.spark.sql(st.to_sql(query))
+        query, changed = st.rewrite_tables(statement.query, self._rewrite_target)
+        df = self.spark.sql(st.to_sql(query) if changed else statement.query_text)
         if statement.columns is not None:
             if len(statement.columns) != len(df.columns):
                 raise ValidationError(

@@ -62,6 +62,7 @@ class CreateTemporaryTable:
     partition_by: list[str]
     if_not_exists: bool
     query: exp.Expression
+    query_text: str  # the query exactly as written
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,7 @@ def classify(text: str) -> Statement:
     except ParseError:
         return Other(None)
     if isinstance(expression, exp.Create):
-        return _create(expression)
+        return _create(expression, text, tokens)
     if isinstance(expression, exp.Drop) and expression.args.get("kind") in ("TABLE", "VIEW"):
         tables = expression.args.get("tables") or [expression.this]
         if len(tables) == 1 and isinstance(tables[0], exp.Table):
@@ -192,7 +193,20 @@ def classify(text: str) -> Statement:
     return Other(expression)
 
 
-def _create(create: exp.Create) -> Statement:
+def _query_text(text: str, tokens: list[Token]) -> str:
+    """The text after the first `AS` outside parentheses: a CREATE's query as written."""
+    depth = 0
+    for token in tokens:
+        if token.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif token.token_type == TokenType.R_PAREN:
+            depth -= 1
+        elif token.token_type == TokenType.ALIAS and depth == 0:
+            return text[token.end + 1 :].strip()
+    raise ValidationError("CREATE TEMPORARY TABLE needs AS <query>")
+
+
+def _create(create: exp.Create, text: str, tokens: list[Token]) -> Statement:
     kind = create.args.get("kind")
     target = create.this
     columns = None
@@ -224,6 +238,7 @@ def _create(create: exp.Create) -> Statement:
             partition_by=partition_by,
             if_not_exists=bool(create.args.get("exists")),
             query=query,
+            query_text=_query_text(text, tokens),
         )
     return CreateObject(name, kind, temporary, create)
 
