@@ -226,11 +226,23 @@ def read(
     `on_error`, limits...).
     """
     plan = ScanPlan(paths, sample_rows, split_bytes, **scan_options)
+    if not _driver_runs_python_workers(spark):
+        return _read_with_map_in_arrow(spark, plan)
     try:
         register(spark)
     except ImportError:  # Spark 3.5: no Python data sources
         return _read_with_map_in_arrow(spark, plan)
     return spark.read.format("batchloader").option(PLAN_OPTION, plan.encode()).load()
+
+
+def _driver_runs_python_workers(spark: Any) -> bool:
+    """Whether the workers' interpreter runs on the driver too. A Python data source plans in
+    a worker the *driver* starts; with `PYSPARK_PYTHON=./environment/bin/python` (an archive
+    only the executors unpack) it cannot, and `read` takes the mapInArrow path instead."""
+    import shutil
+
+    exe = spark.conf.get("spark.pyspark.python", None) or os.environ.get("PYSPARK_PYTHON")
+    return exe is None or shutil.which(exe) is not None
 
 
 def _read_with_map_in_arrow(spark: Any, plan: ScanPlan) -> Any:
