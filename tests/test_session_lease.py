@@ -108,3 +108,27 @@ def test_cleanup_command_sweeps_by_hand(tmp_path):
     )
     assert "1 session folder(s) deleted" in out.stdout
     assert not os.path.exists(dead) and os.path.isdir(alive)
+
+
+def test_a_lease_being_renewed_is_never_read_half_written(tmp_path):
+    import threading
+
+    lease = _lease()
+    folder = _session_folder(tmp_path, lease)
+    path = os.path.join(folder, LEASE_FILE)
+    stop = threading.Event()
+
+    def renew():
+        while not stop.is_set():
+            lease.heartbeat = time.time()
+            write_lease(FS, folder, lease)
+
+    writer = threading.Thread(target=renew)
+    writer.start()
+    try:
+        for _ in range(2000):
+            assert Lease.from_json(FS.read_text(path)).session == lease.session
+    finally:
+        stop.set()
+        writer.join()
+    assert [f for f in os.listdir(folder) if f.endswith(".tmp")] == []

@@ -78,14 +78,21 @@ class HadoopFileSystem:
         ]
 
     def write_text(self, path: str, text: str, mode: str) -> None:
+        """Write a small file whole: readers see the old text, the new one, or no file (a
+        file system rename does not replace), never a part."""
         target = self._path(path)
-        stream = self._fs.create(target, True)
+        staged = self._path(f"{path}.{uuid.uuid4().hex}.tmp")
+        stream = self._fs.create(staged, True)
         try:
             stream.write(bytearray(text.encode("utf-8")))
         finally:
             stream.close()
         permission = self._jvm.org.apache.hadoop.fs.permission.FsPermission(mode)
-        self._fs.setPermission(target, permission)
+        self._fs.setPermission(staged, permission)
+        self._fs.delete(target, False)
+        if not self._fs.rename(staged, target):
+            self._fs.delete(staged, False)
+            raise OSError(f"could not write [{path}]")
 
     def read_text(self, path: str) -> str:
         stream = self._fs.open(self._path(path))
@@ -138,10 +145,13 @@ class LocalFileSystem:
         return [join(path, e.name) for e in entries if e.is_dir(follow_symlinks=False)]
 
     def write_text(self, path: str, text: str, mode: str) -> None:
+        """Write a small file whole (readers never see a part of it)."""
         target = local_path(path)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, int(mode, 8))
+        staged = f"{target}.{uuid.uuid4().hex}.tmp"
+        fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, int(mode, 8))
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
+        os.replace(staged, target)
 
     def read_text(self, path: str) -> str:
         with open(local_path(path), encoding="utf-8") as src:
