@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 
 import pytest
 
@@ -244,7 +245,7 @@ def test_4_context_exit_and_garbage_collection_close_the_session(spark, workspac
 
 CHILD = textwrap.dedent(
     """
-    import logging, sys, time
+    import logging, os, sys, time
     logging.basicConfig(level=logging.INFO, format="%(name)s %(message)s")
     from batchloader.spark import local_session
     from batchloader.session import Session
@@ -256,6 +257,8 @@ CHILD = textwrap.dedent(
     print(s.locations[0], flush=True)
     if sys.argv[2] == "hang":
         time.sleep(600)
+    if sys.argv[2] == "hard-exit":
+        os._exit(0)  # no atexit, no finalizers: only the JVM's delete-on-exit is left
     """
 )
 
@@ -277,6 +280,18 @@ def test_4_interpreter_exit_closes_the_session(workspace):
     folder = out.strip().splitlines()[-1]
     assert not os.path.exists(local_path(folder))
     assert f"Deleted session temporary location [{folder}]" in err
+
+
+def test_4_the_jvm_deletes_the_folder_when_python_dies_without_cleaning_up(workspace):
+    child = _child(workspace, "hard-exit")
+    out, err = child.communicate(timeout=300)
+    assert child.returncode == 0, err
+    folder = local_path(out.strip().splitlines()[-1])
+    assert "Deleted session temporary location" not in err  # Python did not do it
+    deadline = time.time() + 60  # the JVM sees its parent gone, runs its shutdown hooks
+    while os.path.exists(folder) and time.time() < deadline:
+        time.sleep(0.5)
+    assert not os.path.exists(folder)
 
 
 def test_4_a_crashed_sessions_folder_is_swept_by_the_next_session(spark, workspace):
