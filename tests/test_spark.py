@@ -71,12 +71,17 @@ def test_the_map_in_arrow_path_gives_the_same_result(spark, events):
 
 
 @needs_data_sources
-def test_the_data_source_refuses_a_schema_it_cannot_give(spark, events):
-    root, _ = events
+def test_the_data_source_scans_with_a_schema_the_user_sets(spark, events):
+    root, rows = events
     bls.register(spark)
-    df = spark.read.format("batchloader").schema("id string").option("columns", "id")
-    with pytest.raises(Exception, match=r"finds in the files \(struct<id:bigint>"):
-        df.load(str(root)).collect()
+    ddl = "id int, address struct<city: string>, score double"
+    df = spark.read.format("batchloader").schema(ddl).load(str(root))
+    assert df.schema.simpleString() == "struct<id:int,address:struct<city:string>,score:double>"
+    expected = [
+        {"id": r["id"], "address": {"city": r["address"]["city"]}, "score": r["score"]}
+        for r in rows
+    ]
+    assert rows_of(df) == sorted(expected, key=repr)
 
 
 def test_nested_projection_and_implicit_columns(spark, events):

@@ -324,13 +324,25 @@ def register(spark: Any) -> None:
 
         def reader(self, schema: Any) -> DataSourceReader:
             plan = self._plan()
+            if PLAN_OPTION in self.options or (
+                schema.simpleString() == spark_struct_type(plan.schema).simpleString()
+            ):
+                return BatchloaderReader(plan)
+            # The user set .schema(...): scan with it as the provided schema, fixed.
+            from pyspark.sql.pandas.types import to_arrow_schema
+
+            options = scan_options_from(dict(self.options))
+            paths = options.pop("paths", None)
+            if not paths:
+                raise ValueError("the batchloader data source needs a path")
+            options.setdefault("columns", list(schema.names))
+            plan = ScanPlan(paths, schema=to_arrow_schema(schema), strict_schema=True, **options)
             ours = spark_struct_type(plan.schema)
             if schema.simpleString() != ours.simpleString():
                 raise ValueError(
-                    "the batchloader data source gives the schema it finds in the files "
-                    f"({ours.simpleString()}), not {schema.simpleString()}: leave out "
-                    ".schema(...), choose columns with option('columns', ...), or pass a "
-                    "pyarrow schema to batchloader.spark.read(..., schema=...)"
+                    f"the batchloader data source cannot give the schema "
+                    f"{schema.simpleString()} from these files: with it as the provided "
+                    f"schema the scan gives {ours.simpleString()}"
                 )
             return BatchloaderReader(plan)
 
