@@ -176,8 +176,14 @@ def test_narrowing_ints_checks_range(tmp_path):
 def test_invalid_utf8_is_its_own_error(tmp_path):
     path = tmp_path / "u.json"
     path.write_bytes(b'{"s": "ok"}\n{"s": "\xff\xfe"}\n')
-    with pytest.raises(bl.InputError, match=r"line 2.*UTF-8"):
+    with pytest.raises(bl.InputError, match=r"line 2, column 8: invalid UTF-8 at byte 8"):
         list(bl.Scan(path))
+    # also in a field the projection skips: the line is not JSON text
+    path.write_bytes(b'{"a": 1, "s": "ok"}\n{"a": 2, "s": "\xff"}\n')
+    with pytest.raises(bl.InputError, match=r"line 2, column 16: invalid UTF-8"):
+        list(bl.Scan(path, columns=["a"]))
+    skipped = bl.Scan(path, columns=["a"], on_error="skip")
+    assert [b.to_pylist() for b in skipped] == [[{"a": 1}]] and skipped.skipped_lines == 1
 
 
 def test_line_longer_than_the_batch_limit(tmp_path):

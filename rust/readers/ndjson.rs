@@ -47,6 +47,18 @@ impl RecordSource for JsonLines {
     }
 
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
+        // Validate the line once (ASCII runs go word by word) so the parser need not check
+        // each string it reads.
+        let text = match std::str::from_utf8(&self.line) {
+            Ok(text) => text,
+            Err(e) => {
+                let column = e.valid_up_to() + 1;
+                return Err(self.error(
+                    Some(column),
+                    format!("invalid UTF-8 at byte {column} of the line"),
+                ));
+            }
+        };
         let mut writer = JsonWriter {
             l,
             discovery: &mut self.discovery,
@@ -54,7 +66,7 @@ impl RecordSource for JsonLines {
             discover: self.discover,
             error: None,
         };
-        let mut de = serde_json::Deserializer::from_slice(&self.line);
+        let mut de = serde_json::Deserializer::from_str(text);
         let parsed = ValueSeed::row(&mut writer)
             .deserialize(&mut de)
             .and_then(|_| de.end());
@@ -63,7 +75,8 @@ impl RecordSource for JsonLines {
             (Err(_), Some(e)) => Err(loader_error(self, e)),
             (Err(e), None) => {
                 let text = e.to_string();
-                let message = if text.contains("unicode") || text.contains("UTF-8") {
+                // a bad \u escape (a lone surrogate, say) is the one UTF-8 error left
+                let message = if text.contains("unicode") {
                     format!("invalid UTF-8 or escape in a string: {e}")
                 } else {
                     format!("malformed JSON: {e}")
