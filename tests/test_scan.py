@@ -331,3 +331,31 @@ def test_new_members_inside_a_list_of_structs_with_schema_change(tmp_path):
     assert scan.schema.field("ev").type == pa.list_(
         pa.struct([("kind", pa.utf8()), ("extra", pa.int64())])
     )
+
+
+@pytest.mark.parametrize("value", [None, "", "part-0.json", "dir0=ü", "x" * 1000])
+@pytest.mark.parametrize("n", [0, 1, 7, 4096])
+def test_implicit_column_values(value, n):
+    from batchloader.schema import implicit_column
+
+    got = implicit_column(value, n)
+    assert got.type == pa.utf8()
+    assert got.to_pylist() == [value] * n
+    got.validate(full=True)
+
+
+def test_a_scan_does_not_import_pandas(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "year=2024" / "a.json"
+    path.parent.mkdir()
+    path.write_text('{"a": 1}\n{"a": 2}\n')
+    code = (
+        "import sys\nfrom batchloader import Scan\n"
+        f"rows = [r for b in Scan({str(tmp_path)!r}) for r in b.to_pylist()]\n"
+        "assert [r['filename'] for r in rows] == ['a.json'] * 2, rows\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

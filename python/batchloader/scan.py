@@ -36,6 +36,7 @@ from batchloader.schema import (
     ScanSchemaTracker,
     conform,
     fill_column,
+    implicit_column,
     implicit_column_bytes,
     null_column_bytes,
 )
@@ -302,7 +303,7 @@ class Scan:
         known = [c for c in self.tracker.output_columns() if c.field is not None]
         for f, col in zip(schema, known, strict=True):
             if col.implicit is not None:
-                arrays.append(pa.repeat(pa.scalar(values.get(col.implicit), pa.utf8()), n))
+                arrays.append(implicit_column(values.get(col.implicit), n))
                 continue
             i = lower.get(f.name.lower())
             if i is None:

@@ -7,6 +7,7 @@ file columns, and keeps the output schema stable (or lets it grow, if allowed).
 
 from __future__ import annotations
 
+import array
 import logging
 import os
 from dataclasses import dataclass, field
@@ -401,6 +402,18 @@ def fill_column(n: int, f: pa.Field) -> pa.Array:
     loader = ResultSetLoader(pa.schema([f]))
     batches = list(loader.write_rows({} for _ in range(n)))
     return pa.concat_arrays([b.column(0) for b in batches]) if batches else pa.array([], f.type)
+
+
+def implicit_column(value: str | None, n: int) -> pa.Array:
+    """`n` copies of an implicit column's value (utf8), built from buffers: `pa.scalar` and
+    `pa.array` would import pandas on first use (0.5 s), for nothing."""
+    if value is None:
+        return pa.nulls(n, pa.utf8())
+    data = value.encode("utf-8")
+    if n * len(data) >= 2**31:
+        return pa.repeat(pa.scalar(value, pa.utf8()), n)
+    offsets = array.array("i", range(0, (n + 1) * len(data), len(data)) if data else [0] * (n + 1))
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data * n))
 
 
 def null_column_bytes(t: pa.DataType) -> tuple[int, int, int]:
