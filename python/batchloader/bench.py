@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -194,23 +195,33 @@ def run(rows: int, rounds: int, byte_limit: int) -> list[Result]:
         ("flat", flat_rows, FLAT_SCHEMA),
     ):
         data = make(rows)
-        contenders = writers(schema, byte_limit)
-        by_writer = {w: Result(name, w, rows) for w in contenders}
-        for _ in range(rounds):
-            for writer, fn in contenders.items():
-                gc.collect()
-                with _PeakRss() as rss:
-                    start = time.perf_counter()
-                    produced = fn(data)
-                    elapsed = time.perf_counter() - start
-                if produced != rows:
-                    raise AssertionError(f"{writer} produced {produced} rows, not {rows}")
-                r = by_writer[writer]
-                r.seconds.append(elapsed)
-                r.peak_rss_added = max(r.peak_rss_added, rss.added)
-        results.extend(by_writer.values())
-        del data
+        contenders = {w: partial(fn, data) for w, fn in writers(schema, byte_limit).items()}
+        results += time_contenders(name, contenders, rows, rounds)
+        del data, contenders
     return results
+
+
+def time_contenders(
+    dataset: str, contenders: dict[str, Callable[[], int]], rows: int, rounds: int
+) -> list[Result]:
+    """Call each contender `rounds` times, alternating within a round and rotating the order
+    from round to round (no one always runs first, on cold caches); check each gives `rows`
+    rows; keep its times and the peak RSS it added."""
+    results = {name: Result(dataset, name, rows) for name in contenders}
+    names = list(contenders)
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            gc.collect()
+            with _PeakRss() as rss:
+                start = time.perf_counter()
+                produced = contenders[name]()
+                elapsed = time.perf_counter() - start
+            if produced != rows:
+                raise AssertionError(f"{name} gave {produced} rows, not {rows}")
+            result = results[name]
+            result.seconds.append(elapsed)
+            result.peak_rss_added = max(result.peak_rss_added, rss.added)
+    return list(results.values())
 
 
 def table(results: list[Result]) -> str:
@@ -388,23 +399,11 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
             written[key] = path
         path = written[key]
         size = os.path.getsize(path)
-        contenders = csv_readers(byte_limit) if is_csv else file_readers(byte_limit)
-        by_reader = {w: Result(name, w, rows) for w in contenders}
-        for _ in range(rounds):
-            for reader, fn in contenders.items():
-                gc.collect()
-                with _PeakRss() as rss:
-                    start = time.perf_counter()
-                    produced = fn(path, columns)
-                    elapsed = time.perf_counter() - start
-                if produced != rows:
-                    raise AssertionError(f"{reader} read {produced} rows, not {rows}")
-                r = by_reader[reader]
-                r.seconds.append(elapsed)
-                r.peak_rss_added = max(r.peak_rss_added, rss.added)
-        for r in by_reader.values():
+        readers = csv_readers(byte_limit) if is_csv else file_readers(byte_limit)
+        contenders = {w: partial(fn, path, columns) for w, fn in readers.items()}
+        for r in time_contenders(name, contenders, rows, rounds):
             r.bytes = size
-        results.extend(by_reader.values())
+            results.append(r)
     return results
 
 
@@ -525,18 +524,7 @@ def run_spark(rows: int, rounds: int, workdir: str) -> list[Result]:
             spark, ScanPlan(folder, schema=NESTED_SCHEMA, columns=["id", "score", "address.city"])
         )
     )
-    results = {name: Result("spark-nested", name, rows) for name in contenders}
-    names = list(contenders)
     try:
-        for r in range(rounds):
-            # rotate the order: no contender always runs first (cold JVM, cold caches)
-            for name in names[r % len(names) :] + names[: r % len(names)]:
-                fn = contenders[name]
-                start = time.perf_counter()
-                produced = fn()
-                results[name].seconds.append(time.perf_counter() - start)
-                if produced != rows:
-                    raise AssertionError(f"{name} counted {produced} rows, not {rows}")
+        return time_contenders("spark-nested", contenders, rows, rounds)
     finally:
         spark.stop()
-    return list(results.values())
