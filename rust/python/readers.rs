@@ -106,11 +106,7 @@ impl PyFileReader {
             )));
         }
         let inner = match format {
-            "ndjson" => match range {
-                Some(range) => NdjsonReader::open_range(path, range, on_error, discover),
-                None => NdjsonReader::open(path, on_error, discover),
-            }
-            .map(AnyReader::Ndjson),
+            "ndjson" => NdjsonReader::open(path, range, on_error, discover).map(AnyReader::Ndjson),
             "csv" => {
                 let options = CsvOptions {
                     header,
@@ -118,11 +114,7 @@ impl PyFileReader {
                     quote: one_byte("quote", quote)?,
                     escape: escape.map(|e| one_byte("escape", e)).transpose()?,
                 };
-                match range {
-                    Some(range) => CsvReader::open_range(path, range, options, on_error),
-                    None => CsvReader::open(path, options, on_error),
-                }
-                .map(AnyReader::Csv)
+                CsvReader::open(path, range, options, on_error).map(AnyReader::Csv)
             }
             other => {
                 return Err(PyValueError::new_err(format!(

@@ -271,39 +271,25 @@ impl RecordSource for CsvRecords {
 pub type CsvReader = RecordReader<CsvRecords>;
 
 impl CsvReader {
-    /// Open `path` (gzip / zstd by suffix).
-    pub fn open(path: &str, options: CsvOptions, on_error: OnError) -> Result<Self, InputError> {
-        Ok(Self::from_reader(
-            input::open_input(path)?,
-            path,
-            options,
-            on_error,
-        ))
-    }
-
-    /// Read the records of an uncompressed `path` that start on lines starting in `range`
-    /// (one split of a file read by several tasks; quoted fields must not hold line breaks).
-    /// With a header, the column names come from the file's first record.
-    pub fn open_range(
+    /// Open `path` (gzip / zstd by suffix), or with `range` only the records on lines that
+    /// start in it (one split of a file read by several tasks; quoted fields must then not
+    /// hold line breaks). With a header, the column names come from the file's first record.
+    pub fn open(
         path: &str,
-        range: input::ByteRange,
+        range: Option<input::ByteRange>,
         options: CsvOptions,
         on_error: OnError,
     ) -> Result<Self, InputError> {
         let mut names = None;
-        if options.header && range.start > 0 {
-            let mut header = Self::open(path, options, on_error)?;
-            if header.src.next_record()? || header.src.names.is_some() {
-                names = header.src.names.take();
-            }
+        if options.header && range.is_some_and(|r| r.start > 0) {
+            let mut header = Self::open(path, None, options, on_error)?;
+            header.src.next_record()?;
+            names = header.src.names.take();
         }
-        let (lines, first) =
-            input::open_range(path, range).map_err(|e| input::open_error(path, &e))?;
+        let (lines, base) = input::open_lines(path, range)?;
         let mut reader = Self::from_reader(lines, path, options, on_error);
-        reader.src.base = input::LineBase::at(path, first);
-        if names.is_some() {
-            reader.src.names = names;
-        }
+        reader.src.base = base;
+        reader.src.names = names;
         Ok(reader)
     }
 

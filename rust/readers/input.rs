@@ -30,6 +30,22 @@ pub fn open(path: &str) -> io::Result<Box<dyn BufRead + Send>> {
     })
 }
 
+/// The input of a reader: the whole of `path` ([`open`]), or with `range` the lines of an
+/// uncompressed `path` that start in it ([`open_range`]); and the lines before it, for
+/// error messages.
+pub fn open_lines(
+    path: &str,
+    range: Option<ByteRange>,
+) -> Result<(Box<dyn BufRead + Send>, LineBase), InputError> {
+    match range {
+        None => Ok((open_input(path)?, LineBase::default())),
+        Some(range) => {
+            let (lines, first) = open_range(path, range).map_err(|e| open_error(path, &e))?;
+            Ok((lines, LineBase::at(path, first)))
+        }
+    }
+}
+
 /// [`open`], failing with an [`InputError`] that names the file.
 pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, InputError> {
     open(path).map_err(|e| open_error(path, &e))

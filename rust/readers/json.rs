@@ -256,6 +256,17 @@ impl<'w, 'a> ValueSeed<'w, 'a, 'static> {
     }
 }
 
+impl ValueSeed<'_, '_, '_> {
+    /// Write a JSON scalar of `shape` (`what` names it in a type conflict).
+    fn scalar<E: de::Error>(self, shape: Shape, what: &str, value: Value<'_>) -> Result<(), E> {
+        if let Some(id) = self.w.resolve(self.slot, shape)? {
+            self.w.scalar_column(id, what)?;
+            self.w.set(id, value)?;
+        }
+        Ok(())
+    }
+}
+
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -285,30 +296,18 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
     }
 
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
-        if let Some(id) = self.w.resolve(self.slot, Shape::Bool)? {
-            self.w.scalar_column(id, "a boolean")?;
-            self.w.set(id, Value::Bool(v))?;
-        }
-        Ok(())
+        self.scalar(Shape::Bool, "a boolean", Value::Bool(v))
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        if let Some(id) = self.w.resolve(self.slot, Shape::Int)? {
-            self.w.scalar_column(id, "a number")?;
-            self.w.set(id, Value::Int(v))?;
-        }
-        Ok(())
+        self.scalar(Shape::Int, "a number", Value::Int(v))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        if let Ok(i) = i64::try_from(v) {
-            return self.visit_i64(i);
+        match i64::try_from(v) {
+            Ok(i) => self.visit_i64(i),
+            Err(_) => self.scalar(Shape::Int, "a number", Value::UInt(v)),
         }
-        if let Some(id) = self.w.resolve(self.slot, Shape::Int)? {
-            self.w.scalar_column(id, "a number")?;
-            self.w.set(id, Value::UInt(v))?;
-        }
-        Ok(())
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {

@@ -118,28 +118,18 @@ impl RecordSource for JsonLines {
 pub type NdjsonReader = RecordReader<JsonLines>;
 
 impl NdjsonReader {
-    /// Open `path` (gzip / zstd by suffix). `discover`: unknown fields become columns.
-    pub fn open(path: &str, on_error: OnError, discover: bool) -> Result<Self, InputError> {
-        Ok(Self::from_reader(
-            input::open_input(path)?,
-            path,
-            on_error,
-            discover,
-        ))
-    }
-
-    /// Read the lines of an uncompressed `path` that start in `range` (one split of a file
-    /// read by several tasks); errors still give the line number in the whole file.
-    pub fn open_range(
+    /// Open `path` (gzip / zstd by suffix), or with `range` only the lines of an uncompressed
+    /// `path` that start in it (one split of a file read by several tasks; errors still give
+    /// the line number in the whole file). `discover`: unknown fields become columns.
+    pub fn open(
         path: &str,
-        range: input::ByteRange,
+        range: Option<input::ByteRange>,
         on_error: OnError,
         discover: bool,
     ) -> Result<Self, InputError> {
-        let (lines, first) =
-            input::open_range(path, range).map_err(|e| input::open_error(path, &e))?;
+        let (lines, base) = input::open_lines(path, range)?;
         let mut reader = Self::from_reader(lines, path, on_error, discover);
-        reader.src.base = input::LineBase::at(path, first);
+        reader.src.base = base;
         Ok(reader)
     }
 

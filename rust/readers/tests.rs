@@ -235,7 +235,7 @@ fn an_error_in_a_later_range_names_its_line_in_the_whole_file() {
         start: 20,
         end: text.len() as u64,
     };
-    let mut r = NdjsonReader::open_range(path, range, OnError::Error, true).unwrap();
+    let mut r = NdjsonReader::open(path, Some(range), OnError::Error, true).unwrap();
     let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
     l.start_batch().unwrap();
     let err = match r.fill(&mut l).unwrap_err() {
