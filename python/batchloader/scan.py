@@ -41,6 +41,9 @@ from batchloader.schema import (
     null_column_bytes,
 )
 
+#: suffixes of the compressed files the built-in readers decompress (and cannot split)
+COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
+
 #: the column that keeps malformed lines whole (on_error="permissive")
 CORRUPT_RECORD = "_corrupt_record"
 
@@ -211,7 +214,7 @@ class Scan:
         if self.format in ("ndjson", "json", "csv", "tsv"):
             return "ndjson" if self.format == "json" else self.format
         name = path.lower()
-        for suffix in (".gz", ".zst", ".zstd"):
+        for suffix in COMPRESSED_SUFFIXES:
             name = name.removesuffix(suffix)
         if name.endswith((".json", ".ndjson", ".jsonl")):
             return "ndjson"

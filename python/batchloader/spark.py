@@ -157,7 +157,7 @@ class ScanPlan:
         split_bytes: int = SPLIT_BYTES,
         **scan_options: Any,
     ) -> None:
-        from batchloader.scan import Scan, _default_root, expand_paths
+        from batchloader.scan import COMPRESSED_SUFFIXES, Scan, _default_root, expand_paths
 
         self.files = expand_paths(paths)
         root = scan_options.pop("root", None) or _default_root(paths, self.files)
@@ -180,7 +180,7 @@ class ScanPlan:
 
         def splittable(path: str) -> bool:
             # built-in readers only, uncompressed; CSV quoted fields must not span lines
-            return probe.reader is None and not path.lower().endswith((".gz", ".zst", ".zstd"))
+            return probe.reader is None and not path.lower().endswith(COMPRESSED_SUFFIXES)
 
         self.splits = plan_splits(self.files, split_bytes, splittable)
 

@@ -327,10 +327,9 @@ class Session:
             ) from None
         return location, fs
 
-    def _session_folder(self) -> tuple[HadoopFileSystem, str]:
-        """This session's folder under the workspace's current location, made on first use
-        (700, with a lease, deleted by the JVM at exit if not before)."""
-        location, fs = self._workspace()
+    def _session_folder(self, location: str, fs: HadoopFileSystem) -> tuple[HadoopFileSystem, str]:
+        """This session's folder under the workspace's (checked) current location, made on
+        first use (700, with a lease, deleted by the JVM at exit if not before)."""
         folder = join(location, self.id)
         for known_fs, known in self._state.folders:
             if known == folder:
@@ -382,7 +381,7 @@ class Session:
                 "Temporary tables are not allowed to be created outside of default temporary "
                 f"workspace [{workspace}]."
             )
-        self._workspace()
+        location, location_fs = self._workspace()
         if self._name_taken(name):
             if statement.if_not_exists:
                 return self._ok(False, self._exists_message(name))
@@ -409,7 +408,7 @@ class Session:
         check_storable(df.schema, fmt)
 
         log.info("Temporary table [%s] is being created.", name)
-        fs, folder = self._session_folder()
+        fs, folder = self._session_folder(location, location_fs)
         table = TempTable(
             name=name,
             location=join(folder, str(uuid.uuid4())),
