@@ -344,6 +344,20 @@ def test_implicit_column_values(value, n):
     got.validate(full=True)
 
 
+def test_file_columns_are_right_in_every_batch_of_every_file(tmp_path):
+    """File columns are built once per file and sliced per batch: batches of different
+    lengths, and a second file with a longer first batch, each get their own file's values."""
+    write(f"{tmp_path}/a.json", [{"x": i} for i in range(7)])
+    write(f"{tmp_path}/bb.json", [{"x": i} for i in range(12)])
+    batches = list(bl.Scan(tmp_path, columns=["x", "filename"], row_limit=5))
+    lengths = [b.num_rows for b in batches]
+    assert lengths == [5, 2, 5, 5, 2]
+    names = [name for b in batches for name in b.column("filename").to_pylist()]
+    assert names == ["a.json"] * 7 + ["bb.json"] * 12
+    for b in batches:
+        b.validate(full=True)
+
+
 def test_a_scan_does_not_import_pandas(tmp_path):
     import subprocess
     import sys

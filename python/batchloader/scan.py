@@ -197,11 +197,12 @@ class Scan:
                 return
             file = ScanFile(path, self.root, index)
             values = ImplicitColumns.values(path, self.root)
+            implicit: dict[str, pa.Array] = {}  # per file: built once, sliced per batch
             produced = False
             for batch in self._read(file, values):
                 self.tracker.apply_reader_schema(batch.schema, path)
                 self.tracker.missing_columns(batch.schema)
-                out = self._assemble(batch, values)
+                out = self._assemble(batch, values, implicit)
                 self.rows_read += out.num_rows
                 produced = True
                 yield out
@@ -298,7 +299,11 @@ class Scan:
         self.tracker.note_ignored(loader.ignored_columns, file.path)
         loader.close()
 
-    def _assemble(self, batch: pa.RecordBatch, values: dict) -> pa.RecordBatch:
+    def _assemble(
+        self, batch: pa.RecordBatch, values: dict, implicit: dict[str, pa.Array]
+    ) -> pa.RecordBatch:
+        """The output batch: the reader's columns conformed to the output schema, missing
+        ones filled, file columns added (`implicit` keeps their arrays between batches)."""
         n = batch.num_rows
         lower = {name.lower(): i for i, name in enumerate(batch.schema.names)}
         arrays = []
@@ -306,7 +311,10 @@ class Scan:
         known = [c for c in self.tracker.output_columns() if c.field is not None]
         for f, col in zip(schema, known, strict=True):
             if col.implicit is not None:
-                arrays.append(implicit_column(values.get(col.implicit), n))
+                built = implicit.get(col.implicit)
+                if built is None or len(built) < n:
+                    built = implicit[col.implicit] = implicit_column(values.get(col.implicit), n)
+                arrays.append(built.slice(0, n))
                 continue
             i = lower.get(f.name.lower())
             if i is None:
