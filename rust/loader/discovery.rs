@@ -2,8 +2,6 @@
 //! Python row path, the JSON reader): which columns were discovered (their int64 may widen to
 //! float64) and which lists got a guessed element type because they were first seen empty.
 
-use std::collections::HashSet;
-
 use arrow_schema::{DataType, Field};
 
 use super::error::LoaderError;
@@ -13,16 +11,24 @@ use super::node::{ColumnId, ColumnKind};
 /// What discovery remembers about the columns it created.
 #[derive(Default, Debug)]
 pub struct Discovery {
-    discovered: HashSet<ColumnId>,
-    guessed: HashSet<ColumnId>,
+    /// Indexed by column id (ids are dense): asked for every value, so no hashing.
+    discovered: Vec<bool>,
+    guessed: Vec<bool>,
     /// Fields seen so far only as null: (struct, name).
     null_only: Vec<(ColumnId, String)>,
+}
+
+fn set_flag(flags: &mut Vec<bool>, id: ColumnId, on: bool) {
+    if flags.len() <= id {
+        flags.resize(id + 1, false);
+    }
+    flags[id] = on;
 }
 
 impl Discovery {
     /// Remember `id` and everything below it as discovered.
     pub fn mark(&mut self, l: &ResultSetLoader, id: ColumnId) {
-        self.discovered.insert(id);
+        set_flag(&mut self.discovered, id, true);
         match l.kind(id) {
             ColumnKind::Struct => {
                 for i in 0..l.column_count(id) {
@@ -38,22 +44,22 @@ impl Discovery {
 
     /// Whether `id` was created by discovery.
     pub fn is_discovered(&self, id: ColumnId) -> bool {
-        self.discovered.contains(&id)
+        self.discovered.get(id).copied().unwrap_or(false)
     }
 
     /// Record that list `list`'s element type is a guess.
     pub fn guess(&mut self, list: ColumnId) {
-        self.guessed.insert(list);
+        set_flag(&mut self.guessed, list, true);
     }
 
     /// Whether list `list`'s element type is still a guess.
     pub fn is_guess(&self, list: ColumnId) -> bool {
-        self.guessed.contains(&list)
+        self.guessed.get(list).copied().unwrap_or(false)
     }
 
     /// The guess about `list` is settled (confirmed or replaced).
     pub fn settle(&mut self, list: ColumnId) {
-        self.guessed.remove(&list);
+        set_flag(&mut self.guessed, list, false);
     }
 
     /// Field `name` of struct `parent` was seen as null, with no column yet.

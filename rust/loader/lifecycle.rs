@@ -40,6 +40,10 @@ pub struct ResultSetLoader {
     pub(crate) bytes: usize,
     /// The first node a mutation took over `vector_byte_limit` since the last check.
     pub(crate) breach: Option<ColumnId>,
+    /// Active rows (`budget_rows`) and the byte count below which no limit breaks with them
+    /// (`budget`): the check after each write is one comparison while the rows stay the same.
+    pub(crate) budget_rows: usize,
+    pub(crate) budget: usize,
     /// Projected top-level columns, if every one of them is a scalar (commit fast path).
     pub(crate) scalar_row_width: Option<usize>,
     /// Top-level scalars written (first write) in the current row; a row that wrote all of
@@ -68,6 +72,8 @@ impl ResultSetLoader {
             row_open: false,
             bytes: 0,
             breach: None,
+            budget_rows: usize::MAX,
+            budget: 0,
             scalar_row_width: Some(0),
             row_scalar_writes: 0,
             frozen: None,
@@ -257,14 +263,9 @@ impl ResultSetLoader {
         }
     }
 
-    /// Exported bytes of the active buffers: kept as a running total when a batch byte limit
-    /// needs it, counted on demand otherwise.
+    /// Exported bytes of the active buffers (a running total kept by every mutation).
     pub(crate) fn active_bytes(&self) -> usize {
-        if self.options.batch_byte_limit.is_some() {
-            self.bytes
-        } else {
-            self.recount_bytes()
-        }
+        self.bytes
     }
 
     /// +1 for every projected column added, nested members too.

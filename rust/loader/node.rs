@@ -109,6 +109,9 @@ pub(crate) struct Node {
     /// Dotted path for messages (`m.x`, `events[].kind`).
     pub path: String,
     pub role: Role,
+    /// The list whose element count is this node's write position (`None`: the row index).
+    /// Derived from the roles up the tree, so `pos` is one lookup rather than a climb.
+    pub anchor: Option<ColumnId>,
     /// Whether the consumer wants this column; unprojected nodes own no buffers.
     pub projected: bool,
     /// The projection of this node's members (meaningful only when projected).
@@ -117,6 +120,8 @@ pub(crate) struct Node {
     pub physical: Option<Physical>,
     /// Entries written: Drill's last write position + 1.
     pub len: usize,
+    /// This node's share of the loader's byte count: its `own_bytes` when last counted.
+    pub counted: usize,
     pub validity: Option<Bits>,
     pub data: Data,
     /// Fill value for a non-nullable scalar (little-endian bytes or string bytes).

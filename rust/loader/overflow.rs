@@ -68,6 +68,21 @@ impl ResultSetLoader {
         }
     }
 
+    /// The active bytes below which, with `rows` active rows, neither the batch limit nor
+    /// the reserve breaks (0: the reserve alone breaks the vector limit).
+    fn budget_for(&self, rows: usize) -> usize {
+        if self.options.reserve.largest_buffer(rows) > self.options.vector_byte_limit {
+            return 0;
+        }
+        match self.options.batch_byte_limit {
+            // bytes + reserve > limit  <=>  bytes >= limit - reserve + 1
+            Some(limit) => limit
+                .saturating_add(1)
+                .saturating_sub(self.options.reserve.total(rows)),
+            None => usize::MAX,
+        }
+    }
+
     /// The limit the mutations since the last check broke, if any.
     #[inline]
     fn pending_breach(&mut self) -> Option<Breach> {
@@ -86,6 +101,14 @@ impl ResultSetLoader {
     /// vector limit, so this costs nothing when nothing broke.
     #[inline]
     pub(crate) fn after_write(&mut self, id: ColumnId) -> Result<(), LoaderError> {
+        let rows = self.active_rows();
+        if rows != self.budget_rows {
+            self.budget_rows = rows;
+            self.budget = self.budget_for(rows);
+        }
+        if self.breach.is_none() && self.bytes < self.budget {
+            return Ok(());
+        }
         match self.pending_breach() {
             None => Ok(()),
             Some(b) => self.overflow(b, id),
@@ -153,6 +176,9 @@ impl ResultSetLoader {
                     + f.buffers.iter().map(|b| b.len()).sum::<usize>()
             })
             .sum();
+        for node in self.nodes.iter_mut().filter(|n| n.projected) {
+            node.counted = node.own_bytes();
+        }
         self.bytes = self.recount_bytes();
         self.breach = None;
         FrozenBatch {

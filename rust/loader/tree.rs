@@ -214,16 +214,17 @@ impl ResultSetLoader {
     #[inline]
     pub(crate) fn mutate<R>(&mut self, id: ColumnId, f: impl FnOnce(&mut Node) -> R) -> R {
         let node = &mut self.nodes[id];
-        let r = if self.options.batch_byte_limit.is_some() {
-            // The running total is only needed to enforce batch_byte_limit.
-            let before = node.own_bytes();
-            let r = f(node);
-            self.bytes = self.bytes + node.own_bytes() - before;
-            r
-        } else {
-            f(node)
-        };
-        if self.breach.is_none() && node.max_buffer_bytes() > self.options.vector_byte_limit {
+        let r = f(node);
+        let own = node.own_bytes();
+        self.bytes = self.bytes + own - node.counted;
+        node.counted = own;
+        // A node's largest buffer is never larger than all its buffers (the i32 offsets of a
+        // var-width column overflowing count as too large, hence the clamp).
+        let limit = self.options.vector_byte_limit;
+        if own > limit.min(i32::MAX as usize)
+            && self.breach.is_none()
+            && node.max_buffer_bytes() > limit
+        {
             self.breach = Some(id);
         }
         r
@@ -241,10 +242,9 @@ impl ResultSetLoader {
     /// The index of the entry a write to `id` lands in.
     #[inline]
     pub(crate) fn pos(&self, id: ColumnId) -> usize {
-        match self.nodes[id].role {
-            Role::Root => self.row_pos,
-            Role::Member(s) => self.pos(s),
-            Role::Element(l) => self.nodes[l].last_offset(),
+        match self.nodes[id].anchor {
+            None => self.row_pos,
+            Some(l) => self.nodes[l].last_offset(),
         }
     }
 
@@ -430,21 +430,30 @@ impl ResultSetLoader {
             None => None,
         };
         let validity = (field.is_nullable() && role != Role::Root).then(|| Bits::new(1024));
+        let anchor = match role {
+            Role::Root => None,
+            Role::Member(s) => self.nodes[s].anchor,
+            Role::Element(l) => Some(l),
+        };
         self.nodes.push(Node {
             field: field.clone(),
             path: path.clone(),
             role,
+            anchor,
             projected,
             projection: projection.clone().unwrap_or(Projection::All),
             physical,
             len: 0,
+            counted: 0,
             validity,
             data,
             default: default.unwrap_or_default(),
             check_utf8: false,
         });
         if projected {
-            self.bytes += self.nodes[id].own_bytes();
+            let own = self.nodes[id].own_bytes();
+            self.nodes[id].counted = own;
+            self.bytes += own;
             if !structural && !matches!(role, Role::Element(_)) {
                 self.schema_version += 1;
             }
@@ -602,7 +611,8 @@ impl ResultSetLoader {
             .projected
             .then(|| self.nodes[list].projection.clone());
         if self.nodes[old].projected {
-            self.bytes = self.bytes.saturating_sub(self.nodes[old].own_bytes());
+            self.bytes = self.bytes.saturating_sub(self.nodes[old].counted);
+            self.nodes[old].counted = 0;
             self.nodes[old].projected = false;
         }
         let id = self.build_node(&element, Role::Element(list), projection, path, false)?;

@@ -106,7 +106,23 @@ impl JsonWriter<'_> {
     }
 
     /// The column a value of `shape` goes to, creating or retyping it if discovery allows.
+    #[inline]
     fn resolve<E: de::Error>(
+        &mut self,
+        slot: Slot<'_>,
+        shape: Shape,
+    ) -> Result<Option<ColumnId>, E> {
+        match slot {
+            Slot::Column(id) => Ok(Some(id)),
+            Slot::Element(list) if shape == Shape::Null || !self.discovery.is_guess(list) => {
+                Ok(Some(self.l.element(list).expect("a list")))
+            }
+            slot => self.resolve_new(slot, shape),
+        }
+    }
+
+    /// `resolve` for a field without a column, or an element whose type is still a guess.
+    fn resolve_new<E: de::Error>(
         &mut self,
         slot: Slot<'_>,
         shape: Shape,
@@ -132,9 +148,6 @@ impl JsonWriter<'_> {
             }
             Slot::Element(list) => {
                 let child = self.l.element(list).expect("a list");
-                if !self.discovery.is_guess(list) || shape == Shape::Null {
-                    return Ok(Some(child));
-                }
                 self.discovery.settle(list);
                 if shape == Shape::Str {
                     return Ok(Some(child)); // the guess was right
