@@ -211,7 +211,7 @@ fn check_backfill(field: &Field, n: usize, path: &str) -> Result<()> {
 
 impl ResultSetLoader {
     /// Apply `f` to node `id`, keeping the batch's byte count exact.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn mutate<R>(&mut self, id: ColumnId, f: impl FnOnce(&mut Node) -> R) -> R {
         let node = &mut self.nodes[id];
         let r = f(node);

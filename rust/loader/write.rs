@@ -27,20 +27,30 @@ impl ResultSetLoader {
 
     /// Make the entry that writes to `id` land in exist: the parent struct or list entry,
     /// and, if `id` was already written in this entry, drop that value (a write overwrites).
-    #[inline]
+    #[inline(always)]
     fn prepare_entry(&mut self, id: ColumnId) -> usize {
-        if self.nodes[id].role == Role::Member(ROOT) && self.nodes[id].len == self.row_pos {
+        let node = &self.nodes[id];
+        if node.role == Role::Member(ROOT) && node.len == self.row_pos {
             self.row_scalar_writes += 1;
             return self.row_pos; // a top-level column not yet written in this row
         }
         let p = self.pos(id);
-        if self.nodes[id].len > p {
+        if node.len > p {
             self.truncate(id, p);
         }
-        if let Some(parent) = self.parent(id) {
-            self.ensure_open(parent);
-        }
+        self.open_parent(id, p);
         p
+    }
+
+    /// `ensure_open` on the struct or list `id` belongs to, `p` being `id`'s position.
+    #[inline(always)]
+    fn open_parent(&mut self, id: ColumnId, p: usize) {
+        match self.nodes[id].role {
+            Role::Root | Role::Member(ROOT) => {}
+            // A member shares its struct's position: an open, valid entry there needs nothing.
+            Role::Member(s) if self.nodes[s].len == p + 1 && self.nodes[s].is_valid(p) => {}
+            Role::Member(parent) | Role::Element(parent) => self.ensure_open(parent),
+        }
     }
 
     /// Write `value` to column `id` in the current row (or list element). Writing a column
@@ -161,9 +171,7 @@ impl ResultSetLoader {
         if self.nodes[id].len > p {
             self.truncate(id, p);
         }
-        if let Some(parent) = self.parent(id) {
-            self.ensure_open(parent);
-        }
+        self.open_parent(id, p);
         self.mutate(id, Node::open_entry);
         self.after_write(id)
     }
