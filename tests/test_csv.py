@@ -122,3 +122,24 @@ def test_invalid_utf8_field(tmp_path):
     path.write_bytes(b"a\nok\n\xff\n")
     with pytest.raises(bl.InputError, match=r"line 3: field 1 is not valid UTF-8"):
         list(bl.Scan(path, header=True))
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_a_character_split_between_fields_is_invalid(tmp_path, header):
+    """The record is validated whole, then cut into fields: a two-byte character whose bytes
+    fall in two fields makes the record valid UTF-8 but neither field; it must still fail."""
+    path = tmp_path / "split.csv"
+    path.write_bytes(b"a,b\nx\xc3,\xa9y\n")
+    if header:
+        with pytest.raises(bl.InputError, match=r"line 2: field 1 is not valid UTF-8"):
+            list(bl.Scan(path, header=True))
+    else:
+        with pytest.raises(bl.InputError, match=r"line 2: field 1 is not valid UTF-8"):
+            list(bl.Scan(path, header=False))
+
+
+def test_non_ascii_fields_are_kept_exactly(tmp_path):
+    path = tmp_path / "u.csv"
+    path.write_text('a,b,c\nü,"é,ß",日本\n,"",x\n', encoding="utf-8")
+    t = pa.Table.from_batches(list(bl.Scan(path, header=True, columns=["a", "b", "c"])))
+    assert t.to_pylist() == [{"a": "ü", "b": "é,ß", "c": "日本"}, {"a": "", "b": "", "c": "x"}]

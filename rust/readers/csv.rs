@@ -101,14 +101,42 @@ impl CsvRecords {
         Ok(ids)
     }
 
+    /// Field `i` as text: cut from the record validated whole (`whole`), else validated alone
+    /// (which also gives the error).
+    fn field_text<'r>(
+        &self,
+        whole: Option<&'r str>,
+        raw: &'r [u8],
+        i: usize,
+    ) -> Result<&'r str, InputError> {
+        match whole.and_then(|s| s.get(self.record.range(i)?)) {
+            Some(text) => Ok(text),
+            None => self.text(raw, i),
+        }
+    }
+
     fn write_field(
         &self,
         l: &mut ResultSetLoader,
         id: ColumnId,
         i: usize,
         raw: &[u8],
+        whole: Option<&str>,
     ) -> Result<(), InputError> {
-        let dt = l.field(id).data_type().clone();
+        let value = self.field_value(l, id, i, raw, whole)?;
+        l.set(id, value).map_err(|e| loader_error(self, e))
+    }
+
+    /// Field `i` converted to column `id`'s type.
+    fn field_value<'r>(
+        &self,
+        l: &ResultSetLoader,
+        id: ColumnId,
+        i: usize,
+        raw: &'r [u8],
+        whole: Option<&'r str>,
+    ) -> Result<Value<'r>, InputError> {
+        let dt = l.field(id).data_type();
         let bad = |what: &str| {
             self.error(
                 None,
@@ -121,13 +149,13 @@ impl CsvRecords {
             )
         };
         if raw.is_empty() && !matches!(dt, DataType::Utf8 | DataType::LargeUtf8) {
-            return l.set(id, Value::Null).map_err(|e| loader_error(self, e));
+            return Ok(Value::Null);
         }
-        let value = match &dt {
+        Ok(match dt {
             DataType::Binary | DataType::LargeBinary => Value::Bytes(raw),
             _ => {
-                let text = self.text(raw, i)?;
-                match &dt {
+                let text = self.field_text(whole, raw, i)?;
+                match dt {
                     DataType::Utf8 | DataType::LargeUtf8 => Value::Str(text),
                     DataType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
                         "true" => Value::Bool(true),
@@ -154,8 +182,7 @@ impl CsvRecords {
                     _ => return Err(bad(&format!("convertible to {dt}"))),
                 }
             }
-        };
-        l.set(id, value).map_err(|e| loader_error(self, e))
+        })
     }
 }
 
@@ -211,8 +238,9 @@ impl RecordSource for CsvRecords {
             }
             let element = l.element(id).expect("a list");
             l.open(id).map_err(|e| loader_error(self, e))?;
+            let whole = std::str::from_utf8(self.record.as_slice()).ok();
             for (i, f) in self.record.iter().enumerate() {
-                let text = self.text(f, i)?;
+                let text = self.field_text(whole, f, i)?;
                 l.set(element, Value::Str(text))
                     .and_then(|_| l.save_element(id))
                     .map_err(|e| loader_error(self, e))?;
@@ -233,9 +261,11 @@ impl RecordSource for CsvRecords {
                 ),
             ));
         }
+        // One UTF-8 check for the whole record; fields are cut from it at char boundaries.
+        let whole = std::str::from_utf8(self.record.as_slice()).ok();
         for (i, raw) in self.record.iter().enumerate() {
             if let Some(id) = ids[i] {
-                self.write_field(l, id, i, raw)?;
+                self.write_field(l, id, i, raw, whole)?;
             }
         }
         Ok(())
