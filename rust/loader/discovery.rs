@@ -18,6 +18,7 @@ pub struct Discovery {
     null_only: Vec<(ColumnId, String)>,
 }
 
+/// Set flag `id`, growing the vector as needed.
 fn set_flag(flags: &mut Vec<bool>, id: ColumnId, on: bool) {
     if flags.len() <= id {
         flags.resize(id + 1, false);
