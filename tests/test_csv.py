@@ -107,6 +107,32 @@ def test_conversion_errors_name_line_and_field(tmp_path):
     assert t.column("_corrupt_record").to_pylist() == [None, "xx,b", None]
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_permissive_keeps_the_record_exactly_as_written(tmp_path, newline):
+    """`_corrupt_record` holds the record's own text: quotes, doubled quotes, a delimiter and
+    a line break inside quotes, spaces; the line terminator is not part of it."""
+    bad = ['"x,x",  "say ""hi""" ', '"two\nlines",b']
+    lines = ["n,s", "1,a", bad[0], "2,b", bad[1], "3,c"]
+    path = tmp_path / "q.csv"
+    path.write_bytes(newline.join(lines).encode() + b"\n")
+    scan = bl.Scan(path, header=True, schema=pa.schema([("n", pa.int32())]), on_error="permissive")
+    t = table_of(scan)
+    assert t.column("n").to_pylist() == [1, None, 2, None, 3]
+    assert t.column("_corrupt_record").to_pylist() == [None, bad[0], None, bad[1], None]
+
+
+def test_permissive_raw_records_across_read_buffers(tmp_path):
+    """Records far apart in a file larger than the reader's buffers keep their exact text."""
+    rows = [f'{i},"v{i}"' if i % 997 else f'x{i},"q ""{i}"""' for i in range(1, 20_000)]
+    path = tmp_path / "big.csv"
+    path.write_text("n,s\n" + "\n".join(rows) + "\n")
+    scan = bl.Scan(path, header=True, schema=pa.schema([("n", pa.int64())]), on_error="permissive")
+    t = table_of(scan)
+    kept = [r for r in t.column("_corrupt_record").to_pylist() if r is not None]
+    assert kept == [r for r in rows if r.startswith("x")]
+    assert t.num_rows == len(rows)
+
+
 def test_gzip_csv_and_empty_file(tmp_path):
     with gzip.open(tmp_path / "g.csv.gz", "wt") as f:
         f.write("a\n1\n2\n")

@@ -10,6 +10,7 @@ use arrow_schema::{DataType, Field};
 use super::driver::{excerpt, loader_error, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
+use super::tap::Tap;
 use super::temporal::{parse_date, parse_timestamp};
 use crate::loader::{parse_decimal, ColumnId, ResultSetLoader, Value, ROOT};
 
@@ -40,8 +41,10 @@ impl Default for CsvOptions {
 
 /// The records of a CSV input (the record source of [`CsvReader`]).
 pub struct CsvRecords {
-    reader: csv::Reader<Box<dyn BufRead + Send>>,
+    reader: csv::Reader<Tap>,
     record: csv::ByteRecord,
+    /// Where the current record's text is in the input (offsets), terminator included.
+    span: (u64, u64),
     path: String,
     options: CsvOptions,
     names: Option<Vec<String>>,
@@ -208,6 +211,9 @@ impl RecordSource for CsvRecords {
             if !more {
                 return Ok(false);
             }
+            let start = self.record.position().map_or(0, |p| p.byte());
+            self.span = (start, self.reader.position().byte());
+            self.reader.get_mut().release_before(start);
             self.records += 1;
             if self.options.header && self.names.is_none() {
                 self.set_names()?;
@@ -271,10 +277,31 @@ impl RecordSource for CsvRecords {
         Ok(())
     }
 
+    /// The record as the file has it (quotes and all), without its line terminator.
     fn raw(&self) -> String {
-        let delimiter = [self.options.delimiter];
-        let fields: Vec<&[u8]> = self.record.iter().collect();
-        String::from_utf8_lossy(&fields.join(&delimiter[..])).into_owned()
+        let mut text = self.reader.get_ref().kept_bytes(self.span.0, self.span.1);
+        if text.is_empty() {
+            // not kept (cannot happen while the record is current): its fields, joined
+            let delimiter = [self.options.delimiter];
+            let fields: Vec<&[u8]> = self.record.iter().collect();
+            return String::from_utf8_lossy(&fields.join(&delimiter[..])).into_owned();
+        }
+        // The terminator: the record's own at the end, the `\n` of the previous one's `\r\n`
+        // (or blank lines) at the start. An unquoted field cannot hold either.
+        let newline = |b: &u8| *b == b'\n' || *b == b'\r';
+        while let [first, rest @ ..] = text {
+            if !newline(first) {
+                break;
+            }
+            text = rest;
+        }
+        while let [rest @ .., last] = text {
+            if !newline(last) {
+                break;
+            }
+            text = rest;
+        }
+        String::from_utf8_lossy(text).into_owned()
     }
 
     fn error(&self, column: Option<usize>, message: String) -> InputError {
@@ -337,10 +364,11 @@ impl CsvReader {
             .quote(options.quote)
             .escape(options.escape)
             .double_quote(options.escape.is_none())
-            .from_reader(input);
+            .from_reader(Tap::new(input));
         let src = CsvRecords {
             reader,
             record: csv::ByteRecord::new(),
+            span: (0, 0),
             path: path.to_string(),
             options,
             names: None,

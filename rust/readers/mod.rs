@@ -7,6 +7,7 @@ mod driver;
 pub mod input;
 mod json;
 pub mod ndjson;
+mod tap;
 mod temporal;
 
 pub use csv::{CsvOptions, CsvReader};
