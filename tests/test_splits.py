@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from batchloader import Scan
+from batchloader import InputError, Scan
 
 
 @given(
@@ -54,3 +54,42 @@ def test_byte_range_needs_one_uncompressed_file(tmp_path):
         Scan(str(tmp_path), byte_range=(0, 4))
     with pytest.raises(ValueError, match="compressed"):
         list(Scan(str(tmp_path / "b.json.gz"), byte_range=(0, 4)))
+
+
+def _csv_text(multiline: bool) -> str:
+    lines = ["n,s"]
+    for i in range(30):
+        s = f'"v{i}, quoted ""{i}"""'
+        if multiline and i % 7 == 3:
+            s = f'"two\nlines {i}"'
+        lines.append(f"{i},{s}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("on_error", ["error", "skip", "permissive"])
+def test_csv_ranges_read_each_record_once_or_refuse_quoted_line_breaks(tmp_path, on_error):
+    """A record whose quoted field holds a line break cannot be found from a range that starts
+    inside it: rather than read it wrong, the range that starts it refuses it, whatever the
+    error policy, and says how to read the file (whole, split_bytes=0)."""
+    for multiline in (False, True):
+        path = tmp_path / f"m{multiline}.csv"
+        path.write_text(_csv_text(multiline))
+        size = path.stat().st_size
+        whole = pa.Table.from_batches(list(Scan(str(path), header=True, on_error=on_error)))
+        assert whole.num_rows == 30
+        for cut in range(1, size, 7):
+            parts, refused = [], []
+            for start, end in ((0, cut), (cut, size)):
+                scan = Scan(str(path), header=True, on_error=on_error, byte_range=(start, end))
+                try:
+                    parts += list(scan)
+                except InputError as e:
+                    refused.append(str(e))
+            if multiline:
+                assert refused, f"cut at {cut}: a quoted line break was read from a range"
+                assert all("split_bytes=0" in m for m in refused)
+                assert "line 5" in refused[0]  # the first multi-line record
+            else:
+                assert not refused
+                got = pa.Table.from_batches(parts, schema=whole.schema)
+                assert got.equals(whole), f"cut at {cut}"

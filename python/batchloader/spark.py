@@ -216,8 +216,8 @@ def read(
 ) -> Any:
     """Scan `paths` in Spark's executors: one task per file, or per `split_bytes` byte range
     of a large uncompressed NDJSON/CSV file (split at line boundaries: every line is read
-    once; CSV quoted fields must then not hold line breaks, `split_bytes=0` turns splitting
-    off). On Spark 4 through the `batchloader` Python data source, on Spark 3.5 through
+    once; a CSV record with a quoted line break fails its split with an `InputError`, read
+    such files with `split_bytes=0`, which turns splitting off). On Spark 4 through the `batchloader` Python data source, on Spark 3.5 through
     `mapInArrow` over a DataFrame of the splits.
 
     The schema is discovered on the driver by scanning up to `sample_rows` rows (or taken

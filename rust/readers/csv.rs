@@ -53,6 +53,9 @@ pub struct CsvRecords {
     records: u64,
     /// Lines of the file before this input (a byte range that does not start the file).
     base: input::LineBase,
+    /// Read from a byte range of the file: a record must be one line (a range that starts
+    /// inside a quoted line break could not tell).
+    one_line_records: bool,
 }
 
 impl CsvRecords {
@@ -215,6 +218,18 @@ impl RecordSource for CsvRecords {
             self.span = (start, self.reader.position().byte());
             self.reader.get_mut().release_before(start);
             self.records += 1;
+            // Only a quoted field can hold a line break.
+            if self.one_line_records
+                && memchr::memchr2(b'\n', b'\r', self.record.as_slice()).is_some()
+            {
+                return Err(self.error(
+                    None,
+                    "a quoted field holds a line break, which a file read in byte ranges \
+                     cannot have (a range starting inside it would misread it): read the \
+                     file whole (split_bytes=0)"
+                        .into(),
+                ));
+            }
             if self.options.header && self.names.is_none() {
                 self.set_names()?;
                 continue;
@@ -347,6 +362,7 @@ impl CsvReader {
         let mut reader = Self::from_reader(lines, path, options, on_error);
         reader.src.base = base;
         reader.src.names = names;
+        reader.src.one_line_records = range.is_some();
         Ok(reader)
     }
 
@@ -375,6 +391,7 @@ impl CsvReader {
             ids: None,
             records: 0,
             base: input::LineBase::default(),
+            one_line_records: false,
         };
         RecordReader::new(src, on_error)
     }
