@@ -179,7 +179,7 @@ class ScanPlan:
         self.options.pop("limit", None)
 
         def splittable(path: str) -> bool:
-            # built-in readers only, uncompressed; CSV quoted fields must not span lines
+            # built-in readers only, uncompressed (a CSV split refuses quoted line breaks)
             return probe.reader is None and not path.lower().endswith(COMPRESSED_SUFFIXES)
 
         self.splits = plan_splits(self.files, split_bytes, splittable)
@@ -216,9 +216,10 @@ def read(
 ) -> Any:
     """Scan `paths` in Spark's executors: one task per file, or per `split_bytes` byte range
     of a large uncompressed NDJSON/CSV file (split at line boundaries: every line is read
-    once; a CSV record with a quoted line break fails its split with an `InputError`, read
-    such files with `split_bytes=0`, which turns splitting off). On Spark 4 through the `batchloader` Python data source, on Spark 3.5 through
-    `mapInArrow` over a DataFrame of the splits.
+    once; a CSV record with a quoted line break fails its split with an `InputError`: read
+    such files with `split_bytes=0`, which turns splitting off). On Spark 4 through the
+    `batchloader` Python data source, on Spark 3.5 through `mapInArrow` over a DataFrame of
+    the splits.
 
     The schema is discovered on the driver by scanning up to `sample_rows` rows (or taken
     from `schema=`), then fixed: every executor scans with it, so every batch Spark receives
