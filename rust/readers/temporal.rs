@@ -4,11 +4,16 @@ use arrow_schema::TimeUnit;
 
 use crate::loader::days_from_civil;
 
+/// The number a run of ASCII digits spells (`None`: empty, another byte, or too large).
 fn digits(s: &[u8]) -> Option<i64> {
-    if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
+    if s.is_empty() {
         return None;
     }
-    std::str::from_utf8(s).ok()?.parse().ok()
+    s.iter().try_fold(0i64, |n, &c| {
+        c.is_ascii_digit()
+            .then(|| n.checked_mul(10)?.checked_add(i64::from(c - b'0')))
+            .flatten()
+    })
 }
 
 /// `YYYY-MM-DD` -> days since the epoch.
@@ -24,62 +29,74 @@ pub fn parse_date(s: &str) -> Option<i32> {
     i32::try_from(days_from_civil(y, m, d)).ok()
 }
 
+/// `HH[:]MM` of a UTC offset (after its sign) -> seconds.
+fn offset_seconds(s: &[u8]) -> Option<i64> {
+    let mut hhmm = [0u8; 4];
+    let mut n = 0;
+    for &c in s.iter().filter(|&&c| c != b':') {
+        *hhmm.get_mut(n)? = c;
+        n += 1;
+    }
+    if n != 4 {
+        return None;
+    }
+    Some(digits(&hhmm[..2])? * 3600 + digits(&hhmm[2..])? * 60)
+}
+
 /// `YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|±HH[:]MM]` -> the instant in `unit` since the
-/// epoch (UTC; a time without offset is taken as UTC).
+/// epoch (UTC; a time without offset is taken as UTC). Whole seconds and the fraction's
+/// nanoseconds are kept apart, so it is all i64 arithmetic.
 pub fn parse_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
     let s = s.trim();
-    let days = parse_date(s.get(..10)?)? as i64;
-    let mut nanos: i128 = days as i128 * 86_400_000_000_000;
-    let rest = &s[10..];
-    if !rest.is_empty() {
-        let b = rest.as_bytes();
-        if b[0] != b'T' && b[0] != b't' && b[0] != b' ' {
+    let mut secs = parse_date(s.get(..10)?)? as i64 * 86_400;
+    let mut nanos = 0i64; // the fraction of a second, 0..1e9
+    let rest = &s.as_bytes()[10..];
+    if let Some((&sep, rest)) = rest.split_first() {
+        if !matches!(sep, b'T' | b't' | b' ') {
             return None;
         }
-        let rest = &rest[1..];
         // split off the offset
-        let (clock, offset_secs) = if let Some(c) = rest.strip_suffix(['Z', 'z']) {
-            (c, 0i64)
-        } else if let Some(i) = rest.rfind(['+', '-']) {
-            let (c, off) = rest.split_at(i);
-            let sign = if off.starts_with('-') { -1 } else { 1 };
-            let off = off[1..].replace(':', "");
-            if off.len() != 4 {
-                return None;
-            }
-            let (h, m) = (digits(&off.as_bytes()[..2])?, digits(&off.as_bytes()[2..])?);
-            (c, sign * (h * 3600 + m * 60))
-        } else {
-            (rest, 0)
+        let (clock, offset) = match rest.split_last() {
+            Some((b'Z' | b'z', clock)) => (clock, 0),
+            _ => match rest.iter().rposition(|&c| c == b'+' || c == b'-') {
+                Some(i) => {
+                    let sign = if rest[i] == b'-' { -1 } else { 1 };
+                    (&rest[..i], sign * offset_seconds(&rest[i + 1..])?)
+                }
+                None => (rest, 0),
+            },
         };
-        let mut parts = clock.splitn(3, ':');
-        let h = digits(parts.next()?.as_bytes())?;
-        let m = digits(parts.next()?.as_bytes())?;
-        let (sec, frac) = match parts.next() {
-            None => (0, 0i128),
-            Some(sec) => match sec.split_once('.') {
-                None => (digits(sec.as_bytes())?, 0),
-                Some((whole, f)) => {
+        let mut parts = clock.splitn(3, |&c| c == b':');
+        let h = digits(parts.next()?)?;
+        let m = digits(parts.next()?)?;
+        let sec = match parts.next() {
+            None => 0,
+            Some(sec) => match sec.iter().position(|&c| c == b'.') {
+                None => digits(sec)?,
+                Some(dot) => {
+                    let f = &sec[dot + 1..];
                     if f.is_empty() || f.len() > 9 {
                         return None;
                     }
-                    let scaled = digits(f.as_bytes())? as i128 * 10i128.pow(9 - f.len() as u32);
-                    (digits(whole.as_bytes())?, scaled)
+                    nanos = digits(f)? * 10i64.pow(9 - f.len() as u32);
+                    digits(&sec[..dot])?
                 }
             },
         };
         if h > 23 || m > 59 || sec > 60 {
             return None;
         }
-        nanos += ((h * 3600 + m * 60 + sec - offset_secs) as i128) * 1_000_000_000 + frac;
+        secs += h * 3600 + m * 60 + sec - offset;
     }
-    let v = match unit {
-        TimeUnit::Second => nanos.div_euclid(1_000_000_000),
-        TimeUnit::Millisecond => nanos.div_euclid(1_000_000),
-        TimeUnit::Microsecond => nanos.div_euclid(1_000),
-        TimeUnit::Nanosecond => nanos,
+    // secs * 10^k + floor(nanos / 10^(9-k)) is the floor of the instant in the unit.
+    let (per_second, nanos_per_unit) = match unit {
+        TimeUnit::Second => (1, 1_000_000_000),
+        TimeUnit::Millisecond => (1_000, 1_000_000),
+        TimeUnit::Microsecond => (1_000_000, 1_000),
+        TimeUnit::Nanosecond => (1_000_000_000, 1),
     };
-    i64::try_from(v).ok()
+    secs.checked_mul(per_second)?
+        .checked_add(nanos / nanos_per_unit)
 }
 
 #[cfg(test)]
@@ -108,5 +125,115 @@ mod tests {
         );
         assert_eq!(parse_timestamp("2024-01-01T25:00:00", us), None);
         assert_eq!(parse_timestamp("yesterday", us), None);
+        assert_eq!(
+            parse_timestamp("9999-12-31T23:59:59", TimeUnit::Nanosecond),
+            None
+        );
+    }
+
+    /// The instant computed the slow, obvious way: everything in i128 nanoseconds.
+    fn reference(s: &str, unit: TimeUnit) -> Option<i64> {
+        let s = s.trim();
+        let days = parse_date(s.get(..10)?)? as i128;
+        let mut nanos = days * 86_400_000_000_000;
+        let rest = &s[10..];
+        if !rest.is_empty() {
+            let rest = rest.strip_prefix(['T', 't', ' '])?;
+            let (clock, off) = match rest.strip_suffix(['Z', 'z']) {
+                Some(c) => (c, 0i128),
+                None => match rest.rfind(['+', '-']) {
+                    None => (rest, 0),
+                    Some(i) => {
+                        let off: String = rest[i + 1..].chars().filter(|&c| c != ':').collect();
+                        if off.len() != 4 || !off.bytes().all(|c| c.is_ascii_digit()) {
+                            return None;
+                        }
+                        let v: i128 = off[..2].parse::<i128>().ok()? * 3600
+                            + off[2..].parse::<i128>().ok()? * 60;
+                        (&rest[..i], if rest[i..].starts_with('-') { -v } else { v })
+                    }
+                },
+            };
+            let num = |t: &str| -> Option<i128> {
+                (!t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()))
+                    .then(|| t.parse().ok())
+                    .flatten()
+            };
+            let parts: Vec<&str> = clock.splitn(3, ':').collect();
+            let (h, m) = (num(parts.first()?)?, num(parts.get(1)?)?);
+            let (sec, frac) = match parts.get(2) {
+                None => (0, 0),
+                Some(t) => match t.split_once('.') {
+                    None => (num(t)?, 0),
+                    Some((w, f)) if !f.is_empty() && f.len() <= 9 => {
+                        (num(w)?, num(f)? * 10i128.pow(9 - f.len() as u32))
+                    }
+                    Some(_) => return None,
+                },
+            };
+            if h > 23 || m > 59 || sec > 60 {
+                return None;
+            }
+            nanos += (h * 3600 + m * 60 + sec - off) * 1_000_000_000 + frac;
+        }
+        let per = match unit {
+            TimeUnit::Second => 1_000_000_000,
+            TimeUnit::Millisecond => 1_000_000,
+            TimeUnit::Microsecond => 1_000,
+            TimeUnit::Nanosecond => 1,
+        };
+        i64::try_from(nanos.div_euclid(per)).ok()
+    }
+
+    #[test]
+    fn timestamps_equal_the_i128_reference() {
+        let dates = [
+            "1969-12-31",
+            "1970-01-01",
+            "0001-01-01",
+            "2024-02-29",
+            "9999-12-31",
+        ];
+        let clocks = [
+            "",
+            "T00:00",
+            "t23:59:59",
+            " 12:30:15.5",
+            "T00:00:00.000000001",
+            "T23:59:60.999999999",
+            "T24:00",
+            "T1:2:3",
+            "T12:34:56.",
+            "T12:34:56.1234567890",
+            "T12:x4",
+            "T12",
+        ];
+        let offsets = [
+            "", "Z", "z", "+01:00", "-0130", "+14:00", "-23:59", "+1:00", "+01:0:0", "+0100x", "-",
+            "+123",
+        ];
+        let units = [
+            TimeUnit::Second,
+            TimeUnit::Millisecond,
+            TimeUnit::Microsecond,
+            TimeUnit::Nanosecond,
+        ];
+        let mut some = 0;
+        for d in dates {
+            for c in clocks {
+                for o in offsets {
+                    let text = format!(" {d}{c}{o} ");
+                    for unit in units {
+                        let want = reference(&text, unit);
+                        assert_eq!(parse_timestamp(&text, unit), want, "{text:?} in {unit:?}");
+                        some += usize::from(want.is_some());
+                    }
+                }
+            }
+        }
+        assert!(
+            some > 500,
+            "the grid must exercise valid timestamps too ({some})"
+        );
     }
 }
