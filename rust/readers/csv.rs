@@ -294,7 +294,7 @@ impl RecordSource for CsvRecords {
 
     /// The record as the file has it (quotes and all), without its line terminator.
     fn raw(&self) -> String {
-        let mut text = self.reader.get_ref().kept_bytes(self.span.0, self.span.1);
+        let text = self.reader.get_ref().kept_bytes(self.span.0, self.span.1);
         if text.is_empty() {
             // not kept (cannot happen while the record is current): its fields, joined
             let delimiter = [self.options.delimiter];
@@ -303,20 +303,10 @@ impl RecordSource for CsvRecords {
         }
         // The terminator: the record's own at the end, the `\n` of the previous one's `\r\n`
         // (or blank lines) at the start. An unquoted field cannot hold either.
-        let newline = |b: &u8| *b == b'\n' || *b == b'\r';
-        while let [first, rest @ ..] = text {
-            if !newline(first) {
-                break;
-            }
-            text = rest;
-        }
-        while let [rest @ .., last] = text {
-            if !newline(last) {
-                break;
-            }
-            text = rest;
-        }
-        String::from_utf8_lossy(text).into_owned()
+        let kept = |b: &u8| *b != b'\n' && *b != b'\r';
+        let start = text.iter().position(kept).unwrap_or(text.len());
+        let end = text.iter().rposition(kept).map_or(start, |i| i + 1);
+        String::from_utf8_lossy(&text[start..end]).into_owned()
     }
 
     fn error(&self, column: Option<usize>, message: String) -> InputError {
@@ -344,8 +334,9 @@ pub type CsvReader = RecordReader<CsvRecords>;
 
 impl CsvReader {
     /// Open `path` (gzip / zstd by suffix), or with `range` only the records on lines that
-    /// start in it (one split of a file read by several tasks; quoted fields must then not
-    /// hold line breaks). With a header, the column names come from the file's first record.
+    /// start in it (one split of a file read by several tasks; a record holding a quoted line
+    /// break is then refused, as a range cannot tell whether it starts inside one). With a
+    /// header, the column names come from the file's first record.
     pub fn open(
         path: &str,
         range: Option<input::ByteRange>,
