@@ -148,12 +148,17 @@ pub(crate) fn offset_width(large: bool) -> usize {
     }
 }
 
+/// Offset `i` (read from the bytes: `typed_data` re-checks alignment on every call, and this
+/// sits on every write's path).
 #[inline]
 pub(crate) fn offset_get(buf: &MutableBuffer, large: bool, i: usize) -> usize {
+    let bytes = buf.as_slice();
     if large {
-        buf.typed_data::<i64>()[i] as usize
+        let at = i * 8;
+        i64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) as usize
     } else {
-        buf.typed_data::<i32>()[i] as u32 as usize
+        let at = i * 4;
+        u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as usize
     }
 }
 
@@ -170,17 +175,19 @@ fn offset_push(buf: &mut MutableBuffer, large: bool, v: usize) {
 
 #[inline]
 fn offset_set_last(buf: &mut MutableBuffer, large: bool, v: usize) {
+    let bytes = buf.as_slice_mut();
+    let n = bytes.len();
     if large {
-        *buf.typed_data_mut::<i64>().last_mut().expect("offsets") = v as i64;
+        bytes[n - 8..].copy_from_slice(&(v as i64).to_le_bytes());
     } else {
-        *buf.typed_data_mut::<i32>().last_mut().expect("offsets") = v as i32;
+        bytes[n - 4..].copy_from_slice(&(v as i32).to_le_bytes());
     }
 }
 
 #[inline]
 fn offset_last(buf: &MutableBuffer, large: bool) -> usize {
-    let n = buf.len() / offset_width(large);
-    offset_get(buf, large, n - 1)
+    let w = offset_width(large);
+    offset_get(buf, large, buf.len() / w - 1)
 }
 
 /// A fresh offsets buffer holding the single offset 0.

@@ -25,15 +25,35 @@ impl ResultSetLoader {
         Ok(())
     }
 
+    /// The position of `id`'s entry if that entry can be written without further ado: its
+    /// parent's entry is open and `id` has not been written in it yet. A member is never
+    /// shorter than its struct's position, so a member one entry short of its (valid) struct
+    /// entry is exactly that case; a top-level column compares with the row index.
+    #[inline(always)]
+    fn fresh_entry(&self, id: ColumnId) -> Option<usize> {
+        let node = &self.nodes[id];
+        match node.role {
+            Role::Member(ROOT) => (node.len == self.row_pos).then_some(node.len),
+            Role::Member(s) => {
+                let parent = &self.nodes[s];
+                (parent.len == node.len + 1 && parent.is_valid(node.len)).then_some(node.len)
+            }
+            _ => None,
+        }
+    }
+
     /// Make the entry that writes to `id` land in exist: the parent struct or list entry,
     /// and, if `id` was already written in this entry, drop that value (a write overwrites).
     #[inline(always)]
     fn prepare_entry(&mut self, id: ColumnId) -> usize {
-        let node = &self.nodes[id];
-        if node.role == Role::Member(ROOT) && node.len == self.row_pos {
-            self.row_scalar_writes += 1;
-            return self.row_pos; // a top-level column not yet written in this row
+        if let Some(p) = self.fresh_entry(id) {
+            if self.nodes[id].role == Role::Member(ROOT) {
+                // Saturating: usize::MAX marks a row that must be finalized whatever follows.
+                self.row_scalar_writes = self.row_scalar_writes.saturating_add(1);
+            }
+            return p;
         }
+        let node = &self.nodes[id];
         let p = self.pos(id);
         if node.len > p {
             self.truncate(id, p);
@@ -167,11 +187,13 @@ impl ResultSetLoader {
         if !self.check_compound(id)? {
             return Ok(());
         }
-        let p = self.pos(id);
-        if self.nodes[id].len > p {
-            self.truncate(id, p);
+        if self.fresh_entry(id).is_none() {
+            let p = self.pos(id);
+            if self.nodes[id].len > p {
+                self.truncate(id, p);
+            }
+            self.open_parent(id, p);
         }
-        self.open_parent(id, p);
         self.mutate(id, Node::open_entry);
         self.after_write(id)
     }
