@@ -99,8 +99,22 @@ impl ResultSetLoader {
     /// After a write to `id` (or a commit, or a list element): overflow if any buffer or the
     /// batch went over its limit. Every mutation records the first buffer it takes over the
     /// vector limit, so this costs nothing when nothing broke.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn after_write(&mut self, id: ColumnId) -> Result<(), LoaderError> {
+        if self.breach.is_none()
+            && self.bytes < self.budget
+            && self.active_rows() == self.budget_rows
+        {
+            return Ok(());
+        }
+        self.check_limits(id)
+    }
+
+    /// `after_write` past its fast path: the row count moved (a new budget) or a limit may
+    /// have broken. Kept out of line so every write inlines only the comparison above.
+    #[cold]
+    #[inline(never)]
+    fn check_limits(&mut self, id: ColumnId) -> Result<(), LoaderError> {
         let rows = self.active_rows();
         if rows != self.budget_rows {
             self.budget_rows = rows;

@@ -8,8 +8,17 @@ use super::node::{ColumnId, ColumnKind, Data, Encoded, Node, Role, ROOT};
 use super::value::Value;
 
 impl ResultSetLoader {
-    #[inline]
+    #[inline(always)]
     fn check_writable(&self, id: ColumnId) -> Result<()> {
+        if self.row_open && id < self.nodes.len() {
+            return Ok(());
+        }
+        self.not_writable(id)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_writable(&self, id: ColumnId) -> Result<()> {
         if !self.row_open {
             self.check_active("write")?;
             return Err(LoaderError::State(format!(
