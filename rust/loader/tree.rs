@@ -268,11 +268,22 @@ impl ResultSetLoader {
 
     /// Make sure the current entry of struct/list `id` (and of its ancestors) exists and is
     /// valid, so members or elements can be written into it.
+    #[inline(always)]
     pub(crate) fn ensure_open(&mut self, id: ColumnId) {
         if id == ROOT {
             return;
         }
         let p = self.pos(id);
+        let node = &self.nodes[id];
+        if node.len == p + 1 && node.is_valid(p) {
+            return; // the usual case: the entry was begun
+        }
+        self.open_at(id, p)
+    }
+
+    /// `ensure_open` when entry `p` of `id` is not open yet (or is null).
+    #[inline(never)]
+    fn open_at(&mut self, id: ColumnId, p: usize) {
         let node = &self.nodes[id];
         debug_assert!(
             node.len == p || node.len == p + 1,
@@ -285,9 +296,17 @@ impl ResultSetLoader {
                 self.ensure_open(parent);
             }
             self.mutate(id, Node::open_entry);
-        } else if !node.is_valid(p) {
+        } else {
             self.nodes[id].set_last_valid();
         }
+    }
+
+    /// Whether committing entry `p` of `id` has anything to do; `false` for the usual case of
+    /// a scalar written in that entry (nothing to back-fill or validate).
+    #[inline(always)]
+    pub(crate) fn needs_finalize(&self, id: ColumnId, p: usize) -> bool {
+        let node = &self.nodes[id];
+        !(node.len == p + 1 && node.physical.is_some() && !node.check_utf8)
     }
 
     /// Commit entry `p` of `id`: back-fill it if it was not written, recursively for struct
@@ -315,17 +334,18 @@ impl ResultSetLoader {
             Data::Struct { members, .. } => {
                 for i in 0..members.len() {
                     let m = self.member_at(id, i).expect("member");
-                    // Fast path: a scalar written in this entry needs nothing.
-                    let member = &self.nodes[m];
-                    if member.len == p + 1 && member.physical.is_some() && !member.check_utf8 {
-                        continue;
+                    if self.needs_finalize(m, p) {
+                        self.finalize(m, p)?;
                     }
-                    self.finalize(m, p)?;
                 }
             }
             Data::List { child, .. } => {
                 let (child, q) = (*child, self.nodes[id].last_offset());
-                self.truncate(child, q);
+                // Elements past the last saved one: only an unsaved element leaves any.
+                let node = &self.nodes[child];
+                if node.len > q || matches!(node.data, Data::List { .. }) {
+                    self.truncate(child, q);
+                }
             }
             _ => {}
         }

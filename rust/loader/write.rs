@@ -4,7 +4,7 @@ use arrow_schema::DataType;
 
 use super::error::{LoaderError, Result};
 use super::lifecycle::ResultSetLoader;
-use super::node::{ColumnId, ColumnKind, Data, Encoded, Node, Role, ROOT};
+use super::node::{ColumnId, ColumnKind, Data, EncodeError, Encoded, Node, Role, ROOT};
 use super::value::Value;
 
 impl ResultSetLoader {
@@ -92,39 +92,55 @@ impl ResultSetLoader {
             return Ok(());
         }
         if node.physical.is_none() {
-            if value != Value::Null {
-                return Err(LoaderError::SchemaConflict(format!(
-                    "column '{}' is a {}: write its members or elements, not {} value {value}",
-                    node.path,
-                    node.field.data_type(),
-                    value.kind()
-                )));
-            }
-            self.prepare_entry(id);
-            self.mutate(id, Node::push_fill);
-            if let Data::Struct { .. } = self.nodes[id].data {
-                let p = self.nodes[id].len - 1;
-                self.finalize(id, p)?;
-            }
-            return self.after_write(id);
+            return self.set_compound(id, value);
         }
-        let encoded = node.encode(&value).map_err(|e| {
-            LoaderError::SchemaConflict(format!(
-                "column '{}': {}",
-                node.path,
-                node.encode_error(&value, e)
-            ))
-        })?;
+        let encoded = match node.encode(&value) {
+            Ok(encoded) => encoded,
+            Err(e) => return Err(self.refuse(id, &value, Some(e))),
+        };
         if matches!(encoded, Encoded::Null) && !node.nullable() {
-            return Err(LoaderError::SchemaConflict(format!(
-                "column '{}' is not nullable ({}) and cannot take None",
-                node.path,
-                node.field.data_type()
-            )));
+            return Err(self.refuse(id, &value, None));
         }
         self.prepare_entry(id);
         self.mutate(id, |n| n.push_encoded(&encoded));
         self.after_write(id)
+    }
+
+    /// `set` on a struct, list or map: only a null (the back-fill value if not nullable).
+    #[inline(never)]
+    fn set_compound(&mut self, id: ColumnId, value: Value<'_>) -> Result<()> {
+        if value != Value::Null {
+            let node = &self.nodes[id];
+            return Err(LoaderError::SchemaConflict(format!(
+                "column '{}' is a {}: write its members or elements, not {} value {value}",
+                node.path,
+                node.field.data_type(),
+                value.kind()
+            )));
+        }
+        self.prepare_entry(id);
+        self.mutate(id, Node::push_fill);
+        if let Data::Struct { .. } = self.nodes[id].data {
+            let p = self.nodes[id].len - 1;
+            self.finalize(id, p)?;
+        }
+        self.after_write(id)
+    }
+
+    /// Why scalar column `id` refuses `value`: it does not encode, or (`None`) it is a null
+    /// for a non-nullable column.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&self, id: ColumnId, value: &Value<'_>, error: Option<EncodeError>) -> LoaderError {
+        let node = &self.nodes[id];
+        LoaderError::SchemaConflict(match error {
+            Some(e) => format!("column '{}': {}", node.path, node.encode_error(value, e)),
+            None => format!(
+                "column '{}' is not nullable ({}) and cannot take None",
+                node.path,
+                node.field.data_type()
+            ),
+        })
     }
 
     /// Write SQL NULL to column `id`.
@@ -223,9 +239,11 @@ impl ResultSetLoader {
         };
         self.ensure_open(list);
         let q = self.nodes[list].last_offset();
-        if let Err(e) = self.finalize(child, q) {
-            self.truncate(child, q);
-            return Err(e);
+        if self.needs_finalize(child, q) {
+            if let Err(e) = self.finalize(child, q) {
+                self.truncate(child, q);
+                return Err(e);
+            }
         }
         self.nodes[list].set_last_offset(q + 1);
         self.after_write(list)

@@ -230,13 +230,29 @@ pub(crate) fn write_scalar(
 }
 
 /// `l.set`, with a conflict reported against the Python value.
+#[inline(always)]
 fn set_checked(
     l: &mut ResultSetLoader,
     id: ColumnId,
     obj: &Bound<'_, PyAny>,
     value: Value<'_>,
 ) -> WriteResult {
-    l.set(id, value).map_err(|e| match e {
+    match l.set(id, value) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(set_failed(l, id, obj, e)),
+    }
+}
+
+/// A failed `set` as the Python caller sees it: a conflict names the Python value.
+#[cold]
+#[inline(never)]
+fn set_failed(
+    l: &ResultSetLoader,
+    id: ColumnId,
+    obj: &Bound<'_, PyAny>,
+    e: LoaderError,
+) -> WriteError {
+    match e {
         LoaderError::SchemaConflict(m) => {
             let prefix = format!("column '{}': ", l.path(id));
             match m.strip_prefix(&prefix) {
@@ -245,5 +261,5 @@ fn set_checked(
             }
         }
         e => WriteError::Loader(e),
-    })
+    }
 }
