@@ -143,8 +143,33 @@ fn date_days(d: &Bound<'_, PyAny>) -> PyResult<i64> {
     ))
 }
 
-/// Convert a Python scalar for column `id` and write it.
+/// Convert a Python scalar for column `id` and write it. Exact `str`, `float` and `int` and
+/// `None` take an inlined path; everything else goes through [`write_other_scalar`].
+#[inline(always)]
 pub(crate) fn write_scalar(
+    l: &mut ResultSetLoader,
+    id: ColumnId,
+    obj: &Bound<'_, PyAny>,
+) -> WriteResult {
+    if let Ok(s) = obj.cast_exact::<PyString>() {
+        if let Ok(text) = s.to_str() {
+            return set_checked(l, id, obj, Value::Str(text));
+        }
+    } else if let Ok(f) = obj.cast_exact::<PyFloat>() {
+        return set_checked(l, id, obj, Value::Float(f.value()));
+    } else if obj.is_none() {
+        return set_checked(l, id, obj, Value::Null);
+    } else if obj.is_exact_instance_of::<PyInt>() {
+        if let Ok(i) = obj.extract::<i64>() {
+            return set_checked(l, id, obj, Value::Int(i));
+        }
+    }
+    write_other_scalar(l, id, obj)
+}
+
+/// `write_scalar` for everything but the common exact types (and their errors).
+#[inline(never)]
+fn write_other_scalar(
     l: &mut ResultSetLoader,
     id: ColumnId,
     obj: &Bound<'_, PyAny>,

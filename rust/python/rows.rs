@@ -49,21 +49,28 @@ pub(crate) struct RowWriter<'a> {
 
 impl RowWriter<'_> {
     /// Write any Python value to column `id`.
+    #[inline(always)]
     pub fn value(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
         if !self.l.is_projected(id) {
             return Ok(());
         }
         let kind = self.l.kind(id);
-        if kind == ColumnKind::Scalar {
-            if self.state.discover
-                && obj.is_instance_of::<PyFloat>()
-                && self.l.field(id).data_type() == &DataType::Int64
-                && self.state.discovery.is_discovered(id)
-            {
-                self.l.widen_to_float64(id)?;
-            }
-            return write_scalar(self.l, id, obj);
+        if kind != ColumnKind::Scalar {
+            return self.compound(id, kind, obj);
         }
+        if self.state.discover
+            && obj.is_instance_of::<PyFloat>()
+            && self.l.field(id).data_type() == &DataType::Int64
+            && self.state.discovery.is_discovered(id)
+        {
+            self.l.widen_to_float64(id)?;
+        }
+        write_scalar(self.l, id, obj)
+    }
+
+    /// `value` for a struct, list or map column (`kind`).
+    #[inline(never)]
+    fn compound(&mut self, id: ColumnId, kind: ColumnKind, obj: &Bound<'_, PyAny>) -> WriteResult {
         if obj.is_none() {
             return Ok(self.l.set(id, Value::Null)?);
         }
