@@ -28,9 +28,7 @@ pub struct JsonLines {
 impl RecordSource for JsonLines {
     fn next_record(&mut self) -> Result<bool, InputError> {
         self.line.clear();
-        let n = self
-            .input
-            .read_until(b'\n', &mut self.line)
+        let n = input::read_line(&mut *self.input, &mut self.line)
             .map_err(|e| io_error(&self.path, self.base.get() + self.line_no + 1, &e))?;
         if n == 0 {
             return Ok(false);
