@@ -23,9 +23,10 @@ pub(crate) struct KeyCache {
 }
 
 impl KeyCache {
+    #[inline(always)]
     fn get(&self, parent: ColumnId, pos: usize, key: &str) -> Option<Option<ColumnId>> {
         let (k, target) = self.by_struct.get(parent)?.get(pos)?;
-        (**k == *key).then_some(*target)
+        same_key(k.as_bytes(), key.as_bytes()).then_some(*target)
     }
 
     fn put(&mut self, parent: ColumnId, pos: usize, key: &str, target: Option<ColumnId>) {
@@ -39,6 +40,25 @@ impl KeyCache {
         } else if pos == keys.len() {
             keys.push(entry);
         }
+    }
+}
+
+/// `a == b`, inline for keys of up to 16 bytes (two overlapping word compares instead of a
+/// call to `memcmp`: a key is compared on every field of every line).
+#[inline(always)]
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8"));
+    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().expect("4"));
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
     }
 }
 
@@ -90,6 +110,8 @@ fn discovered_type(shape: Shape) -> Option<DataType> {
 }
 
 impl JsonWriter<'_> {
+    #[cold]
+    #[inline(never)]
     fn fail<E: de::Error>(&mut self, e: LoaderError) -> E {
         let msg = e.to_string();
         self.error = Some(e);
@@ -106,7 +128,7 @@ impl JsonWriter<'_> {
     }
 
     /// The column a value of `shape` goes to, creating or retyping it if discovery allows.
-    #[inline]
+    #[inline(always)]
     fn resolve<E: de::Error>(
         &mut self,
         slot: Slot<'_>,
@@ -166,8 +188,12 @@ impl JsonWriter<'_> {
         }
     }
 
+    #[inline(always)]
     fn set<E: de::Error>(&mut self, id: ColumnId, value: Value<'_>) -> Result<(), E> {
-        self.l.set(id, value).map_err(|e| self.fail(e))
+        match self.l.set(id, value) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.fail(e)),
+        }
     }
 
     fn scalar_column<E: de::Error>(&mut self, id: ColumnId, what: &str) -> Result<(), E> {
@@ -411,5 +437,43 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
             self.w.l.save_element(id).map_err(|e| self.w.fail(e))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_key;
+
+    #[test]
+    fn same_key_agrees_with_equality() {
+        let keys = [
+            "", "a", "b", "ab", "ba", "abc", "abd", "xbc", "azc", "abcd", "abce", "abcdefg",
+        ];
+        let long: Vec<String> = (4..=20)
+            .flat_map(|n| {
+                let base: String = "abcdefghijklmnopqrstuvwxyz"[..n].to_string();
+                // one byte changed at the start, the middle and the end
+                [0, n / 2, n - 1].into_iter().map(move |at| {
+                    let mut changed = base.clone().into_bytes();
+                    changed[at] = b'#';
+                    String::from_utf8(changed).unwrap()
+                })
+            })
+            .chain((4..=20).map(|n| "abcdefghijklmnopqrstuvwxyz"[..n].to_string()))
+            .collect();
+        let all: Vec<&str> = keys
+            .iter()
+            .copied()
+            .chain(long.iter().map(|s| s.as_str()))
+            .collect();
+        for a in &all {
+            for b in &all {
+                assert_eq!(
+                    same_key(a.as_bytes(), b.as_bytes()),
+                    a == b,
+                    "{a:?} vs {b:?}"
+                );
+            }
+        }
     }
 }
