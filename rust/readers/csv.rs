@@ -130,7 +130,10 @@ impl CsvRecords {
         whole: Option<&str>,
     ) -> Result<(), InputError> {
         let value = self.field_value(l, id, i, raw, whole)?;
-        l.set(id, value).map_err(|e| loader_error(self, e))
+        match l.set(id, value) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(loader_error(self, e)),
+        }
     }
 
     /// Field `i` converted to column `id`'s type.

@@ -243,6 +243,8 @@ impl Driver {
 }
 
 /// A loader error while writing the current record, as an input error about it.
+#[cold]
+#[inline(never)]
 pub(crate) fn loader_error<S: RecordSource>(src: &S, e: LoaderError) -> InputError {
     match e {
         LoaderError::RowTooLarge(m) => src.error(
