@@ -62,24 +62,14 @@ impl ResultSetLoader {
             }
             return p;
         }
-        let node = &self.nodes[id];
         let p = self.pos(id);
-        if node.len > p {
+        if self.nodes[id].len > p {
             self.truncate(id, p);
         }
-        self.open_parent(id, p);
-        p
-    }
-
-    /// `ensure_open` on the struct or list `id` belongs to, `p` being `id`'s position.
-    #[inline(always)]
-    fn open_parent(&mut self, id: ColumnId, p: usize) {
-        match self.nodes[id].role {
-            Role::Root | Role::Member(ROOT) => {}
-            // A member shares its struct's position: an open, valid entry there needs nothing.
-            Role::Member(s) if self.nodes[s].len == p + 1 && self.nodes[s].is_valid(p) => {}
-            Role::Member(parent) | Role::Element(parent) => self.ensure_open(parent),
+        if let Some(parent) = self.parent(id) {
+            self.ensure_open(parent);
         }
+        p
     }
 
     /// Write `value` to column `id` in the current row (or list element). Writing a column
@@ -212,13 +202,7 @@ impl ResultSetLoader {
         if !self.check_compound(id)? {
             return Ok(());
         }
-        if self.fresh_entry(id).is_none() {
-            let p = self.pos(id);
-            if self.nodes[id].len > p {
-                self.truncate(id, p);
-            }
-            self.open_parent(id, p);
-        }
+        self.prepare_entry(id);
         self.mutate(id, Node::open_entry);
         self.after_write(id)
     }
