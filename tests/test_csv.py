@@ -47,15 +47,30 @@ def test_untyped_header_columns_are_strings_like_pyarrow(tmp_path):
 def test_headerless_file_gives_drills_columns_list(tmp_path):
     path = tmp_path / "amount.csv"
     path.write_text('"1","Bob","200","false"\n"2","Kate","150","true"\n"3"\n')
-    scan = bl.Scan(path, columns=["columns[2]", "columns[0]", "filename"])
-    t = pa.Table.from_batches(list(scan), schema=scan.schema)
+    whole = bl.Scan(path, columns=["columns", "filename"])
+    t = pa.Table.from_batches(list(whole), schema=whole.schema)
     assert t.schema.field("columns").type == pa.list_(pa.utf8())
     assert t.column("columns").to_pylist() == [
         ["1", "Bob", "200", "false"],
         ["2", "Kate", "150", "true"],
         ["3"],
     ]
+    # Indexes are pushed into the reader: positions stay, fields not asked for are null,
+    # fields after the last index are not read (so columns[i] is the same either way).
+    scan = bl.Scan(path, columns=["columns[2]", "columns[0]", "filename"])
     assert scan.projection["columns"].indexes == [0, 2]
+    t = pa.Table.from_batches(list(scan), schema=scan.schema)
+    assert t.schema.field("columns").type == pa.list_(pa.utf8())
+    assert t.column("columns").to_pylist() == [["1", None, "200"], ["2", None, "150"], ["3"]]
+
+
+def test_fields_not_projected_by_index_are_never_decoded(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b"a,\xff\xfe,c,d\n")
+    with pytest.raises(bl.InputError, match="UTF-8"):
+        list(bl.Scan(path, columns=["columns"]))
+    t = pa.Table.from_batches(list(bl.Scan(path, columns=["columns[2]"])))
+    assert t.column("columns").to_pylist() == [[None, None, "c"]]
 
 
 @pytest.mark.parametrize(

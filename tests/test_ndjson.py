@@ -125,6 +125,100 @@ def test_random_documents_equal_json_loads(tmp_path_factory, doc):
     assert got.equals(want), (got.to_pylist(), want.to_pylist())
 
 
+@given(doc=documents())
+def test_random_documents_discovered_equal_json_loads(tmp_path_factory, doc):
+    """Without a schema: types discovered as values arrive (a list's element type from its
+    first non-null element, a member first seen null back-filled) give json.loads' values."""
+    _, rows, ascii_only = doc
+    path = tmp_path_factory.mktemp("docs") / "d.json"
+    write_lines(path, [json.dumps(r, ensure_ascii=ascii_only) for r in rows])
+    # one batch: a column null in a whole batch takes the null type when it is handed over
+    # (test_a_field_seen_only_as_null_takes_the_null_type), which json.loads knows nothing of
+    got = data_table(bl.Scan(path)).to_pylist()
+    text = path.read_text(encoding="utf-8")
+    assert got == [json.loads(line) for line in text.split("\n") if line.strip()]
+
+
+# -------------------------------------------------------------- element projection
+
+JUNK = st.one_of(st.text(max_size=3), st.dictionaries(st.text(max_size=2), st.booleans()))
+
+
+@st.composite
+def indexed_lists(draw):
+    """Rows with a list `c` and the indexes projected: elements at projected positions are
+    ints or nulls, the others junk of any type (never parsed, so never a conflict)."""
+    indexes = sorted(draw(st.sets(st.integers(0, 6), min_size=1, max_size=3)))
+    kept = st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1))
+
+    def row(n):
+        return {"c": [draw(kept) if i in indexes else draw(JUNK) for i in range(n)], "d": n}
+
+    lengths = draw(st.lists(st.one_of(st.none(), st.integers(0, 9)), min_size=1, max_size=12))
+    rows = [{"c": None, "d": -1} if n is None else row(n) for n in lengths]
+    return indexes, rows
+
+
+def element_oracle(indexes, rows):
+    """What an element projection keeps: each position up to the last index asked for, the
+    elements not asked for as nulls."""
+    keep = set(indexes)
+    return [
+        None
+        if r["c"] is None
+        else [v if i in keep else None for i, v in enumerate(r["c"][: indexes[-1] + 1])]
+        for r in rows
+    ]
+
+
+@given(case=indexed_lists())
+def test_element_projection_is_pushed_into_parsing(tmp_path_factory, case):
+    indexes, rows = case
+    path = tmp_path_factory.mktemp("idx") / "d.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    columns = [f"c[{i}]" for i in indexes]
+    want = element_oracle(indexes, rows)
+    # discovered (one batch: a column all null in a batch takes the null type), and with a
+    # provided schema over several batches
+    scan = bl.Scan(path, columns=columns)
+    got = pa.Table.from_batches(list(scan), schema=scan.schema)
+    assert got.column_names == ["c"]
+    assert got.column("c").to_pylist() == want
+    if any(v is not None for c in want for v in c or []):
+        assert got.schema.field("c").type == pa.list_(pa.int64())
+    schema = pa.schema([("c", pa.list_(pa.int64()))])
+    scan = bl.Scan(path, columns=columns, schema=schema, row_limit=3)
+    got = pa.Table.from_batches(list(scan), schema=scan.schema)
+    assert got.column("c").to_pylist() == want
+
+
+@given(case=indexed_lists())
+def test_element_projection_in_write_rows(case):
+    indexes, rows = case
+    schema = pa.schema([("c", pa.list_(pa.int64())), ("d", pa.int64())])
+    loader = bl.ResultSetLoader(schema, projection=[f"c[{i}]" for i in indexes], row_limit=5)
+    got = pa.Table.from_batches(list(loader.write_rows(rows)))
+    assert got.column("c").to_pylist() == element_oracle(indexes, rows)
+
+
+def test_element_projection_of_structs_and_members(tmp_path):
+    rows = [
+        {"ev": [{"k": "a", "v": 1}, {"k": "b", "v": 2}, {"k": "c", "v": 3}]},
+        {"ev": [{"k": "d", "v": 4}]},
+        {"ev": []},
+    ]
+    path = tmp_path / "ev.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    t = data_table(bl.Scan(path, columns=["ev[1].v", "ev[0].v"]))
+    assert t.column("ev").type == pa.list_(pa.struct([("v", pa.int64())]))
+    assert t.column("ev").to_pylist() == [[{"v": 1}, {"v": 2}], [{"v": 4}], []]
+    t = data_table(bl.Scan(path, columns=["ev[1]"]))
+    assert t.column("ev").to_pylist() == [[None, {"k": "b", "v": 2}], [None], []]
+    # a mention without an index wants every element
+    t = data_table(bl.Scan(path, columns=["ev[1]", "ev"]))
+    assert t.column("ev").to_pylist() == [r["ev"] for r in rows]
+
+
 # -------------------------------------------------------------- bad input
 
 GOOD = json.dumps({"a": 1, "b": "x"})

@@ -73,6 +73,9 @@ def test_backquoted_names():
 
 def test_loader_paths():
     p = parse_projection(["a", "m.b", "m.c.d", "c[1]", "filename"])
-    assert p.loader_paths(exclude={"filename"}) == ["a", "m.b", "m.c.d", "c"]
+    assert p.loader_paths(exclude={"filename"}) == ["a", "m.b", "m.c.d", "c[1]"]
+    # indexes travel to the loader (it keeps those elements), with any member projection
+    p = parse_projection(["c[3].x", "c[0].y", "m.l[2]", "k[1]", "k"])
+    assert p.loader_paths() == ["c[0].x", "c[0].y", "c[3].x", "c[3].y", "m.l[2]", "k"]
     assert parse_projection(None).loader_paths() is None
     assert parse_projection([]).loader_paths() == []

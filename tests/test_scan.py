@@ -148,6 +148,35 @@ def test_array_projection_of_a_missing_column_is_a_list(tmp_path):
     assert scan.schema.field("c").type == pa.list_(pa.int64())
 
 
+def test_missing_column_takes_the_shape_of_an_indexed_member_projection(tmp_path):
+    write(f"{tmp_path}/1.json", [{"x": 1}])
+    scan, table = scan_all(tmp_path, columns=["x", "c[1].m", "c[0].n"], null_type=pa.int64())
+    want = pa.list_(pa.struct([("m", pa.int64()), ("n", pa.int64())]))
+    assert scan.schema.field("c").type == want
+    assert table.column("c").to_pylist() == [None]
+
+
+def test_members_of_a_list_of_structs_are_projected_in_each_element(tmp_path):
+    rows = [{"ev": [{"k": "a", "v": 1}, {"k": "b", "v": 2}]}, {"ev": None}, {"ev": [{"v": 3}]}]
+    write(f"{tmp_path}/1.json", rows)
+    scan, table = scan_all(tmp_path, columns=["ev.v"])
+    assert scan.schema.field("ev").type == pa.list_(pa.struct([("v", pa.int64())]))
+    assert table.column("ev").to_pylist() == [[{"v": 1}, {"v": 2}], None, [{"v": 3}]]
+
+
+@pytest.mark.parametrize("builtin", [False, True], ids=["python-reader", "ndjson-reader"])
+def test_a_column_seen_only_as_null_takes_its_projected_shape(tmp_path, builtin):
+    write(f"{tmp_path}/1.json", [{"c": None, "m": None}, {"c": None, "m": None}])
+    if builtin:
+        scan = bl.Scan(f"{tmp_path}/1.json", columns=["c[1]", "m.x"])
+        table = pa.Table.from_batches(list(scan), schema=scan.schema)
+    else:
+        scan, table = scan_all(tmp_path, columns=["c[1]", "m.x"])
+    assert scan.schema.field("c").type == pa.list_(pa.utf8())
+    assert scan.schema.field("m").type == pa.struct([("x", pa.utf8())])
+    assert table.to_pylist() == [{"c": None, "m": None}] * 2
+
+
 def test_array_index_on_a_scalar_column_is_a_conflict(tmp_path):
     write(f"{tmp_path}/1.json", [{"c": 5}])
     with pytest.raises(bl.SchemaConflictError, match=r"'c' is projected as an array.*int64"):

@@ -112,10 +112,13 @@ class Projection:
         for c in self.columns:
             if c.name.lower() in exclude:
                 continue
+            # `c[1]`: the loader keeps only the elements asked for (positions kept)
+            heads = [f"{c.name}[{i}]" for i in c.indexes] if c.indexes else [c.name]
             if c.projects_all_members:
-                out.append(c.name)
+                out += heads
             else:
-                out += [f"{c.name}.{p}" for p in c.members.loader_paths() or ["*"]]
+                members = c.members.loader_paths() or ["*"]
+                out += [f"{head}.{p}" for head in heads for p in members]
         return out
 
     def __repr__(self) -> str:

@@ -94,8 +94,16 @@ def _is_struct_like(t: pa.DataType) -> bool:
     return pa.types.is_struct(t) or pa.types.is_map(t)
 
 
+def _through_lists(t: pa.DataType) -> pa.DataType:
+    """The element type under any lists (`m.x` on a list of structs names x of each)."""
+    while _is_list(t):
+        t = t.value_type
+    return t
+
+
 def check_kind(col: ProjectedColumn | None, f: pa.Field, file: str | None) -> None:
-    """Seed 004's kind validation: `c[1]` needs an array, `m.x` a struct or map."""
+    """Seed 004's kind validation: `c[1]` needs an array, `m.x` a struct or map (or a list
+    of them: `c[1].x`, Drill's repeated map)."""
     if col is None:
         return
     where = f" in {file}" if file else ""
@@ -104,7 +112,7 @@ def check_kind(col: ProjectedColumn | None, f: pa.Field, file: str | None) -> No
             f"column '{f.name}' is projected as an array ({col.name}[...]) but is "
             f"{f.type}{where}, not a list"
         )
-    if col.wants_members and not _is_struct_like(f.type):
+    if col.wants_members and not _is_struct_like(_through_lists(f.type)):
         raise SchemaConflictError(
             f"column '{f.name}' is projected as a map ({col.name}.<member>) but is "
             f"{f.type}{where}, not a struct or map"
@@ -282,6 +290,10 @@ class ScanSchemaTracker:
     def _with_projected_members(self, pc: ProjectedColumn | None, f: pa.Field) -> pa.Field:
         """Splice the projected members a reader's struct lacks into it (typed by guess), so
         `m.a, m.b` always gives m(a, b)."""
+        if pc is not None and _is_list(f.type):
+            element = self._with_projected_members(pc, f.type.value_field)
+            make = pa.large_list if pa.types.is_large_list(f.type) else pa.list_
+            return f.with_type(make(element))
         if pc is None or pc.members is None or not pa.types.is_struct(f.type):
             return f
         members = list(f.type)
@@ -342,13 +354,13 @@ class ScanSchemaTracker:
     def _guess(self, pc: ProjectedColumn | None) -> pa.DataType:
         if pc is None:
             return self.null_type
-        if pc.wants_array:
-            return pa.list_(self.null_type)
         if pc.members is not None and pc.members.kind != "all":
-            return pa.struct([pa.field(m.name, self._guess(m)) for m in pc.members.columns])
-        if pc.wants_members:
-            return pa.struct([])
-        return self.null_type
+            element = pa.struct([pa.field(m.name, self._guess(m)) for m in pc.members.columns])
+        elif pc.wants_members:
+            element = pa.struct([])
+        else:
+            element = self.null_type
+        return pa.list_(element) if pc.wants_array else element
 
     def mark_resolved(self) -> None:
         """The first file is done: from now on the schema is fixed (unless allowed to grow)."""

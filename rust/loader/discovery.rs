@@ -2,11 +2,14 @@
 //! Python row path, the JSON reader): which columns were discovered (their int64 may widen to
 //! float64) and which lists got a guessed element type because they were first seen empty.
 
-use arrow_schema::{DataType, Field};
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Fields};
 
 use super::error::LoaderError;
 use super::lifecycle::ResultSetLoader;
 use super::node::{ColumnId, ColumnKind};
+use super::options::Projection;
 
 /// What discovery remembers about the columns it created.
 #[derive(Default, Debug)]
@@ -74,19 +77,37 @@ impl Discovery {
         }
     }
 
-    /// Give every field seen only as null a column of `null_type` (back-filled with nulls),
-    /// so it is not lost; fields that got a real value meanwhile already have theirs.
+    /// Give every field seen only as null a column (back-filled with nulls), so it is not
+    /// lost: of the shape its projection asks for (`c[1]`: a list, `m.x`: a struct) with
+    /// `null_type` where nothing says more. Fields that got a value meanwhile have theirs.
     pub fn settle_nulls(
         &mut self,
         l: &mut ResultSetLoader,
         null_type: &DataType,
     ) -> Result<(), LoaderError> {
         for (parent, name) in std::mem::take(&mut self.null_only) {
-            if l.column(parent, &name).is_none() && l.would_project(parent, &name) {
-                let id = l.add_column(parent, Field::new(name, null_type.clone(), true))?;
+            if l.column(parent, &name).is_some() {
+                continue;
+            }
+            if let Some(projection) = l.member_projection(parent, &name) {
+                let dt = null_shape(projection, null_type);
+                let id = l.add_column(parent, Field::new(name, dt, true))?;
                 self.mark(l, id);
             }
         }
         Ok(())
+    }
+}
+
+/// The type of a column seen only as null: the shape its projection implies, else `null_type`.
+fn null_shape(projection: &Projection, null_type: &DataType) -> DataType {
+    match projection {
+        Projection::All => null_type.clone(),
+        Projection::Some(_) => DataType::Struct(Fields::empty()),
+        Projection::Elements { element, .. } => DataType::List(Arc::new(Field::new(
+            "item",
+            null_shape(element, null_type),
+            true,
+        ))),
     }
 }

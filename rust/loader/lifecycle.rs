@@ -7,7 +7,7 @@ use arrow_schema::{DataType, Field, FieldRef, Fields, Schema};
 
 use super::error::{LoaderError, Result};
 use super::node::{ColumnId, ColumnKind, Data, Node, Role, ROOT};
-use super::options::LoaderOptions;
+use super::options::{LoaderOptions, Projection};
 use super::overflow::FrozenBatch;
 use super::tree::validate_field;
 
@@ -219,8 +219,13 @@ impl ResultSetLoader {
 
     /// Whether a member `name` of struct `parent` would be kept if it were added.
     pub fn would_project(&self, parent: ColumnId, name: &str) -> bool {
+        self.member_projection(parent, name).is_some()
+    }
+
+    /// How a member `name` of struct `parent` would be projected (`None`: it would not be).
+    pub fn member_projection(&self, parent: ColumnId, name: &str) -> Option<&Projection> {
         let node = &self.nodes[parent];
-        node.projected && node.projection.member(name).is_some()
+        node.projected.then(|| node.projection.member(name))?
     }
 
     /// Whether the loader was closed.

@@ -31,7 +31,7 @@ pub use discovery::Discovery;
 pub use error::LoaderError;
 pub use lifecycle::ResultSetLoader;
 pub use node::{ColumnId, ColumnKind, ROOT};
-pub use options::{LoaderOptions, Projection, Reserve};
+pub use options::{ElementFate, LoaderOptions, Projection, Reserve};
 pub use tree::{days_from_civil, parse_decimal, DEFAULT_METADATA_KEY};
 pub use value::Value;
 

@@ -114,7 +114,8 @@ pub(crate) struct Node {
     pub anchor: Option<ColumnId>,
     /// Whether the consumer wants this column; unprojected nodes own no buffers.
     pub projected: bool,
-    /// The projection of this node's members (meaningful only when projected).
+    /// The projection of this node's members, and of a list its element indexes (`c[1]`);
+    /// meaningful only when projected.
     pub projection: Projection,
     /// Physical storage of a scalar node.
     pub physical: Option<Physical>,

@@ -15,11 +15,31 @@ pub enum Projection {
     /// Only the named columns; each maps (lower-cased) to the projection of its members.
     /// An empty map projects no column at all (`[]`).
     Some(HashMap<String, Projection>),
+    /// Only some elements of a list (`c[1]`, `c[0]`): the positions asked for, sorted, and the
+    /// projection of each element. A list keeps its elements' positions: an element not asked
+    /// for is null, elements past the last one asked for are not kept. On anything but a list
+    /// the indexes mean nothing and `element` is the projection.
+    Elements {
+        indexes: Vec<usize>,
+        element: Box<Projection>,
+    },
+}
+
+/// What a list projected by element index does with its element at some position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElementFate {
+    /// Asked for: written as it comes.
+    Keep,
+    /// Not asked for, but before the last one that is: a null keeps the positions.
+    Null,
+    /// Past the last position asked for: dropped, as is every later element.
+    Drop,
 }
 
 impl Projection {
-    /// Parse a projection list: `a`, `m.b`, `m1.m2.c[3]`, `*`. Array indexes project the whole
-    /// array here (selecting elements is the scan's job); names are case-insensitive.
+    /// Parse a projection list: `a`, `m.b`, `m1.m2.c[3]`, `c[1].x`, `*`. An array index
+    /// projects that element of a list (the first index of a segment counts); names are
+    /// case-insensitive.
     pub fn parse<S: AsRef<str>>(paths: &[S]) -> Result<Projection> {
         let mut root = Projection::Some(HashMap::new());
         for path in paths {
@@ -29,32 +49,77 @@ impl Projection {
             }
             let mut segments = Vec::new();
             for segment in path.split('.') {
-                let name = match segment.find('[') {
-                    Some(i) => &segment[..i],
-                    None => segment,
-                };
-                let name = name.trim();
-                if name.is_empty() {
-                    return Err(LoaderError::InvalidArgument(format!(
-                        "malformed projection path '{path}': empty name"
-                    )));
-                }
-                segments.push(name.to_lowercase());
+                let (name, index) = split_index(segment).ok_or_else(|| {
+                    LoaderError::InvalidArgument(format!(
+                        "malformed projection path '{path}': '{segment}' is not a name with an \
+                         optional [index]"
+                    ))
+                })?;
+                segments.push((name.to_lowercase(), index));
             }
             root.insert(&segments);
         }
         Ok(root)
     }
 
-    fn insert(&mut self, segments: &[String]) {
+    /// Add the path `segments` (name, first array index) to a `Some` projection.
+    fn insert(&mut self, segments: &[(String, Option<usize>)]) {
         let Projection::Some(map) = self else { return };
-        let (first, rest) = segments.split_first().expect("a path has a segment");
-        if rest.is_empty() {
-            map.insert(first.clone(), Projection::All);
-        } else {
-            map.entry(first.clone())
-                .or_insert_with(|| Projection::Some(HashMap::new()))
-                .insert(rest);
+        let ((name, index), rest) = segments.split_first().expect("a path has a segment");
+        let mut tail = Projection::All;
+        if !rest.is_empty() {
+            tail = Projection::Some(HashMap::new());
+            tail.insert(rest);
+        }
+        let new = match index {
+            None => tail,
+            Some(i) => Projection::Elements {
+                indexes: vec![*i],
+                element: Box::new(tail),
+            },
+        };
+        match map.get_mut(name) {
+            None => {
+                map.insert(name.clone(), new);
+            }
+            Some(old) => old.merge(new),
+        }
+    }
+
+    /// Fold a second mention of a column into this one: the whole column wins over members
+    /// (`m.a, m`), a mention without an index over indexes (`c[1], c`), indexes add up.
+    fn merge(&mut self, other: Projection) {
+        match (&mut *self, other) {
+            (Projection::All, _) => {}
+            (_, Projection::All) => *self = Projection::All,
+            (Projection::Some(a), Projection::Some(b)) => {
+                for (name, p) in b {
+                    match a.get_mut(&name) {
+                        None => {
+                            a.insert(name, p);
+                        }
+                        Some(old) => old.merge(p),
+                    }
+                }
+            }
+            (
+                Projection::Elements { indexes, element },
+                Projection::Elements {
+                    indexes: more,
+                    element: other,
+                },
+            ) => {
+                indexes.extend(more);
+                indexes.sort_unstable();
+                indexes.dedup();
+                element.merge(*other);
+            }
+            (Projection::Elements { element, .. }, other) => {
+                let mut whole = std::mem::replace(&mut **element, Projection::All);
+                whole.merge(other);
+                *self = whole;
+            }
+            (Projection::Some(_), Projection::Elements { element, .. }) => self.merge(*element),
         }
     }
 
@@ -63,8 +128,53 @@ impl Projection {
         match self {
             Projection::All => Some(&Projection::All),
             Projection::Some(map) => map.get(&name.to_lowercase()),
+            Projection::Elements { element, .. } => element.member(name),
         }
     }
+
+    /// The projection of each element of a list (or, for a non-list, of the column itself).
+    pub fn element(&self) -> &Projection {
+        match self {
+            Projection::Elements { element, .. } => element,
+            p => p,
+        }
+    }
+
+    /// What a list projected this way does with its element at position `i`.
+    #[inline]
+    pub fn element_fate(&self, i: usize) -> ElementFate {
+        match self {
+            Projection::Elements { indexes, .. } => {
+                if indexes.binary_search(&i).is_ok() {
+                    ElementFate::Keep
+                } else if indexes.last().is_some_and(|&last| i < last) {
+                    ElementFate::Null
+                } else {
+                    ElementFate::Drop
+                }
+            }
+            _ => ElementFate::Keep,
+        }
+    }
+}
+
+/// `name` or `name[i]` (further indexes, `c[1][2]`, are ignored as in the Python parser).
+fn split_index(segment: &str) -> Option<(&str, Option<usize>)> {
+    let segment = segment.trim();
+    let (name, index) = match segment.find('[') {
+        None => (segment, None),
+        Some(at) => {
+            let rest = &segment[at + 1..];
+            let close = rest.find(']')?;
+            let after = rest[close + 1..].trim();
+            if !(after.is_empty() || after.starts_with('[') && after.ends_with(']')) {
+                return None;
+            }
+            (&segment[..at], Some(rest[..close].trim().parse().ok()?))
+        }
+    };
+    let name = name.trim();
+    (!name.is_empty() && !name.contains(']')).then_some((name, index))
 }
 
 /// Limits and schema of a loader. See DESIGN.md section 1.
@@ -157,12 +267,20 @@ impl LoaderOptions {
 mod tests {
     use super::*;
 
+    fn elements(indexes: &[usize], element: Projection) -> Projection {
+        Projection::Elements {
+            indexes: indexes.to_vec(),
+            element: Box::new(element),
+        }
+    }
+
     #[test]
     fn parses_nested_paths_and_indexes() {
-        let p = Projection::parse(&["a", "M.b", "c[2]", "m.x.y"]).unwrap();
+        let p = Projection::parse(&["a", "M.b", "c[2]", "m.x.y", "m.l[ 3 ]"]).unwrap();
         assert_eq!(p.member("A"), Some(&Projection::All));
-        assert_eq!(p.member("c"), Some(&Projection::All));
+        assert_eq!(p.member("c"), Some(&elements(&[2], Projection::All)));
         let m = p.member("m").unwrap();
+        assert_eq!(m.member("l"), Some(&elements(&[3], Projection::All)));
         assert_eq!(m.member("b"), Some(&Projection::All));
         assert!(m.member("z").is_none());
         assert!(m.member("x").unwrap().member("y").is_some());
@@ -175,6 +293,42 @@ mod tests {
         assert_eq!(p.member("m"), Some(&Projection::All));
         let p = Projection::parse(&["m", "m.a"]).unwrap();
         assert_eq!(p.member("m").unwrap().member("zzz"), Some(&Projection::All));
+    }
+
+    #[test]
+    fn element_indexes_merge() {
+        let p = Projection::parse(&["c[4]", "c[0]", "C[4]"]).unwrap();
+        assert_eq!(p.member("c"), Some(&elements(&[0, 4], Projection::All)));
+        // a mention without an index wants every element, in either order
+        for paths in [["c[1]", "c"], ["c", "c[1]"]] {
+            let p = Projection::parse(&paths).unwrap();
+            assert_eq!(p.member("c"), Some(&Projection::All), "{paths:?}");
+        }
+        // members of the elements: `c[1].x, c[2].y` -> elements 1, 2, each with x and y
+        let p = Projection::parse(&["c[2].y", "c[1].x"]).unwrap();
+        let Some(Projection::Elements { indexes, element }) = p.member("c") else {
+            panic!("{p:?}");
+        };
+        assert_eq!(indexes, &[1, 2]);
+        assert!(element.member("x").is_some() && element.member("y").is_some());
+        assert!(element.member("z").is_none());
+        // `c.x` wants x of every element: it wins over the index, the members add up
+        let p = Projection::parse(&["c[1].y", "c.x"]).unwrap();
+        let c = p.member("c").unwrap();
+        assert!(matches!(c, Projection::Some(_)), "{c:?}");
+        assert!(c.member("x").is_some() && c.member("y").is_some());
+        for bad in ["c[", "c[x]", "c[-1]", "[1]", "c]"] {
+            assert!(Projection::parse(&[bad]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn element_fates() {
+        let p = elements(&[1, 3], Projection::All);
+        let fates: Vec<ElementFate> = (0..6).map(|i| p.element_fate(i)).collect();
+        use ElementFate::*;
+        assert_eq!(fates, [Null, Keep, Null, Keep, Drop, Drop]);
+        assert_eq!(Projection::All.element_fate(99), Keep);
     }
 
     #[test]

@@ -391,3 +391,80 @@ fn commit_shortcut_still_back_fills_and_validates() {
     assert_eq!(batch.num_rows(), 1);
     assert!(batch.column(1).is_null(0));
 }
+
+#[test]
+fn element_projection_keeps_positions_nulls_the_rest_and_drops_the_tail() {
+    // c: list<struct<a int64, s utf8>>, projected `c[1]`, `c[3]`
+    let element = Field::new(
+        "item",
+        DataType::Struct(Fields::from(vec![
+            Field::new("a", DataType::Int64, true),
+            Field::new("s", DataType::Utf8, true),
+        ])),
+        true,
+    );
+    let options = LoaderOptions {
+        schema: Some(Arc::new(Schema::new(vec![Field::new(
+            "c",
+            DataType::List(Arc::new(element)),
+            true,
+        )]))),
+        projection: Projection::parse(&["c[3]", "c[1]"]).unwrap(),
+        batch_byte_limit: Some(1 << 20),
+        ..LoaderOptions::default()
+    };
+    let mut l = ResultSetLoader::new(options).unwrap();
+    l.start_batch().unwrap();
+    let c = l.column(ROOT, "c").unwrap();
+    let item = l.element(c).unwrap();
+    let (a, s) = (l.column_at(item, 0).unwrap(), l.column_at(item, 1).unwrap());
+    let lengths = [0usize, 1, 2, 4, 6];
+    for &n in &lengths {
+        l.start_row().unwrap();
+        l.begin(c).unwrap();
+        for i in 0..n {
+            let want = [
+                ElementFate::Null,
+                ElementFate::Keep,
+                ElementFate::Null,
+                ElementFate::Keep,
+            ];
+            assert_eq!(
+                l.element_fate(c),
+                *want.get(i).unwrap_or(&ElementFate::Drop)
+            );
+            l.set(a, Value::Int(i as i64)).unwrap();
+            l.set(s, Value::Str(&"x".repeat(100 * (i + 1)))).unwrap();
+            l.save_element(c).unwrap();
+            assert_eq!(
+                l.active_bytes(),
+                l.recount_bytes(),
+                "row of {n}, element {i}"
+            );
+        }
+        l.save_row().unwrap();
+    }
+    let batch = l.harvest().unwrap();
+    let list = batch.column(0).as_list::<i32>();
+    let items = list.values().as_struct();
+    let got_a = items.column(0).as_primitive::<Int64Type>();
+    for (row, &n) in lengths.iter().enumerate() {
+        let kept = n.min(4);
+        assert_eq!(list.value_length(row) as usize, kept, "row of {n}");
+        let start = list.value_offsets()[row] as usize;
+        for i in 0..kept {
+            let e = start + i;
+            if i == 1 || i == 3 {
+                assert!(
+                    items.is_valid(e) && got_a.value(e) == i as i64,
+                    "row {row} {i}"
+                );
+            } else {
+                assert!(items.is_null(e), "row {row} element {i} is not asked for");
+            }
+        }
+    }
+    // only the kept strings take room: elements 1 and 3 of the rows that reach them
+    let strings: usize = items.column(1).as_string::<i32>().value_data().len();
+    assert_eq!(strings, 200 * 3 + 400 * 2);
+}

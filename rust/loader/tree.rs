@@ -414,6 +414,11 @@ impl ResultSetLoader {
         let id = self.nodes.len();
         let projected = projection.is_some();
         let dt = field.data_type();
+        // Element indexes (`c[1]`) select elements of a list only; elsewhere they mean nothing.
+        let projection = match (projection, dt) {
+            (Some(p), DataType::List(_) | DataType::LargeList(_)) => Some(p),
+            (p, _) => p.map(|p| p.element().clone()),
+        };
         let (physical, data) = match dt {
             DataType::Struct(_) => (
                 None,
@@ -492,7 +497,7 @@ impl ResultSetLoader {
                 let child = self.build_node(
                     f,
                     Role::Element(id),
-                    projection.clone(),
+                    projection.as_ref().map(|p| p.element().clone()),
                     format!("{path}[]"),
                     false,
                 )?;
@@ -595,8 +600,8 @@ impl ResultSetLoader {
     }
 
     /// Give list `list` a new element type while it holds no element in the current batch
-    /// (schema discovery: a list first seen empty gets its element type from the first
-    /// element). Returns the new element's id; batches set aside keep the old element.
+    /// but nulls (schema discovery: a list first seen empty, or with null elements, gets its
+    /// element type from the first non-null element). Returns the new element's id; batches set aside keep the old element.
     pub fn replace_element(
         &mut self,
         list: ColumnId,
@@ -619,7 +624,11 @@ impl ResultSetLoader {
                 self.nodes[list].path
             )));
         }
-        if self.nodes[old].len > 0 {
+        // Elements already in the batch can only be nulls (`[null, 1]`): the new element
+        // column starts with as many.
+        let held = self.nodes[old].len;
+        let only_nulls = (0..held).all(|i| !self.nodes[old].is_valid(i));
+        if held > 0 && !(only_nulls && element.is_nullable()) {
             return Err(LoaderError::SchemaConflict(format!(
                 "the elements of '{}' cannot change type: the batch already holds some",
                 self.nodes[list].path
@@ -629,7 +638,7 @@ impl ResultSetLoader {
         validate_field(&element, &path)?;
         let projection = self.nodes[list]
             .projected
-            .then(|| self.nodes[list].projection.clone());
+            .then(|| self.nodes[list].projection.element().clone());
         if self.nodes[old].projected {
             self.bytes = self.bytes.saturating_sub(self.nodes[old].counted);
             self.nodes[old].counted = 0;
@@ -637,6 +646,7 @@ impl ResultSetLoader {
         }
         let id = self.build_node(&element, Role::Element(list), projection, path, false)?;
         self.set_child(list, id);
+        self.backfill(id, held);
         let dt = match self.nodes[list].field.data_type() {
             DataType::LargeList(_) => DataType::LargeList(element),
             _ => DataType::List(element),

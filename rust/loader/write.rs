@@ -4,7 +4,8 @@ use arrow_schema::DataType;
 
 use super::error::{LoaderError, Result};
 use super::lifecycle::ResultSetLoader;
-use super::node::{ColumnId, ColumnKind, Data, EncodeError, Encoded, Node, Role, ROOT};
+use super::node::{offset_get, ColumnId, ColumnKind, Data, EncodeError, Encoded, Node, Role, ROOT};
+use super::options::{ElementFate, Projection};
 use super::value::Value;
 
 impl ResultSetLoader {
@@ -223,12 +224,62 @@ impl ResultSetLoader {
         };
         self.ensure_open(list);
         let q = self.nodes[list].last_offset();
+        if self.selects_elements(list) {
+            let fate = self.element_fate(list);
+            if fate != ElementFate::Keep {
+                return self.skip_element(list, child, q, fate);
+            }
+        }
         if self.needs_finalize(child, q) {
             if let Err(e) = self.finalize(child, q) {
                 self.truncate(child, q);
                 return Err(e);
             }
         }
+        self.nodes[list].set_last_offset(q + 1);
+        self.after_write(list)
+    }
+
+    /// Whether list `id` is projected by element index (`c[1]`): only then can
+    /// `element_fate` be anything but `Keep`.
+    #[inline]
+    pub fn selects_elements(&self, id: ColumnId) -> bool {
+        matches!(self.nodes[id].projection, Projection::Elements { .. })
+    }
+
+    /// What happens to the next element saved into the current entry of list `list`: kept,
+    /// nulled or dropped by an element projection (`c[1]`). Readers use it to skip parsing
+    /// what would not be kept; `save_element` applies it whatever was written.
+    pub fn element_fate(&self, list: ColumnId) -> ElementFate {
+        let node = &self.nodes[list];
+        let Data::List { offsets, large, .. } = &node.data else {
+            return ElementFate::Keep;
+        };
+        let p = self.pos(list);
+        let start = if node.len > p {
+            offset_get(offsets, *large, p)
+        } else {
+            node.last_offset()
+        };
+        node.projection.element_fate(node.last_offset() - start)
+    }
+
+    /// `save_element` for an element the projection does not keep: what was written is
+    /// dropped; a null stands in for it if a later position is kept.
+    #[cold]
+    #[inline(never)]
+    fn skip_element(
+        &mut self,
+        list: ColumnId,
+        child: ColumnId,
+        q: usize,
+        fate: ElementFate,
+    ) -> Result<()> {
+        self.truncate(child, q);
+        if fate == ElementFate::Drop {
+            return Ok(());
+        }
+        self.finalize(child, q)?;
         self.nodes[list].set_last_offset(q + 1);
         self.after_write(list)
     }

@@ -8,7 +8,9 @@ use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
 use super::convert::{conflict, short_repr, type_name, write_scalar, WriteError, WriteResult};
 use super::infer::{infer_element, infer_field, Guesses, Step};
-use crate::loader::{ColumnId, ColumnKind, Discovery, LoaderError, ResultSetLoader, Value, ROOT};
+use crate::loader::{
+    ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
+};
 
 /// A key of a struct that has no column and is not projected: skipped without converting.
 const SKIP: isize = -1;
@@ -283,7 +285,14 @@ impl RowWriter<'_> {
     fn elements(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
         let mut child = self.l.element(id).expect("a list");
         self.l.begin(id)?;
+        let selective = self.l.selects_elements(id);
         let mut element = |w: &mut Self, item: &Bound<'_, PyAny>| -> WriteResult {
+            // `c[1]` projected: elements not asked for are not converted
+            match selective.then(|| w.l.element_fate(id)) {
+                Some(ElementFate::Null) => return Ok(w.l.save_element(id)?),
+                Some(ElementFate::Drop) => return Ok(()),
+                _ => {}
+            }
             if w.state.discover {
                 child = w.element_for(id, item)?;
             }

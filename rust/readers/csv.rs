@@ -12,7 +12,7 @@ pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::tap::Tap;
 use super::temporal::{parse_date, parse_timestamp};
-use crate::loader::{parse_decimal, ColumnId, ResultSetLoader, Value, ROOT};
+use crate::loader::{parse_decimal, ColumnId, ElementFate, ResultSetLoader, Value, ROOT};
 
 /// The one column of a header-less CSV file.
 pub const COLUMNS: &str = "columns";
@@ -263,7 +263,17 @@ impl RecordSource for CsvRecords {
             let element = l.element(id).expect("a list");
             l.open(id).map_err(|e| loader_error(self, e))?;
             let whole = std::str::from_utf8(self.record.as_slice()).ok();
+            let selective = l.selects_elements(id);
             for (i, f) in self.record.iter().enumerate() {
+                // `columns[2]` projected: fields not asked for are not looked at
+                match selective.then(|| l.element_fate(id)) {
+                    Some(ElementFate::Drop) => break,
+                    Some(ElementFate::Null) => {
+                        l.save_element(id).map_err(|e| loader_error(self, e))?;
+                        continue;
+                    }
+                    _ => {}
+                }
                 let text = self.field_text(whole, f, i)?;
                 l.set(element, Value::Str(text))
                     .and_then(|_| l.save_element(id))

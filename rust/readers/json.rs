@@ -11,7 +11,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 use super::temporal::{parse_date, parse_timestamp};
 use crate::loader::{
-    parse_decimal, ColumnId, ColumnKind, Discovery, LoaderError, ResultSetLoader, Value, ROOT,
+    parse_decimal, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, ResultSetLoader,
+    Value, ROOT,
 };
 
 /// Per struct (by column id), the keys its objects had, in order, and where each went
@@ -426,12 +427,26 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
             return Err(self.w.conflict(id, "an array"));
         }
         self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
+        let selective = self.w.l.selects_elements(id);
         loop {
-            let slot = Slot::Element(id);
-            if seq
-                .next_element_seed(ValueSeed { w: self.w, slot })?
-                .is_none()
-            {
+            let fate = if selective {
+                self.w.l.element_fate(id)
+            } else {
+                ElementFate::Keep
+            };
+            let more = match fate {
+                ElementFate::Keep => {
+                    let slot = Slot::Element(id);
+                    seq.next_element_seed(ValueSeed { w: self.w, slot })?
+                }
+                // not asked for (`c[1]` projected): skipped unparsed, saved as a null
+                ElementFate::Null => seq.next_element::<IgnoredAny>()?.map(|_| ()),
+                ElementFate::Drop => {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    None
+                }
+            };
+            if more.is_none() {
                 break;
             }
             self.w.l.save_element(id).map_err(|e| self.w.fail(e))?;

@@ -272,3 +272,38 @@ fn read_line_matches_read_until_across_buffer_boundaries() {
         }
     }
 }
+
+#[test]
+fn element_projection_is_pushed_into_parsing() {
+    let options = LoaderOptions {
+        projection: Projection::parse(&["c[1]", "c[3]"]).unwrap(),
+        ..LoaderOptions::default()
+    };
+    // Elements 0, 2 and 4+ are never parsed: their types would conflict with int64.
+    let text = concat!(
+        "{\"c\": [{\"x\": 1}, 10, [\"no\"], 30, \"tail\", {}]}\n",
+        "{\"c\": [true, 11]}\n",
+        "{\"c\": [null]}\n",
+        "{\"c\": []}\n",
+    );
+    let batches = read_all(text, options, OnError::Error).unwrap();
+    let c = batches[0].column(0).as_list::<i32>();
+    assert_eq!(c.value_offsets(), &[0, 4, 6, 7, 7]);
+    let items = c.values().as_primitive::<Int64Type>();
+    let got: Vec<Option<i64>> = items.iter().collect();
+    assert_eq!(
+        got,
+        [None, Some(10), None, Some(30), None, Some(11), None],
+        "positions kept, elements not asked for null, the tail dropped"
+    );
+}
+
+#[test]
+fn null_elements_before_the_first_value_take_its_type() {
+    let text = "{\"c\": [null, 1]}\n{\"c\": [null]}\n{\"c\": [2, null]}\n";
+    let batches = read_all(text, LoaderOptions::default(), OnError::Error).unwrap();
+    let c = batches[0].column(0).as_list::<i32>();
+    assert_eq!(c.value_offsets(), &[0, 2, 3, 5]);
+    let got: Vec<Option<i64>> = c.values().as_primitive::<Int64Type>().iter().collect();
+    assert_eq!(got, [None, Some(1), None, Some(2), None]);
+}
