@@ -225,9 +225,8 @@ impl ResultSetLoader {
         self.ensure_open(list);
         let q = self.nodes[list].last_offset();
         if self.selects_elements(list) {
-            let fate = self.element_fate(list);
-            if fate != ElementFate::Keep {
-                return self.skip_element(list, child, q, fate);
+            if let Some(skipped) = self.skip_unkept(list, child, q) {
+                return skipped;
             }
         }
         if self.needs_finalize(child, q) {
@@ -264,24 +263,25 @@ impl ResultSetLoader {
         node.projection.element_fate(node.last_offset() - start)
     }
 
-    /// `save_element` for an element the projection does not keep: what was written is
-    /// dropped; a null stands in for it if a later position is kept.
+    /// `save_element` for a list projected by index: `None` if the element is kept, else
+    /// the element is not: what was written is dropped, and a null stands in for it if a
+    /// later position is kept. Out of line: it must not weigh on every `save_element`.
     #[cold]
     #[inline(never)]
-    fn skip_element(
-        &mut self,
-        list: ColumnId,
-        child: ColumnId,
-        q: usize,
-        fate: ElementFate,
-    ) -> Result<()> {
+    fn skip_unkept(&mut self, list: ColumnId, child: ColumnId, q: usize) -> Option<Result<()>> {
+        let fate = self.element_fate(list);
+        if fate == ElementFate::Keep {
+            return None;
+        }
         self.truncate(child, q);
         if fate == ElementFate::Drop {
-            return Ok(());
+            return Some(Ok(()));
         }
-        self.finalize(child, q)?;
+        if let Err(e) = self.finalize(child, q) {
+            return Some(Err(e));
+        }
         self.nodes[list].set_last_offset(q + 1);
-        self.after_write(list)
+        Some(self.after_write(list))
     }
 
     /// Discard whatever was written to `id` in the current entry (used to undo a compound

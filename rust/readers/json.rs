@@ -145,6 +145,8 @@ impl JsonWriter<'_> {
     }
 
     /// `resolve` for a field without a column, or an element whose type is still a guess.
+    /// Out of line: it runs once per new column, and inlined it would crowd the hot loop.
+    #[inline(never)]
     fn resolve_new<E: de::Error>(
         &mut self,
         slot: Slot<'_>,
@@ -245,7 +247,9 @@ impl JsonWriter<'_> {
         self.set(id, value)
     }
 
-    /// Where the member `key` of struct `parent` goes (None: skip the value).
+    /// Where the member `key` of struct `parent` goes (None: skip the value). Out of line:
+    /// the key cache answers all but a struct's first objects.
+    #[inline(never)]
     fn member<'k>(&self, parent: ColumnId, key: &'k str) -> Option<Slot<'k>> {
         match self.l.column(parent, key) {
             Some(id) if self.l.is_projected(id) => Some(Slot::Column(id)),
