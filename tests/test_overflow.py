@@ -264,3 +264,51 @@ def test_look_ahead_batch_holds_only_the_moved_row():
     assert batch.column("s").to_pylist() == [f"{i:0>99}" for i in range(10)]
     loader.start_batch()
     assert loader.batch_bytes == 4 * 2 + 1 + 99
+
+
+def _union(batches):
+    """The batches as one table, columns a batch lacks filled with nulls."""
+    tables = [pa.Table.from_batches([b]) for b in batches]
+    return pa.concat_tables(tables, promote_options="default")
+
+
+@pytest.mark.parametrize("limit", ["batch_byte_limit", "vector_byte_limit"])
+def test_a_late_column_whose_back_fill_breaks_a_limit_starts_the_next_batch(limit):
+    """Rows already committed cannot move: if back-filling a column added late would take
+    the batch past a limit, they are set aside without it and it starts with the next batch
+    (the row that added it moving there too)."""
+    rows = [{"b": i % 2 == 0} for i in range(30)] + [{"b": True, "n": i} for i in range(5)]
+    loader = bl.ResultSetLoader(**{limit: 100})
+    batches = list(loader.write_rows(rows))
+    for b in batches:
+        sizes = batch_buffer_sizes(b)
+        assert (sum(sizes) if limit == "batch_byte_limit" else max(sizes)) <= 100
+    assert "n" not in batches[0].schema.names
+    assert batches[-1].schema.names == ["b", "n"]
+    want = pa.Table.from_pylist(rows, schema=pa.schema([("b", pa.bool_()), ("n", pa.int64())]))
+    assert _union(batches).equals(want)
+
+
+def test_a_late_member_of_a_struct_starts_the_next_batch_with_its_row():
+    rows = [{"m": {"x": i}} for i in range(40)] + [{"m": {"x": 99, "y": "new"}}]
+    loader = bl.ResultSetLoader(batch_byte_limit=400)
+    batches = list(loader.write_rows(rows))
+    assert [b.num_rows for b in batches] == [40, 1]
+    assert all(sum(batch_buffer_sizes(b)) <= 400 for b in batches)
+    assert batches[-1].column("m").to_pylist()[-1] == {"x": 99, "y": "new"}
+    m = pa.struct([("x", pa.int64()), ("y", pa.utf8())])
+    assert _union(batches).equals(pa.Table.from_pylist(rows, schema=pa.schema([("m", m)])))
+
+
+def test_a_late_member_of_a_list_of_structs_moves_its_row_with_the_elements_written():
+    rows = [{"ev": [{"k": i}, {"k": -i}]} for i in range(20)]
+    rows.append({"ev": [{"k": 7}, {"k": 8, "extra": "x"}, {"k": 9}]})
+    loader = bl.ResultSetLoader(batch_byte_limit=500)
+    batches = list(loader.write_rows(rows))
+    assert [b.num_rows for b in batches] == [20, 1]
+    assert all(sum(batch_buffer_sizes(b)) <= 500 for b in batches)
+    assert batches[1].column("ev").to_pylist() == [
+        [{"k": 7, "extra": None}, {"k": 8, "extra": "x"}, {"k": 9, "extra": None}]
+    ]
+    ev = pa.list_(pa.struct([("k", pa.int64()), ("extra", pa.utf8())]))
+    assert _union(batches).equals(pa.Table.from_pylist(rows, schema=pa.schema([("ev", ev)])))

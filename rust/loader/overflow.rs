@@ -68,6 +68,11 @@ impl ResultSetLoader {
         }
     }
 
+    /// Whether the batch, or a buffer under `id`, is past its limit now.
+    pub(crate) fn limits_broken(&self, id: ColumnId) -> bool {
+        self.batch_breach().is_some() || self.subtree_breach(id).is_some()
+    }
+
     /// The active bytes below which, with `rows` active rows, neither the batch limit nor
     /// the reserve breaks (0: the reserve alone breaks the vector limit).
     fn budget_for(&self, rows: usize) -> usize {

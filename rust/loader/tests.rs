@@ -468,3 +468,48 @@ fn element_projection_keeps_positions_nulls_the_rest_and_drops_the_tail() {
     let strings: usize = items.column(1).as_string::<i32>().value_data().len();
     assert_eq!(strings, 200 * 3 + 400 * 2);
 }
+
+#[test]
+fn a_late_column_that_breaks_a_limit_starts_the_next_batch() {
+    let options = LoaderOptions {
+        schema: Some(Arc::new(Schema::new(vec![Field::new(
+            "b",
+            DataType::Boolean,
+            true,
+        )]))),
+        batch_byte_limit: Some(100),
+        ..LoaderOptions::default()
+    };
+    let mut l = ResultSetLoader::new(options).unwrap();
+    l.start_batch().unwrap();
+    let b = l.column(ROOT, "b").unwrap();
+    for i in 0..30 {
+        l.start_row().unwrap();
+        l.set(b, Value::Bool(i % 2 == 0)).unwrap();
+        l.save_row().unwrap();
+    }
+    l.start_row().unwrap();
+    l.set(b, Value::Bool(true)).unwrap();
+    // 30 back-filled int64s (240 bytes) cannot join the 30 rows already committed
+    let n = l
+        .add_column(ROOT, Field::new("n", DataType::Int64, true))
+        .unwrap();
+    assert!(l.is_full());
+    assert_eq!(l.active_bytes(), l.recount_bytes());
+    l.set(n, Value::Int(7)).unwrap();
+    l.save_row().unwrap();
+    let first = l.harvest().unwrap();
+    assert_eq!(first.num_rows(), 30);
+    assert_eq!(
+        first.schema().fields().len(),
+        1,
+        "set aside without the new column"
+    );
+    assert!(exported_bytes(&first) <= 100);
+    l.start_batch().unwrap();
+    assert_eq!(l.row_count(), 1);
+    let second = l.harvest().unwrap();
+    assert_eq!(second.num_rows(), 1);
+    assert_eq!(second.column(1).as_primitive::<Int64Type>().value(0), 7);
+    assert!(second.column(0).as_boolean().value(0));
+}

@@ -593,10 +593,30 @@ impl ResultSetLoader {
         check_backfill(&field, n, &path)?;
         let id = self.attach_member(parent, &field, projection, false)?;
         self.backfill(id, n);
-        // Back-fill is not a write of the current row: rows already committed cannot move, so
-        // a column added late may take this batch past a limit (the next write ends it).
         self.breach = None;
+        if projected && self.row_pos > 0 && self.frozen.is_none() && self.limits_broken(id) {
+            self.defer_column(id, parent);
+        }
         Ok(id)
+    }
+
+    /// A column whose back-fill took the batch past a limit: the committed rows cannot move,
+    /// so they are set aside without it (as if it had been added after them) and it starts
+    /// with the look-ahead batch, where the row being written (if any) goes too.
+    fn defer_column(&mut self, id: ColumnId, parent: ColumnId) {
+        self.truncate(id, 0);
+        self.nodes[id].projected = false; // not part of the batch set aside
+        let at = self.row_pos;
+        self.frozen = Some(self.split_tree(at));
+        self.row_pos = 0;
+        self.nodes[id].projected = true;
+        let n = self.pos(parent);
+        self.backfill(id, n);
+        for node in self.nodes.iter_mut().filter(|n| n.projected) {
+            node.counted = node.own_bytes();
+        }
+        self.bytes = self.recount_bytes();
+        self.breach = None;
     }
 
     /// Give list `list` a new element type while it holds no element in the current batch
