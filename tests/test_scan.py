@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
+import sys
 
 import pyarrow as pa
 import pytest
@@ -371,6 +373,17 @@ def test_implicit_column_values(value, n):
     assert got.type == pa.utf8()
     assert got.to_pylist() == [value] * n
     got.validate(full=True)
+
+
+def test_implicit_columns_do_not_import_pandas():
+    """pyarrow imports pandas (half a second) when it converts Python values; file columns
+    are built from buffers so a scan never pays for that."""
+    code = (
+        "import sys; from batchloader.schema import implicit_column; "
+        "implicit_column('a.json', 100); implicit_column(None, 3); "
+        "assert 'pandas' not in sys.modules, 'pandas imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_file_columns_are_right_in_every_batch_of_every_file(tmp_path):
