@@ -108,14 +108,50 @@ def test_schema_drift_across_three_files_keeps_one_schema(tmp_path, allow):
     ]
 
 
-def test_wildcard_drift_without_schema_change_ignores_new_columns(tmp_path, caplog):
-    write(f"{tmp_path}/1.json", [{"a": 1}])
-    write(f"{tmp_path}/2.json", [{"a": 2, "n": "new"}])
+@pytest.mark.parametrize("reader", ["python", "ndjson", "csv"])
+def test_wildcard_drift_without_schema_change_ignores_new_columns(tmp_path, caplog, reader):
+    """Said in a warning naming the column and the file, whichever reader skipped it."""
+    if reader == "csv":
+        (tmp_path / "1.csv").write_text("a\n1\n")
+        (tmp_path / "2.csv").write_text("a,n\n2,new\n")
+        files = [tmp_path / "1.csv", tmp_path / "2.csv"]
+    else:
+        write(f"{tmp_path}/1.json", [{"a": 1}])
+        write(f"{tmp_path}/2.json", [{"a": 2, "n": "new"}, {"n": "again", "a": 3}])
+        files = [tmp_path / "1.json", tmp_path / "2.json"]
     with caplog.at_level(logging.WARNING, logger="batchloader"):
-        scan, table = scan_all([tmp_path / "1.json", tmp_path / "2.json"])
-    assert "ignoring new column 'n'" in caplog.text
+        if reader == "python":
+            scan, table = scan_all(files)
+        else:
+            scan = bl.Scan(files, header=True)
+            table = pa.Table.from_batches(list(scan), schema=scan.schema)
+    assert caplog.text.count("ignoring new column 'n'") == 1, caplog.text
+    assert str(files[1]) in caplog.text
     assert "n" not in scan.schema.names
-    assert table.column("a").to_pylist() == [1, 2]
+    assert [str(a) for a in table.column("a").to_pylist()] == ["1", "2", "3"][: table.num_rows]
+
+
+@pytest.mark.parametrize("builtin", [False, True], ids=["python-reader", "ndjson-reader"])
+def test_a_column_first_seen_after_the_first_batch_keeps_every_batch_on_one_schema(
+    tmp_path, caplog, builtin
+):
+    rows = [{"a": i} for i in range(7)] + [{"a": 7, "x": 1.5}, {"a": 8, "x": 2.5}, {"a": 9}]
+    write(f"{tmp_path}/1.json", rows)
+    options = {} if builtin else {"reader": json_lines}
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan = bl.Scan(f"{tmp_path}/1.json", columns=["*"], row_limit=4, **options)
+        batches = list(scan)
+    assert [b.num_rows for b in batches] == [4, 4, 2]
+    assert all(b.schema == scan.schema for b in batches)
+    assert "x" not in scan.schema.names
+    assert caplog.text.count("ignoring new column 'x'") == 1, caplog.text
+    # allowed to change: the column comes in from the batch that has it
+    scan = bl.Scan(
+        f"{tmp_path}/1.json", row_limit=4, allow_schema_change=True, columns=["*"], **options
+    )
+    batches = list(scan)
+    assert "x" not in batches[0].schema.names
+    assert batches[1].column("x").to_pylist() == [None, None, None, 1.5]
 
 
 def test_wildcard_drift_with_schema_change_adds_columns(tmp_path):

@@ -172,3 +172,6 @@ class FileReader:
     def lines_read(self) -> int: ...
     @property
     def rows_written(self) -> int: ...
+    @property
+    def ignored_columns(self) -> list[str]:
+        """Top-level fields skipped because the loader's projection leaves them out."""

@@ -198,18 +198,16 @@ class Scan:
             file = ScanFile(path, self.root, index)
             values = ImplicitColumns.values(path, self.root)
             implicit: dict[str, pa.Array] = {}  # per file: built once, sliced per batch
-            produced = False
             for batch in self._read(file, values):
                 self.tracker.apply_reader_schema(batch.schema, path)
                 self.tracker.missing_columns(batch.schema)
                 out = self._assemble(batch, values, implicit)
                 self.rows_read += out.num_rows
-                produced = True
+                # The first batch handed out fixes the schema (every batch has scan.schema);
+                # an empty file says nothing.
+                self.tracker.mark_resolved()
                 yield out
             self.files_read += 1
-            if produced:
-                # The first file with data fixes the schema; an empty file says nothing.
-                self.tracker.mark_resolved()
 
     def _builtin_format(self, path: str) -> str:
         if self.format in ("ndjson", "json", "csv", "tsv"):
@@ -271,12 +269,14 @@ class Scan:
             return
         if self.reader is None:
             reader = self._builtin_reader(file.path)
-            while reader.fill(loader):
-                yield loader.harvest()
-                if not loader.start_batch():
-                    self.skipped_lines += reader.skipped_lines
-                    return
-            self.skipped_lines += reader.skipped_lines
+            try:
+                while reader.fill(loader):
+                    yield loader.harvest()
+                    if not loader.start_batch():
+                        return
+            finally:
+                self.skipped_lines += reader.skipped_lines
+                self.tracker.note_ignored(reader.ignored_columns, file.path)
             result = None
         else:
             result = self.reader(file, loader.writer)

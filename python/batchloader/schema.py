@@ -154,6 +154,7 @@ class ScanSchemaTracker:
         self.implicit = implicit or ImplicitColumns()
         self.schema_version = 0
         self._resolved = False
+        self._warned: set[tuple[str, str]] = set()  # (column, file) told about ignoring
         self._columns: list[_Column] = []
         declared = defined_schema or provided_schema
         if defined_schema is not None and projection.kind == "some":
@@ -257,9 +258,7 @@ class ScanSchemaTracker:
                 if self.projection.kind != "all":
                     continue  # the loader dropped it already; nothing to do
                 if self._resolved and not self.allow_schema_change:
-                    log.warning(
-                        "ignoring new column '%s' in %s: the schema is fixed", f.name, where
-                    )
+                    self._warn_ignored(f.name, where)
                     continue
                 if self.strict:
                     continue
@@ -282,11 +281,23 @@ class ScanSchemaTracker:
                 self.schema_version += 1
 
     def note_ignored(self, names: list[str], file: str) -> None:
-        """Log the columns a reader wrote that the fixed wildcard schema left out."""
+        """Log the columns a reader met that the fixed wildcard schema left out."""
         if self.projection.kind != "all":
             return  # an explicit projection drops other columns by design: nothing to say
         for name in names:
-            log.warning("ignoring new column '%s' in file %s: the schema is fixed", name, file)
+            self._warn_ignored(name, f"file {file}")
+
+    def _warn_ignored(self, name: str, where: str) -> None:
+        """Say once per column and file that a wildcard scan drops a column it met late."""
+        if (name.lower(), where) in self._warned:
+            return
+        self._warned.add((name.lower(), where))
+        log.warning(
+            "ignoring new column '%s' in %s: the schema was fixed by the first batch (give it "
+            "in schema=, or pass allow_schema_change=True)",
+            name,
+            where,
+        )
 
     def _with_projected_members(self, pc: ProjectedColumn | None, f: pa.Field) -> pa.Field:
         """Splice the projected members a reader's struct lacks into it (typed by guess), so
@@ -364,7 +375,7 @@ class ScanSchemaTracker:
         return pa.list_(element) if pc.wants_array else element
 
     def mark_resolved(self) -> None:
-        """The first file is done: from now on the schema is fixed (unless allowed to grow)."""
+        """A batch was handed out: from now on the schema is fixed (unless allowed to grow)."""
         self._resolved = True
 
     def output_schema(self) -> pa.Schema:

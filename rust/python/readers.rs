@@ -149,4 +149,11 @@ impl PyFileReader {
     fn rows_written(&self) -> u64 {
         on_reader!(&self.inner, r => r.rows_written())
     }
+
+    /// Top-level fields of the input skipped because the loader's projection leaves them
+    /// out, in first-seen order.
+    #[getter]
+    fn ignored_columns(&self) -> Vec<String> {
+        on_reader!(&self.inner, r => r.ignored_columns().to_vec())
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field};
 
-use super::driver::{excerpt, loader_error, RecordReader, RecordSource};
+use super::driver::{excerpt, loader_error, note_ignored, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::tap::Tap;
@@ -56,6 +56,8 @@ pub struct CsvRecords {
     /// Read from a byte range of the file: a record must be one line (a range that starts
     /// inside a quoted line break could not tell).
     one_line_records: bool,
+    /// Header fields (or `columns`) skipped because the projection leaves them out.
+    ignored: Vec<String>,
 }
 
 impl CsvRecords {
@@ -100,7 +102,10 @@ impl CsvRecords {
                             .map_err(|e| loader_error(self, e))?,
                     )
                 }
-                None => None,
+                None => {
+                    note_ignored(&mut self.ignored, name);
+                    None
+                }
             };
             ids.push(id.filter(|id| l.is_projected(*id)));
         }
@@ -255,7 +260,10 @@ impl RecordSource for CsvRecords {
                     l.add_column(ROOT, field)
                         .map_err(|e| loader_error(self, e))?
                 }
-                None => return Ok(()),
+                None => {
+                    note_ignored(&mut self.ignored, COLUMNS);
+                    return Ok(());
+                }
             };
             if !l.is_projected(id) {
                 return Ok(());
@@ -340,6 +348,10 @@ impl RecordSource for CsvRecords {
     fn forget_columns(&mut self) {
         self.ids = None;
     }
+
+    fn ignored_columns(&self) -> &[String] {
+        &self.ignored
+    }
 }
 
 /// Reads one CSV file into a loader, batch by batch.
@@ -396,6 +408,7 @@ impl CsvReader {
             records: 0,
             base: input::LineBase::default(),
             one_line_records: false,
+            ignored: Vec::new(),
         };
         RecordReader::new(src, on_error)
     }

@@ -126,6 +126,18 @@ pub(crate) trait RecordSource {
     }
     /// Forget what was learnt about a loader's columns (a different loader is used now).
     fn forget_columns(&mut self) {}
+    /// Top-level fields of the input skipped because the projection leaves them out, in
+    /// first-seen order (a scan with a fixed wildcard schema warns about them).
+    fn ignored_columns(&self) -> &[String] {
+        &[]
+    }
+}
+
+/// Remember top-level field `name` as skipped by the projection (once).
+pub(crate) fn note_ignored(ignored: &mut Vec<String>, name: &str) {
+    if !ignored.iter().any(|n| n == name) {
+        ignored.push(name.to_string());
+    }
 }
 
 /// The record loop and the bad-input policy, around a [`RecordSource`].
@@ -296,5 +308,10 @@ impl<S: RecordSource> RecordReader<S> {
     /// Rows written so far (corrupt records included).
     pub fn rows_written(&self) -> u64 {
         self.driver.rows
+    }
+
+    /// Top-level fields skipped because the loader's projection leaves them out.
+    pub fn ignored_columns(&self) -> &[String] {
+        self.src.ignored_columns()
     }
 }

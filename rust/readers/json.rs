@@ -9,6 +9,7 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, Fields};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::driver::note_ignored;
 use super::temporal::{parse_date, parse_timestamp};
 use crate::loader::{
     parse_decimal, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, ResultSetLoader,
@@ -72,6 +73,8 @@ pub(crate) struct JsonWriter<'a> {
     pub discover: bool,
     /// The loader error that stopped the value (serde itself carries only a message).
     pub error: Option<LoaderError>,
+    /// Top-level keys skipped because the projection leaves them out.
+    pub ignored: &'a mut Vec<String>,
 }
 
 /// Where a value goes.
@@ -385,7 +388,12 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                             let slot = self.w.member(id, &key);
                             match slot {
                                 Some(Slot::Column(c)) => self.w.keys.put(id, pos, &key, Some(c)),
-                                None => self.w.keys.put(id, pos, &key, None),
+                                None => {
+                                    if id == ROOT {
+                                        note_ignored(self.w.ignored, &key);
+                                    }
+                                    self.w.keys.put(id, pos, &key, None)
+                                }
                                 _ => {} // a new column: cached once it exists
                             }
                             slot

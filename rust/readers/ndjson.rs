@@ -23,6 +23,8 @@ pub struct JsonLines {
     line_no: u64,
     /// Lines of the file before this input (a byte range that does not start the file).
     base: input::LineBase,
+    /// Top-level keys skipped because the projection leaves them out.
+    ignored: Vec<String>,
 }
 
 impl RecordSource for JsonLines {
@@ -63,6 +65,7 @@ impl RecordSource for JsonLines {
             keys: &mut self.keys,
             discover: self.discover,
             error: None,
+            ignored: &mut self.ignored,
         };
         let mut de = serde_json::Deserializer::from_str(text);
         let parsed = ValueSeed::row(&mut writer)
@@ -110,6 +113,10 @@ impl RecordSource for JsonLines {
         self.keys = KeyCache::default();
         self.discovery = Discovery::default();
     }
+
+    fn ignored_columns(&self) -> &[String] {
+        &self.ignored
+    }
 }
 
 /// Reads one NDJSON file into a loader, batch by batch.
@@ -147,6 +154,7 @@ impl NdjsonReader {
             line: Vec::with_capacity(4096),
             line_no: 0,
             base: input::LineBase::default(),
+            ignored: Vec::new(),
         };
         RecordReader::new(src, on_error)
     }

@@ -307,3 +307,23 @@ fn null_elements_before_the_first_value_take_its_type() {
     let got: Vec<Option<i64>> = c.values().as_primitive::<Int64Type>().iter().collect();
     assert_eq!(got, [None, Some(1), None, Some(2), None]);
 }
+
+#[test]
+fn top_level_keys_left_out_by_the_projection_are_reported_once() {
+    let options = LoaderOptions {
+        projection: Projection::parse(&["b", "m.x"]).unwrap(),
+        ..LoaderOptions::default()
+    };
+    let mut l = ResultSetLoader::new(options).unwrap();
+    let text = "{\"a\": 1, \"b\": 2, \"m\": {\"y\": 0}}\n{\"b\": 3, \"z\": [], \"a\": 4}\n";
+    let mut r = NdjsonReader::from_reader(
+        Box::new(Cursor::new(text.as_bytes().to_vec())),
+        "mem.json",
+        OnError::Error,
+        true,
+    );
+    l.start_batch().unwrap();
+    assert!(!r.fill(&mut l).unwrap());
+    // members left out of a projected struct (m.y) are the projection's business, not news
+    assert_eq!(r.ignored_columns(), ["a", "z"]);
+}
