@@ -120,6 +120,17 @@ def test_schema_drift_across_files(spark, tmp_path):
     )
 
 
+def test_the_sampled_schema_has_the_columns_of_every_sampled_file(spark, tmp_path):
+    """Without `columns`, the schema is the union of what the sample saw, not the first
+    file's columns (a later file's new column would be dropped in every task)."""
+    write(f"{tmp_path}/1.json", [{"a": 1}])
+    write(f"{tmp_path}/2.json", [{"a": 2, "n": "new"}])
+    df = bls.read(spark, str(tmp_path))
+    assert [c for c in df.columns if c in ("a", "n")] == ["a", "n"]
+    got = sorted((r["a"], r["n"]) for r in df.collect())
+    assert got == [(1, None), (2, "new")]
+
+
 def test_executor_input_error_reaches_the_driver(spark, tmp_path):
     write(f"{tmp_path}/ok.json", [{"a": 1}])
     with open(f"{tmp_path}/bad.json", "w") as f:

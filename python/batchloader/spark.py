@@ -161,7 +161,9 @@ class ScanPlan:
 
         self.files = expand_paths(paths)
         root = scan_options.pop("root", None) or _default_root(paths, self.files)
-        probe = Scan(self.files, root=root, limit=sample_rows, **scan_options)
+        # the sample may grow the schema (a column of a later file): the union is the schema
+        sampling = dict(scan_options, allow_schema_change=True)
+        probe = Scan(self.files, root=root, limit=sample_rows, **sampling)
         for _ in probe:
             pass
         reader_schema = pa.schema(
@@ -221,10 +223,10 @@ def read(
     `batchloader` Python data source, on Spark 3.5 through `mapInArrow` over a DataFrame of
     the splits.
 
-    The schema is discovered on the driver by scanning up to `sample_rows` rows (or taken
-    from `schema=`), then fixed: every executor scans with it, so every batch Spark receives
-    has exactly the schema Spark was told. Scan options are `Scan`'s (`columns`, `format`,
-    `on_error`, limits...).
+    The schema is discovered on the driver by scanning up to `sample_rows` rows (the union of
+    the columns they have, across files; or taken from `schema=`), then fixed: every executor
+    scans with it, so every batch Spark receives has exactly the schema Spark was told. Scan
+    options are `Scan`'s (`columns`, `format`, `on_error`, limits...).
     """
     plan = ScanPlan(paths, sample_rows, split_bytes, **scan_options)
     if not _driver_runs_python_workers(spark):
