@@ -8,9 +8,10 @@ import json
 import math
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.json as pj
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import batchloader as bl
@@ -267,6 +268,69 @@ def test_on_error_modes(tmp_path, position):
     assert corrupt[index] == BAD
     assert [c for i, c in enumerate(corrupt) if i != index] == [None, None]
     assert table.column("a").to_pylist()[index] is None
+
+
+BAD_LINES = st.sampled_from(
+    ['{"c0": }', "{", '{"c0": 1', "[1, 2]", "null", '{"c0": tru}', '{"a": "\\x"}', "}{"]
+)
+
+
+SMALL = pa.schema([("c0", pa.utf8()), ("c1", pa.int64()), ("l", pa.list_(pa.utf8()))])
+SMALL_ROWS = st.fixed_dictionaries(
+    {
+        "c0": st.one_of(st.none(), st.text(min_size=10, max_size=60)),
+        "c1": st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1)),
+        "l": st.one_of(st.none(), st.lists(st.text(max_size=10), max_size=4)),
+    }
+)
+
+
+@given(
+    rows=st.lists(SMALL_ROWS, min_size=5, max_size=25),
+    bad=st.lists(
+        st.tuples(st.integers(0, 30), st.one_of(BAD_LINES, st.integers(0, 30))),
+        min_size=1,
+        max_size=4,
+    ),
+    mode=st.sampled_from(["skip", "permissive"]),
+    # any one line fits a batch (a line, its values and the file columns stay under 1300
+    # bytes), so no line is refused as too large; byte limits move rows mid-write
+    limits=st.tuples(st.sampled_from([3, 1000, 1000]), st.integers(1300, 3000)),
+)
+@settings(max_examples=300)
+def test_bad_lines_anywhere_lose_and_duplicate_nothing(tmp_path_factory, rows, bad, mode, limits):
+    """Malformed lines at random places (fixed ones, and good lines cut short: written up to
+    their last value before they fail, so the batch can overflow while writing them), under
+    random row and byte limits: every good line comes out once, in order; each bad one is
+    counted (skip) or kept whole (permissive)."""
+    lines = [json.dumps(r) for r in rows]
+    bad_texts = set()
+    for at, what in bad:
+        text = what if isinstance(what, str) else json.dumps(rows[what % len(rows)])[:-1]
+        bad_texts.add(text)
+        lines.insert(min(at, len(lines)), text)
+    path = tmp_path_factory.mktemp("bad") / "d.json"
+    write_lines(path, lines)
+    row_limit, byte_limit = limits
+    scan = bl.Scan(
+        path,
+        schema=SMALL,
+        strict_schema=True,
+        on_error=mode,
+        row_limit=row_limit,
+        batch_byte_limit=byte_limit,
+    )
+    got = data_table(scan)
+    good = [json.loads(line) for line in lines if line not in bad_texts]
+    want = pa.Table.from_pylist(good, schema=SMALL)
+    if mode == "skip":
+        assert scan.skipped_lines == len(bad)
+        assert got.equals(want)
+    else:
+        corrupt = got.column("_corrupt_record").to_pylist()
+        assert corrupt == [line if line in bad_texts else None for line in lines]
+        kept = got.filter(pc.is_null(got.column("_corrupt_record")))
+        assert kept.drop_columns(["_corrupt_record"]).equals(want)
 
 
 def test_conversion_failure_follows_the_policy(tmp_path):
