@@ -621,7 +621,8 @@ impl ResultSetLoader {
 
     /// Give list `list` a new element type while it holds no element in the current batch
     /// but nulls (schema discovery: a list first seen empty, or with null elements, gets its
-    /// element type from the first non-null element). Returns the new element's id; batches set aside keep the old element.
+    /// element type from the first non-null element). Returns the new element's id; batches
+    /// set aside keep the old element.
     pub fn replace_element(
         &mut self,
         list: ColumnId,

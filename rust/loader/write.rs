@@ -263,9 +263,10 @@ impl ResultSetLoader {
         node.projection.element_fate(node.last_offset() - start)
     }
 
-    /// `save_element` for a list projected by index: `None` if the element is kept, else
-    /// the element is not: what was written is dropped, and a null stands in for it if a
-    /// later position is kept. Out of line: it must not weigh on every `save_element`.
+    /// `save_element` for a list projected by index: `None` if the element is kept. Else
+    /// what was written is dropped, and if a later position is kept a null (the fill value
+    /// of a non-nullable element) stands in for it. Out of line: it must not weigh on every
+    /// `save_element`.
     #[cold]
     #[inline(never)]
     fn skip_unkept(&mut self, list: ColumnId, child: ColumnId, q: usize) -> Option<Result<()>> {

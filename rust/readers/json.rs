@@ -250,9 +250,28 @@ impl JsonWriter<'_> {
         self.set(id, value)
     }
 
-    /// Where the member `key` of struct `parent` goes (None: skip the value). Out of line:
-    /// the key cache answers all but a struct's first objects.
+    /// Where key `key` at position `pos` of an object of struct `parent` goes, when the key
+    /// cache does not know it (None: skip the value); cached for the next object, and a
+    /// top-level key the projection leaves out is noted. Out of line: the cache answers all
+    /// but a struct's first objects.
+    #[cold]
     #[inline(never)]
+    fn resolve_key<'k>(&mut self, parent: ColumnId, pos: usize, key: &'k str) -> Option<Slot<'k>> {
+        let slot = self.member(parent, key);
+        match slot {
+            Some(Slot::Column(c)) => self.keys.put(parent, pos, key, Some(c)),
+            None => {
+                if parent == ROOT {
+                    note_ignored(self.ignored, key);
+                }
+                self.keys.put(parent, pos, key, None)
+            }
+            _ => {} // a new column: cached once it exists
+        }
+        slot
+    }
+
+    /// Where the member `key` of struct `parent` goes (None: skip the value).
     fn member<'k>(&self, parent: ColumnId, key: &'k str) -> Option<Slot<'k>> {
         match self.l.column(parent, key) {
             Some(id) if self.l.is_projected(id) => Some(Slot::Column(id)),
@@ -384,20 +403,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
                     let slot = match self.w.keys.get(id, pos, &key) {
                         Some(target) => target.map(Slot::Column),
-                        None => {
-                            let slot = self.w.member(id, &key);
-                            match slot {
-                                Some(Slot::Column(c)) => self.w.keys.put(id, pos, &key, Some(c)),
-                                None => {
-                                    if id == ROOT {
-                                        note_ignored(self.w.ignored, &key);
-                                    }
-                                    self.w.keys.put(id, pos, &key, None)
-                                }
-                                _ => {} // a new column: cached once it exists
-                            }
-                            slot
-                        }
+                        None => self.w.resolve_key(id, pos, &key),
                     };
                     pos += 1;
                     match slot {
