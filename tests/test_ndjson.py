@@ -333,6 +333,24 @@ def test_bad_lines_anywhere_lose_and_duplicate_nothing(tmp_path_factory, rows, b
         assert kept.drop_columns(["_corrupt_record"]).equals(want)
 
 
+def test_a_bad_line_that_overflows_the_batch_is_kept_in_the_next(tmp_path):
+    """The rare path of the property test above, for every limit near it: a line cut short
+    whose values take the batch over its byte limit before it fails. The completed rows are
+    set aside, so its corrupt record must wait for the next batch, not vanish."""
+    schema = pa.schema([("c0", pa.utf8()), ("c1", pa.int64())])
+    lines = [json.dumps({"c0": "x" * 40, "c1": i}) for i in range(6)]
+    lines.insert(3, lines[1][:-1])
+    path = tmp_path / "cut.json"
+    write_lines(path, lines)
+    for limit in range(440, 600, 7):
+        scan = bl.Scan(
+            path, schema=schema, strict_schema=True, on_error="permissive", batch_byte_limit=limit
+        )
+        got = data_table(scan)
+        corrupt = got.column("_corrupt_record").to_pylist()
+        assert corrupt == [None, None, None, lines[3], None, None, None], limit
+
+
 def test_conversion_failure_follows_the_policy(tmp_path):
     path = tmp_path / "t.json"
     write_lines(path, ['{"t": "2024-01-02T03:04:05Z"}', '{"t": "not a time"}'])
