@@ -447,3 +447,12 @@ def test_a_field_seen_only_as_null_takes_the_null_type(tmp_path):
     assert got.schema.field("late").type == pa.int64()  # a real value came in time
     assert got.column("z").to_pylist() == [None, None, None]
     assert got.column("late").to_pylist() == [None, None, 7]
+
+
+def test_a_value_after_a_batch_of_nulls_says_why_the_column_has_the_null_type(tmp_path):
+    path = tmp_path / "n.json"
+    write_lines(path, ['{"a": 1, "x": null}', '{"a": 2, "x": null}', '{"a": 3, "x": 1.5}'])
+    with pytest.raises(bl.InputError, match=r"line 3.*'x'.*null in every row of an earlier batch"):
+        list(bl.Scan(path, row_limit=2))
+    # one batch: the value types the column in time
+    assert data_table(bl.Scan(path)).column("x").to_pylist() == [None, None, 1.5]

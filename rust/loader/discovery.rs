@@ -19,6 +19,8 @@ pub struct Discovery {
     guessed: Vec<bool>,
     /// Fields seen so far only as null: (struct, name).
     null_only: Vec<(ColumnId, String)>,
+    /// Columns created by `settle_nulls` (typed by the null type, not by a value).
+    null_typed: Vec<bool>,
 }
 
 /// Set flag `id`, growing the vector as needed.
@@ -77,6 +79,11 @@ impl Discovery {
         }
     }
 
+    /// Whether `id` got its type from `settle_nulls` (it was null in a whole batch).
+    pub fn took_null_type(&self, id: ColumnId) -> bool {
+        self.null_typed.get(id).copied().unwrap_or(false)
+    }
+
     /// Give every field seen only as null a column (back-filled with nulls), so it is not
     /// lost: of the shape its projection asks for (`c[1]`: a list, `m.x`: a struct) with
     /// `null_type` where nothing says more. Fields that got a value meanwhile have theirs.
@@ -93,6 +100,7 @@ impl Discovery {
                 let dt = null_shape(projection, null_type);
                 let id = l.add_column(parent, Field::new(name, dt, true))?;
                 self.mark(l, id);
+                set_flag(&mut self.null_typed, id, true);
             }
         }
         Ok(())

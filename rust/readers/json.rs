@@ -128,7 +128,22 @@ impl JsonWriter<'_> {
             self.l.path(id),
             self.l.field(id).data_type()
         ));
-        self.fail(e)
+        self.fail_at(id, e)
+    }
+
+    /// `fail` for a write to `id`, saying why the column has its type if no value gave it.
+    #[cold]
+    #[inline(never)]
+    fn fail_at<E: de::Error>(&mut self, id: ColumnId, e: LoaderError) -> E {
+        match e {
+            LoaderError::SchemaConflict(msg) if self.discovery.took_null_type(id) => {
+                self.fail(LoaderError::SchemaConflict(format!(
+                    "{msg} (it was null in every row of an earlier batch, so it took the null \
+                     type then; give its type in the scan's schema)"
+                )))
+            }
+            e => self.fail(e),
+        }
     }
 
     /// The column a value of `shape` goes to, creating or retyping it if discovery allows.
@@ -198,7 +213,7 @@ impl JsonWriter<'_> {
     fn set<E: de::Error>(&mut self, id: ColumnId, value: Value<'_>) -> Result<(), E> {
         match self.l.set(id, value) {
             Ok(()) => Ok(()),
-            Err(e) => Err(self.fail(e)),
+            Err(e) => Err(self.fail_at(id, e)),
         }
     }
 
