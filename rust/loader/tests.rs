@@ -5,14 +5,19 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, RecordBatch};
-use arrow_schema::{DataType, Field, Fields, Schema};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 
 use super::node::Data;
 use super::*;
 
+/// A loader schema of `fields`.
+fn schema_of(fields: Vec<Field>) -> Option<SchemaRef> {
+    Some(Arc::new(Schema::new(fields)))
+}
+
 fn loader(fields: Vec<Field>, vector_byte_limit: usize) -> ResultSetLoader {
     let options = LoaderOptions {
-        schema: Some(Arc::new(Schema::new(fields))),
+        schema: schema_of(fields),
         vector_byte_limit,
         ..LoaderOptions::default()
     };
@@ -171,14 +176,14 @@ fn overflow_rebases_offsets_at_every_depth() {
 fn byte_count_stays_exact_through_writes_discards_and_splits() {
     // A batch byte limit makes the loader keep a running total: it must match a recount.
     let options = LoaderOptions {
-        schema: Some(Arc::new(Schema::new(vec![
+        schema: schema_of(vec![
             Field::new("s", DataType::Utf8, true),
             Field::new(
                 "xs",
                 DataType::LargeList(Arc::new(Field::new("item", DataType::Boolean, false))),
                 false,
             ),
-        ]))),
+        ]),
         vector_byte_limit: 64,
         batch_byte_limit: Some(1 << 20),
         ..LoaderOptions::default()
@@ -290,10 +295,10 @@ fn row_too_large_leaves_the_loader_usable() {
 #[test]
 fn unprojected_columns_cost_nothing() {
     let options = LoaderOptions {
-        schema: Some(Arc::new(Schema::new(vec![
+        schema: schema_of(vec![
             Field::new("a", DataType::Int64, true),
             Field::new("b", DataType::Utf8, true),
-        ]))),
+        ]),
         projection: Projection::parse(&["a"]).unwrap(),
         vector_byte_limit: 16,
         ..LoaderOptions::default()
@@ -337,11 +342,7 @@ fn fill_at_commit_can_overflow_the_row() {
 #[test]
 fn reserve_keeps_room_for_columns_added_outside() {
     let options = LoaderOptions {
-        schema: Some(Arc::new(Schema::new(vec![Field::new(
-            "a",
-            DataType::Int64,
-            false,
-        )]))),
+        schema: schema_of(vec![Field::new("a", DataType::Int64, false)]),
         batch_byte_limit: Some(1000),
         reserve: Reserve {
             per_row: 12,
@@ -404,11 +405,11 @@ fn element_projection_keeps_positions_nulls_the_rest_and_drops_the_tail() {
         true,
     );
     let options = LoaderOptions {
-        schema: Some(Arc::new(Schema::new(vec![Field::new(
+        schema: schema_of(vec![Field::new(
             "c",
             DataType::List(Arc::new(element)),
             true,
-        )]))),
+        )]),
         projection: Projection::parse(&["c[3]", "c[1]"]).unwrap(),
         batch_byte_limit: Some(1 << 20),
         ..LoaderOptions::default()
@@ -472,11 +473,7 @@ fn element_projection_keeps_positions_nulls_the_rest_and_drops_the_tail() {
 #[test]
 fn a_late_column_that_breaks_a_limit_starts_the_next_batch() {
     let options = LoaderOptions {
-        schema: Some(Arc::new(Schema::new(vec![Field::new(
-            "b",
-            DataType::Boolean,
-            true,
-        )]))),
+        schema: schema_of(vec![Field::new("b", DataType::Boolean, true)]),
         batch_byte_limit: Some(100),
         ..LoaderOptions::default()
     };

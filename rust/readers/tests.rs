@@ -11,18 +11,19 @@ use arrow_schema::{DataType, Field, Schema};
 use super::ndjson::{NdjsonReader, OnError, ReadError};
 use crate::loader::{LoaderOptions, Projection, ResultSetLoader};
 
+/// A discovering NDJSON reader over `text`.
+fn ndjson_reader(text: &str, on_error: OnError) -> NdjsonReader {
+    let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
+    NdjsonReader::from_reader(input, "mem.json", on_error, true)
+}
+
 fn read_all(
     text: &str,
     options: LoaderOptions,
     on_error: OnError,
 ) -> Result<Vec<RecordBatch>, ReadError> {
     let mut l = ResultSetLoader::new(options).unwrap();
-    let mut r = NdjsonReader::from_reader(
-        Box::new(Cursor::new(text.as_bytes().to_vec())),
-        "mem.json",
-        on_error,
-        true,
-    );
+    let mut r = ndjson_reader(text, on_error);
     let mut out = Vec::new();
     l.start_batch().unwrap();
     while r.fill(&mut l)? {
@@ -145,12 +146,7 @@ fn rows_larger_than_a_batch_span_batches_without_loss() {
 #[test]
 fn a_reader_can_move_to_another_loader() {
     let text = "{\"a\": 1, \"b\": 2}\n{\"a\": 3, \"b\": 4}\n{\"a\": 5, \"b\": 6}\n";
-    let mut r = NdjsonReader::from_reader(
-        Box::new(Cursor::new(text.as_bytes().to_vec())),
-        "mem.json",
-        OnError::Error,
-        true,
-    );
+    let mut r = ndjson_reader(text, OnError::Error);
     let mut first = ResultSetLoader::new(LoaderOptions {
         row_limit: 2,
         ..LoaderOptions::default()
@@ -316,12 +312,7 @@ fn top_level_keys_left_out_by_the_projection_are_reported_once() {
     };
     let mut l = ResultSetLoader::new(options).unwrap();
     let text = "{\"a\": 1, \"b\": 2, \"m\": {\"y\": 0}}\n{\"b\": 3, \"z\": [], \"a\": 4}\n";
-    let mut r = NdjsonReader::from_reader(
-        Box::new(Cursor::new(text.as_bytes().to_vec())),
-        "mem.json",
-        OnError::Error,
-        true,
-    );
+    let mut r = ndjson_reader(text, OnError::Error);
     l.start_batch().unwrap();
     assert!(!r.fill(&mut l).unwrap());
     // members left out of a projected struct (m.y) are the projection's business, not news
