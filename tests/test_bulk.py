@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from typing import Any
 
@@ -208,6 +209,51 @@ def test_bad_rows_name_the_row_and_keep_earlier_batches(row, match):
         next(it)
     assert first.to_pylist() == [{"a": 1, "b": None}]
     assert [b.to_pylist() for b in loader.write_rows([{"a": 4}])] == [[{"a": 4, "b": None}]]
+
+
+class _ClearingZone(dt.tzinfo):
+    """A time zone that empties a row dict when asked for its offset."""
+
+    def __init__(self, row: dict) -> None:
+        self.row = row
+
+    def utcoffset(self, when: dt.datetime | None) -> dt.timedelta:
+        self.row.clear()  # frees the row's other values while the row is being written
+        return dt.timedelta(hours=1)
+
+
+@pytest.mark.parametrize("how", ["scalar", "list", "nested"])
+def test_a_row_changed_by_its_own_values_fails_cleanly(how):
+    """Values are read from a row dict without owning them: one whose conversion runs
+    Python code that empties the dict must neither crash nor write freed values."""
+    schema = pa.schema(
+        [
+            ("t", pa.timestamp("us")),
+            ("s", pa.struct([("l", pa.list_(pa.utf8()))])),
+            ("c", pa.utf8()),
+        ]
+    )
+    row: dict = {}
+
+    def clearing():
+        row.clear()
+        yield "y" * 40
+
+    if how == "scalar":
+        row.update(t=dt.datetime(2024, 1, 1, tzinfo=_ClearingZone(row)), c="x" * 50)
+    elif how == "list":
+        row.update(s={"l": clearing()}, c="x" * 50)
+    else:
+        row.update(s={"l": ["a", "b"]}, c="x" * 50)
+        row["s"]["l"] = clearing()
+    loader = bl.ResultSetLoader(schema)
+    it = loader.write_rows([{"c": "ok"}, row])
+    with pytest.raises(RuntimeError, match="dictionary changed size during iteration"):
+        next(it)
+    # the row before is kept, the failed one left nothing, and the loader goes on
+    assert [b.to_pylist() for b in loader.write_rows([{"c": "z"}])] == [
+        [{"t": None, "s": None, "c": "ok"}, {"t": None, "s": None, "c": "z"}]
+    ]
 
 
 def test_very_long_strings_force_overflow_without_losing_rows():

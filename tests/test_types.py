@@ -57,6 +57,23 @@ def test_round_trip_matches_pyarrow(t, vals):
     assert got.equals(want), (got.to_pylist(), want.to_pylist())
 
 
+class _Stamp(dt.datetime):
+    """A datetime subclass (as pandas.Timestamp is): takes the general conversion path."""
+
+
+def test_datetimes_exact_subclassed_and_into_dates_match_pyarrow():
+    schema = pa.schema([("d", pa.date32()), ("t", pa.timestamp("ms")), ("z", pa.timestamp("s"))])
+    rows = [
+        {"d": dt.datetime(2024, 1, 1, 23, 59), "t": _Stamp(2024, 1, 1, 15, 0, 0, 5000)},
+        {"d": _Stamp(1969, 12, 31, 1), "t": dt.datetime(1969, 12, 31, 23, 59, 59, 999000)},
+        {"z": dt.datetime(2024, 1, 1, 12, tzinfo=dt.timezone(dt.timedelta(hours=-3)))},
+    ]
+    batches = list(bl.ResultSetLoader(schema).write_rows(rows))
+    got = pa.Table.from_batches(batches, schema=schema)
+    assert got.equals(pa.Table.from_pylist(rows, schema=schema)), got.to_pylist()
+    assert got.column("z")[2].as_py() == dt.datetime(2024, 1, 1, 15)
+
+
 def test_nan_round_trips():
     batches = list(
         bl.ResultSetLoader(pa.schema([("v", pa.float64())])).write_rows([{"v": math.nan}])

@@ -164,7 +164,8 @@ pub(crate) fn write_scalar(
             return set_checked(l, id, obj, Value::Int(i));
         }
     }
-    write_other_scalar(l, id, obj)
+    // may run Python code (`__index__`, `utcoffset`...): own `obj`, which may be borrowed
+    write_other_scalar(l, id, &obj.clone())
 }
 
 /// `write_scalar` for everything but the common exact types (and their errors).
@@ -174,7 +175,9 @@ fn write_other_scalar(
     id: ColumnId,
     obj: &Bound<'_, PyAny>,
 ) -> WriteResult {
-    let value = if obj.is_none() {
+    let value = if let Ok(dt) = obj.cast_exact::<PyDateTime>() {
+        datetime_value(l, id, dt)?
+    } else if obj.is_none() {
         Value::Null
     } else if let Ok(s) = obj.cast_exact::<PyString>() {
         match s.to_str() {
@@ -201,17 +204,7 @@ fn write_other_scalar(
     } else if let Ok(b) = obj.cast::<PyBytes>() {
         return set_checked(l, id, obj, Value::Bytes(b.as_bytes()));
     } else if let Ok(dt) = obj.cast::<PyDateTime>() {
-        match l.field(id).data_type() {
-            DataType::Timestamp(unit, _) => {
-                let unit = *unit;
-                match micros_to_unit(utc_micros(dt)?, unit) {
-                    Some(t) => Value::Timestamp(t),
-                    None => return Err(conflict(l, id, obj, "out of range")),
-                }
-            }
-            DataType::Date32 => Value::Date(date_days(obj)? as i32),
-            _ => return Err(conflict(l, id, obj, "wrong type")),
-        }
+        datetime_value(l, id, dt)?
     } else if obj.is_instance_of::<PyDate>() {
         let days = date_days(obj)?;
         match l.field(id).data_type() {
@@ -252,6 +245,23 @@ fn write_other_scalar(
         return Err(conflict(l, id, obj, "unsupported Python type"));
     };
     set_checked(l, id, obj, value)
+}
+
+/// A `datetime` (or subclass) as a value of column `id`: a timestamp in the column's unit
+/// (aware ones in UTC), or its date for a date column.
+fn datetime_value<'a>(
+    l: &ResultSetLoader,
+    id: ColumnId,
+    dt: &Bound<'_, PyDateTime>,
+) -> Result<Value<'a>, WriteError> {
+    match l.field(id).data_type() {
+        DataType::Timestamp(unit, _) => match micros_to_unit(utc_micros(dt)?, *unit) {
+            Some(t) => Ok(Value::Timestamp(t)),
+            None => Err(conflict(l, id, dt.as_any(), "out of range")),
+        },
+        DataType::Date32 => Ok(Value::Date(date_days(dt.as_any())? as i32)),
+        _ => Err(conflict(l, id, dt.as_any(), "wrong type")),
+    }
 }
 
 /// `l.set`, with a conflict reported against the Python value.

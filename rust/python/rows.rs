@@ -3,6 +3,7 @@
 //! for maps; and schema discovery for loaders built without a schema.
 
 use arrow_schema::DataType;
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
@@ -73,6 +74,8 @@ impl RowWriter<'_> {
     /// `value` for a struct, list or map column (`kind`).
     #[inline(never)]
     fn compound(&mut self, id: ColumnId, kind: ColumnKind, obj: &Bound<'_, PyAny>) -> WriteResult {
+        // `obj` may be borrowed from a dict that Python code below could change: own it.
+        let obj = &obj.clone();
         if obj.is_none() {
             return Ok(self.l.set(id, Value::Null)?);
         }
@@ -216,36 +219,7 @@ impl RowWriter<'_> {
     /// Write the members of a struct (or the row, `ROOT`) from a dict, tuple or list.
     pub fn members(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
         if let Ok(dict) = obj.cast::<PyDict>() {
-            if self.state.order.len() <= id {
-                self.state.order.resize_with(id + 1, Vec::new);
-            }
-            for (pos, (k, v)) in dict.iter().enumerate() {
-                let seen = self.state.order[id].get(pos);
-                let target = match seen {
-                    Some((key, target)) if key.as_ptr() == k.as_ptr() => *target,
-                    _ => {
-                        let target = self.member_for(id, &k, &v)?;
-                        // A new column's id is cached once it exists (the next dict).
-                        if target.is_some()
-                            || self.l.column(id, &k.to_string()).is_some()
-                            || !self.state.discover
-                        {
-                            let order = &mut self.state.order[id];
-                            let entry = (k.clone().unbind(), target);
-                            if pos < order.len() {
-                                order[pos] = entry;
-                            } else if pos == order.len() {
-                                order.push(entry);
-                            }
-                        }
-                        target
-                    }
-                };
-                if let Some(m) = target {
-                    self.value(m, &v)?;
-                }
-            }
-            return Ok(());
+            return self.dict_members(id, dict);
         }
         let owner = |l: &ResultSetLoader| {
             if id == ROOT {
@@ -280,6 +254,67 @@ impl RowWriter<'_> {
             self.value(m, v)?;
         }
         Ok(())
+    }
+
+    /// `members` from a dict. Its items are borrowed, not reference-counted: a scalar's
+    /// inline conversion runs no Python code, and every path that may (a compound value,
+    /// another scalar type, a new key) takes its own reference first, so a dict changed by
+    /// such code cannot free what is being read. A change in size is an error, as in Python.
+    fn dict_members(&mut self, id: ColumnId, dict: &Bound<'_, PyDict>) -> WriteResult {
+        let py = dict.py();
+        if self.state.order.len() <= id {
+            self.state.order.resize_with(id + 1, Vec::new);
+        }
+        let size = dict.len();
+        let (mut ppos, mut pos): (ffi::Py_ssize_t, usize) = (0, 0);
+        let mut key: *mut ffi::PyObject = std::ptr::null_mut();
+        let mut value: *mut ffi::PyObject = std::ptr::null_mut();
+        // SAFETY: the GIL is held and `dict` is alive; PyDict_Next stays in bounds even if
+        // the dict changes.
+        while unsafe { ffi::PyDict_Next(dict.as_ptr(), &mut ppos, &mut key, &mut value) } != 0 {
+            // SAFETY: PyDict_Next gave non-null borrowed references, valid while the dict
+            // holds them: until Python code runs, and every such path owns them (above).
+            let (k, v) = unsafe { (Borrowed::from_ptr(py, key), Borrowed::from_ptr(py, value)) };
+            let seen = self.state.order[id].get(pos);
+            let target = match seen {
+                Some((cached, target)) if cached.as_ptr() == key => *target,
+                _ => self.resolve_key(id, pos, &k.to_owned(), &v.to_owned())?,
+            };
+            if let Some(m) = target {
+                self.value(m, &v)?;
+            }
+            pos += 1;
+        }
+        if dict.len() != size {
+            return Err(WriteError::Py(pyo3::exceptions::PyRuntimeError::new_err(
+                "dictionary changed size during iteration",
+            )));
+        }
+        Ok(())
+    }
+
+    /// The column of the `pos`-th key of a dict written to struct `id`, remembered by
+    /// position for the next dict.
+    #[inline(never)]
+    fn resolve_key(
+        &mut self,
+        id: ColumnId,
+        pos: usize,
+        k: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+    ) -> Result<Option<ColumnId>, WriteError> {
+        let target = self.member_for(id, k, v)?;
+        // A new column's id is cached once it exists (the next dict).
+        if target.is_some() || self.l.column(id, &k.to_string()).is_some() || !self.state.discover {
+            let order = &mut self.state.order[id];
+            let entry = (k.clone().unbind(), target);
+            if pos < order.len() {
+                order[pos] = entry;
+            } else if pos == order.len() {
+                order.push(entry);
+            }
+        }
+        Ok(target)
     }
 
     fn elements(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
