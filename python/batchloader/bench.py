@@ -224,25 +224,40 @@ def time_contenders(
     return list(results.values())
 
 
+def ratio_quartiles(result: Result, base: Result) -> tuple[float, float]:
+    """First and third quartiles of `result`'s time over `base`'s, round by round: the two
+    ran side by side in each round, so a slow spell of the machine hits both."""
+    ratios = [a / b for a, b in zip(result.seconds, base.seconds, strict=True)]
+    if len(ratios) < 2:
+        return ratios[0], ratios[0]
+    q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+    return q1, q3
+
+
 def table(results: list[Result]) -> str:
     """The results as a text table, one block per dataset."""
     lines = []
     header = (
         f"{'dataset':<8} {'writer':<36} {'median s':>9} {'rows/s':>12} {'ns/row':>8} "
-        f"{'x batchloader':>13} {'peak RSS +MB':>12}"
+        f"{'x batchloader':>13} {'round ratios':>12} {'peak RSS +MB':>12}"
     )
     lines.append(header)
     lines.append("-" * len(header))
     for dataset in dict.fromkeys(r.dataset for r in results):
         group = [r for r in results if r.dataset == dataset]
-        base = next(r for r in group if r.writer.startswith("batchloader")).median
+        ours = next(r for r in group if r.writer.startswith("batchloader"))
         for r in group:
+            low, high = ratio_quartiles(r, ours)
             lines.append(
                 f"{r.dataset:<8} {r.writer:<36} {r.median:>9.3f} {r.rows / r.median:>12,.0f} "
-                f"{r.median / r.rows * 1e9:>8.0f} {r.median / base:>13.2f} "
-                f"{r.peak_rss_added / 2**20:>12.1f}"
+                f"{r.median / r.rows * 1e9:>8.0f} {r.median / ours.median:>13.2f} "
+                f"{f'{low:.2f}-{high:.2f}':>12} {r.peak_rss_added / 2**20:>12.1f}"
             )
     lines.append("x batchloader: the writer's median time / batchloader's (above 1: slower)")
+    lines.append(
+        "round ratios: quartiles of the same ratio taken round by round (the spread the"
+        " machine's noise gives it)"
+    )
     return "\n".join(lines)
 
 
