@@ -416,6 +416,27 @@ def test_empty_file_and_blank_lines(tmp_path):
     assert scan.files_read == 2
 
 
+@pytest.mark.parametrize("codec", [None, "gzip"])
+def test_a_byte_order_mark_and_crlf_lines_read_as_pyarrow_reads_them(tmp_path, codec):
+    """Files saved by Windows tools start with a UTF-8 BOM and end lines with CRLF; the last
+    line may lack its line break. Only the file's first line can carry the BOM."""
+    text = '\ufeff{"a": 1, "s": "x"}\r\n{"a": 2, "s": "\ufeffy"}\r\n\r\n  \n{"a": 3}'
+    path = tmp_path / ("bom.json" + (".gz" if codec else ""))
+    path.write_bytes(gzip.compress(text.encode()) if codec else text.encode())
+    table = data_table(bl.Scan(path))
+    assert table.to_pylist() == pj.read_json(path).to_pylist()
+    assert table.column("s").to_pylist() == ["x", "\ufeffy", None]  # a BOM inside is data
+
+
+def test_a_byte_order_mark_in_any_split(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes('\ufeff{"i": 0}\n{"i": 1}\n{"i": 2}\n'.encode())
+    size = path.stat().st_size
+    for cut in range(1, size):
+        parts = [bl.Scan(path, columns=["i"], byte_range=r) for r in ((0, cut), (cut, size))]
+        assert [v for scan in parts for b in scan for v in b.column("i").to_pylist()] == [0, 1, 2]
+
+
 def test_a_file_bigger_than_one_batch_keeps_every_row_once(tmp_path):
     rows = [{"i": i, "s": "v" * (i % 50)} for i in range(20_000)]
     path = tmp_path / "big.json"

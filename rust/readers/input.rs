@@ -198,6 +198,11 @@ impl LineBase {
         }
     }
 
+    /// Whether the input starts at the start of the file (where a byte order mark may be).
+    pub fn starts_file(&self) -> bool {
+        self.offset == 0
+    }
+
     /// The number of lines before the offset.
     pub fn get(&self) -> u64 {
         if self.offset == 0 {

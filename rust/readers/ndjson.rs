@@ -12,6 +12,9 @@ use arrow_schema::DataType;
 
 use crate::loader::{Discovery, LoaderError, ResultSetLoader};
 
+/// The UTF-8 encoding of U+FEFF, which some tools write at the start of a text file.
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// The lines of an NDJSON input (the record source of [`NdjsonReader`]).
 pub struct JsonLines {
     input: Box<dyn BufRead + Send>,
@@ -38,6 +41,10 @@ impl RecordSource for JsonLines {
         self.line_no += 1;
         while matches!(self.line.last(), Some(b'\n' | b'\r')) {
             self.line.pop();
+        }
+        // A UTF-8 byte order mark (files saved by Windows tools) is not part of the JSON.
+        if self.line_no == 1 && self.base.starts_file() && self.line.starts_with(UTF8_BOM) {
+            self.line.drain(..UTF8_BOM.len());
         }
         Ok(true)
     }

@@ -318,3 +318,17 @@ fn top_level_keys_left_out_by_the_projection_are_reported_once() {
     // members left out of a projected struct (m.y) are the projection's business, not news
     assert_eq!(r.ignored_columns(), ["a", "z"]);
 }
+
+#[test]
+fn a_byte_order_mark_is_skipped_on_the_first_line_only() {
+    let text = "\u{feff}{\"s\": \"a\"}\r\n{\"s\": \"\u{feff}b\"}\r\n";
+    let batches = read_all(text, LoaderOptions::default(), OnError::Error).unwrap();
+    let s = batches[0].column(0).as_string::<i32>();
+    assert_eq!(s.iter().collect::<Vec<_>>(), [Some("a"), Some("\u{feff}b")]);
+    // not at the start of a line after the first: malformed, as any stray character
+    let err = read_all("{}\n\u{feff}{}\n", LoaderOptions::default(), OnError::Error);
+    assert!(
+        matches!(err, Err(ReadError::Input(ref e)) if e.line == 2),
+        "{err:?}"
+    );
+}
