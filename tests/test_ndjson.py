@@ -270,8 +270,30 @@ def test_on_error_modes(tmp_path, position):
     assert table.column("a").to_pylist()[index] is None
 
 
+@pytest.mark.parametrize(
+    ("line", "what"),
+    [
+        ("[1, 2]", "an array"),
+        ("null", "null"),
+        ("5", "a number"),
+        ("-1.5", "a number"),
+        ('"s"', "a string"),
+        ("true", "a boolean"),
+    ],
+)
+@pytest.mark.parametrize("schema", [None, pa.schema([("a", pa.int64())])])
+def test_a_line_that_is_not_an_object_says_so(tmp_path, line, what, schema):
+    path = tmp_path / "scalar.json"
+    write_lines(path, [GOOD, line, GOOD])
+    with pytest.raises(bl.InputError, match=f"line 2: a line must hold a JSON object, not {what}"):
+        list(bl.Scan(path, schema=schema))
+    scan = bl.Scan(path, on_error="skip", schema=schema)
+    assert data_table(scan).num_rows == 2
+    assert scan.skipped_lines == 1
+
+
 BAD_LINES = st.sampled_from(
-    ['{"c0": }', "{", '{"c0": 1', "[1, 2]", "null", '{"c0": tru}', '{"a": "\\x"}', "}{"]
+    ['{"c0": }', "{", '{"c0": 1', "[1, 2]", "null", "7", '{"c0": tru}', '{"a": "\\x"}', "}{"]
 )
 
 

@@ -123,6 +123,11 @@ impl JsonWriter<'_> {
     }
 
     fn conflict<E: de::Error>(&mut self, id: ColumnId, what: &str) -> E {
+        if id == ROOT {
+            return self.fail(LoaderError::SchemaConflict(format!(
+                "a line must hold a JSON object, not {what}"
+            )));
+        }
         let e = LoaderError::SchemaConflict(format!(
             "column '{}' ({}) cannot take {what}",
             self.l.path(id),
