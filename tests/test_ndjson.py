@@ -3,6 +3,7 @@ compression, projection pushdown."""
 
 from __future__ import annotations
 
+import datetime as dt
 import gzip
 import json
 import math
@@ -381,6 +382,69 @@ def test_conversion_failure_follows_the_policy(tmp_path):
         list(bl.Scan(path, schema=schema))
     scan = bl.Scan(path, schema=schema, on_error="skip")
     assert data_table(scan).column("t").to_pylist()[0].isoformat() == "2024-01-02T03:04:05+00:00"
+
+
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def _iso_micros(text: str) -> int | None:
+    """The oracle: Python's own ISO-8601 parser; a time without offset is UTC."""
+    try:
+        when = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return (when - EPOCH) // dt.timedelta(microseconds=1)
+
+
+def _two(lo: int, hi: int):
+    return st.integers(lo, hi).map(lambda n: f"{n:02d}")
+
+
+ISO_DATES = st.builds(
+    lambda y, m, d: f"{y:04d}-{m}-{d}", st.integers(1, 9999), _two(0, 13), _two(0, 32)
+)
+ISO_TIMESTAMPS = st.builds(
+    lambda date, sep, h, m, s, frac, offset: f"{date}{sep}{h}:{m}:{s}{frac}{offset}",
+    ISO_DATES.filter(lambda d: _iso_micros(d) is not None and d[:4] not in ("0001", "9999")),
+    st.sampled_from(["T", " "]),
+    _two(0, 25),
+    _two(0, 61),
+    _two(0, 61),
+    st.sampled_from(["", ".5", ".000001", ".123456"]),
+    st.one_of(
+        st.sampled_from(["", "Z"]),
+        st.builds(
+            lambda sign, h, m: f"{sign}{h}:{m}", st.sampled_from("+-"), _two(0, 25), _two(0, 61)
+        ),
+    ),
+)
+
+
+@given(
+    dates=st.lists(ISO_DATES, min_size=1, max_size=30),
+    stamps=st.lists(ISO_TIMESTAMPS, min_size=1, max_size=30),
+)
+@settings(max_examples=200)
+def test_iso_dates_and_timestamps_agree_with_python(tmp_path_factory, dates, stamps):
+    """Every text Python's fromisoformat refuses is refused (kept whole as a corrupt record,
+    never shifted into another day); every one it reads gives the same instant."""
+    folder = tmp_path_factory.mktemp("iso")
+    for name, values, t in (("d", dates, pa.date32()), ("t", stamps, pa.timestamp("us"))):
+        path = folder / f"{name}.json"
+        write_lines(path, [json.dumps({"v": v}) for v in values])
+        schema = pa.schema([("v", t)])
+        table = data_table(
+            bl.Scan(path, schema=schema, columns=["v", "_corrupt_record"], on_error="permissive")
+        )
+        got = table.column("v").cast(pa.int32() if t == pa.date32() else pa.int64()).to_pylist()
+        corrupt = table.column("_corrupt_record").to_pylist()
+        for value, have, bad in zip(values, got, corrupt, strict=True):
+            want = _iso_micros(value)
+            if want is not None and t == pa.date32():
+                want //= 86_400_000_000
+            assert (have, bad is not None) == (want, want is None), value
 
 
 def test_narrowing_ints_checks_range(tmp_path):

@@ -23,24 +23,37 @@ pub fn parse_date(s: &str) -> Option<i32> {
         return None;
     }
     let (y, m, d) = (digits(&b[..4])?, digits(&b[5..7])?, digits(&b[8..10])?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    if !(1..=12).contains(&m) || !(1..=days_in_month(y, m)).contains(&d) {
         return None;
     }
     i32::try_from(days_from_civil(y, m, d)).ok()
 }
 
-/// `HH[:]MM` of a UTC offset (after its sign) -> seconds.
-fn offset_seconds(s: &[u8]) -> Option<i64> {
-    let mut hhmm = [0u8; 4];
-    let mut n = 0;
-    for &c in s.iter().filter(|&&c| c != b':') {
-        *hhmm.get_mut(n)? = c;
-        n += 1;
+/// Days of month `m` (1-12) of year `y` in the proleptic Gregorian calendar.
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
     }
-    if n != 4 {
+}
+
+/// Two ASCII digits up to `max` (clock fields and offsets are always two digits).
+fn two_digits(s: &[u8], max: i64) -> Option<i64> {
+    if s.len() != 2 {
         return None;
     }
-    Some(digits(&hhmm[..2])? * 3600 + digits(&hhmm[2..])? * 60)
+    digits(s).filter(|&n| n <= max)
+}
+
+/// `HH:MM` or `HHMM` of a UTC offset (after its sign, under 24 hours) -> seconds.
+fn offset_seconds(s: &[u8]) -> Option<i64> {
+    let (hh, mm) = match s {
+        [h1, h2, b':', m1, m2] | [h1, h2, m1, m2] => ([*h1, *h2], [*m1, *m2]),
+        _ => return None,
+    };
+    Some(two_digits(&hh, 23)? * 3600 + two_digits(&mm, 59)? * 60)
 }
 
 /// `YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|±HH[:]MM]` -> the instant in `unit` since the
@@ -67,25 +80,22 @@ pub fn parse_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
             },
         };
         let mut parts = clock.splitn(3, |&c| c == b':');
-        let h = digits(parts.next()?)?;
-        let m = digits(parts.next()?)?;
+        let h = two_digits(parts.next()?, 23)?;
+        let m = two_digits(parts.next()?, 59)?;
         let sec = match parts.next() {
             None => 0,
             Some(sec) => match sec.iter().position(|&c| c == b'.') {
-                None => digits(sec)?,
+                None => two_digits(sec, 59)?,
                 Some(dot) => {
                     let f = &sec[dot + 1..];
                     if f.is_empty() || f.len() > 9 {
                         return None;
                     }
                     nanos = digits(f)? * 10i64.pow(9 - f.len() as u32);
-                    digits(&sec[..dot])?
+                    two_digits(&sec[..dot], 59)?
                 }
             },
         };
-        if h > 23 || m > 59 || sec > 60 {
-            return None;
-        }
         secs += h * 3600 + m * 60 + sec - offset;
     }
     // secs * 10^k + floor(nanos / 10^(9-k)) is the floor of the instant in the unit.
@@ -107,6 +117,18 @@ mod tests {
     fn dates_and_timestamps() {
         assert_eq!(parse_date("1970-01-02"), Some(1));
         assert_eq!(parse_date("1970-1-02"), None);
+        // day of month checked against the month (and leap years), not against 31
+        assert_eq!(parse_date("2024-02-29"), Some(19782));
+        for bad in [
+            "2023-02-29",
+            "2100-02-29",
+            "2024-02-30",
+            "2024-04-31",
+            "2024-11-31",
+        ] {
+            assert_eq!(parse_date(bad), None, "{bad}");
+        }
+        assert_eq!(parse_date("2000-02-29"), Some(11016));
         let us = TimeUnit::Microsecond;
         assert_eq!(parse_timestamp("1970-01-01T00:00:01Z", us), Some(1_000_000));
         assert_eq!(parse_timestamp("1970-01-01 00:00:00.5", us), Some(500_000));
@@ -144,8 +166,16 @@ mod tests {
                 None => match rest.rfind(['+', '-']) {
                     None => (rest, 0),
                     Some(i) => {
-                        let off: String = rest[i + 1..].chars().filter(|&c| c != ':').collect();
-                        if off.len() != 4 || !off.bytes().all(|c| c.is_ascii_digit()) {
+                        let raw = &rest[i + 1..];
+                        let off: String = match raw.len() {
+                            5 if &raw[2..3] == ":" => format!("{}{}", &raw[..2], &raw[3..]),
+                            4 => raw.to_string(),
+                            _ => return None,
+                        };
+                        if !off.bytes().all(|c| c.is_ascii_digit())
+                            || off[..2].parse::<u8>().ok()? > 23
+                            || off[2..].parse::<u8>().ok()? > 59
+                        {
                             return None;
                         }
                         let v: i128 = off[..2].parse::<i128>().ok()? * 3600
@@ -159,19 +189,20 @@ mod tests {
                     .then(|| t.parse().ok())
                     .flatten()
             };
+            let two = |t: &str| if t.len() == 2 { num(t) } else { None };
             let parts: Vec<&str> = clock.splitn(3, ':').collect();
-            let (h, m) = (num(parts.first()?)?, num(parts.get(1)?)?);
+            let (h, m) = (two(parts.first()?)?, two(parts.get(1)?)?);
             let (sec, frac) = match parts.get(2) {
                 None => (0, 0),
                 Some(t) => match t.split_once('.') {
-                    None => (num(t)?, 0),
+                    None => (two(t)?, 0),
                     Some((w, f)) if !f.is_empty() && f.len() <= 9 => {
-                        (num(w)?, num(f)? * 10i128.pow(9 - f.len() as u32))
+                        (two(w)?, num(f)? * 10i128.pow(9 - f.len() as u32))
                     }
                     Some(_) => return None,
                 },
             };
-            if h > 23 || m > 59 || sec > 60 {
+            if h > 23 || m > 59 || sec > 59 {
                 return None;
             }
             nanos += (h * 3600 + m * 60 + sec - off) * 1_000_000_000 + frac;
@@ -200,7 +231,10 @@ mod tests {
             "t23:59:59",
             " 12:30:15.5",
             "T00:00:00.000000001",
-            "T23:59:60.999999999",
+            "T23:59:59.999999999",
+            "T23:59:60",
+            "T23:60",
+            "T001:02:03",
             "T24:00",
             "T1:2:3",
             "T12:34:56.",
@@ -210,7 +244,7 @@ mod tests {
         ];
         let offsets = [
             "", "Z", "z", "+01:00", "-0130", "+14:00", "-23:59", "+1:00", "+01:0:0", "+0100x", "-",
-            "+123",
+            "+123", "+24:00", "-00:60", "+0:100",
         ];
         let units = [
             TimeUnit::Second,
