@@ -7,6 +7,7 @@ import datetime as dt
 import gzip
 import json
 import math
+import re
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -388,7 +389,11 @@ EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
 def _iso_micros(text: str) -> int | None:
-    """The oracle: Python's own ISO-8601 parser; a time without offset is UTC."""
+    """The oracle: Python's own ISO-8601 parser; a time without offset is UTC. Python also
+    takes offset minutes past 59 (`+00:60`); ISO 8601 and pyarrow do not, nor do we."""
+    offset = re.search(r"[+-]\d\d:(\d\d)$", text)
+    if offset and int(offset.group(1)) > 59:
+        return None
     try:
         when = dt.datetime.fromisoformat(text)
     except ValueError:
