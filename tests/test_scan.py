@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -11,6 +12,8 @@ import sys
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import batchloader as bl
 
@@ -451,3 +454,61 @@ def test_a_scan_does_not_import_pandas(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _small_files(root, sizes):
+    for f, n in enumerate(sizes):
+        write(
+            f"{root}/p{f % 3}/f{f:03d}.json", [{"i": f * 100 + k, "s": "x" * k} for k in range(n)]
+        )
+
+
+@given(
+    sizes=st.lists(st.integers(0, 12), min_size=1, max_size=25),
+    row_limit=st.integers(1, 40),
+    byte_limit=st.sampled_from([None, 400, 2000]),
+    vector_limit=st.sampled_from([1500, 2**20]),
+    builtin=st.booleans(),
+)
+@settings(max_examples=60, deadline=None)
+def test_small_files_share_batches_within_the_limits(
+    tmp_path_factory, sizes, row_limit, byte_limit, vector_limit, builtin
+):
+    """Batches of small files are joined up to the limits: the same rows in the same order,
+    with their own files' columns, and no batch over a limit."""
+    from arrow_bytes import batch_buffer_sizes
+
+    root = tmp_path_factory.mktemp("small")
+    _small_files(root, sizes)
+    kw = dict(row_limit=row_limit, batch_byte_limit=byte_limit, vector_byte_limit=vector_limit)
+    if not builtin:
+        kw["reader"] = json_lines
+    joined = list(bl.Scan(root, **kw))
+    apart = list(bl.Scan(root, coalesce=False, **kw))
+    if not apart:
+        assert joined == []
+        return
+    schema = apart[0].schema
+    assert pa.Table.from_batches(joined, schema).equals(pa.Table.from_batches(apart, schema))
+    for b in joined:
+        sizes_ = batch_buffer_sizes(b)
+        assert b.num_rows <= row_limit
+        assert max(sizes_) <= vector_limit
+        assert byte_limit is None or sum(sizes_) <= byte_limit
+    if byte_limit is None and vector_limit == 2**20:
+        # only the row limit binds: two neighbours never both fit in one batch
+        rows = [b.num_rows for b in joined]
+        assert all(a + b > row_limit for a, b in itertools.pairwise(rows)), rows
+
+
+def test_many_small_files_make_one_batch(tmp_path):
+    _small_files(tmp_path, [3] * 40)
+    scan = bl.Scan(tmp_path, columns=["i", "filename", "dir0"])
+    (batch,) = list(scan)
+    assert batch.num_rows == 120
+    in_order = sorted(range(40), key=lambda f: (f % 3, f))  # p0/, p1/, p2/
+    want = [f"f{f:03d}.json" for f in in_order for _ in "abc"]
+    assert batch.column("filename").to_pylist() == want
+    assert batch.column("dir0").to_pylist() == [f"p{f % 3}" for f in in_order for _ in "abc"]
+    assert scan.files_read == 40
+    assert len(list(bl.Scan(tmp_path, coalesce=False))) == 40

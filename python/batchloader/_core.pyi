@@ -20,6 +20,11 @@ class RowTooLargeError(BatchLoaderError):
 
 Row = Mapping[str, Any] | Sequence[Any]
 
+DEFAULT_ROW_LIMIT: int
+"""The loader's `row_limit` when none is given."""
+DEFAULT_VECTOR_BYTE_LIMIT: int
+"""The loader's `vector_byte_limit` when none is given."""
+
 class ResultSetLoader:
     """Writes rows into Arrow buffers; hands back batches bounded by row and byte limits."""
 

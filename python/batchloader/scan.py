@@ -29,6 +29,7 @@ from batchloader._core import (
     ResultSetLoader,
     RowWriter,
 )
+from batchloader.coalesce import BatchLimits, coalesce
 from batchloader.projection import parse_projection
 from batchloader.schema import (
     DEFAULT_NULL_TYPE,
@@ -129,6 +130,7 @@ class Scan:
         partition_depth: int | None = None,
         limit: int | None = None,
         byte_range: tuple[int, int] | None = None,
+        coalesce: bool = True,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -158,6 +160,7 @@ class Scan:
         self.quote, self.escape = quote, escape
         self.limit = limit
         self.loader_limits = loader_limits
+        self.coalesce = coalesce
         implicit = ImplicitColumns(partition_prefix=partition_prefix)
         if implicit_names:
             implicit.names.update(implicit_names)
@@ -192,6 +195,13 @@ class Scan:
         return self.tracker.output_schema()
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
+        if not self.coalesce:
+            yield from self._file_batches()
+            return
+        yield from coalesce(self._file_batches(), BatchLimits.of(self.loader_limits))
+
+    def _file_batches(self) -> Iterator[pa.RecordBatch]:
+        """The output batches file by file: a file's last batch is as small as its rest."""
         for index, path in enumerate(self.files):
             if self.limit is not None and self.rows_read >= self.limit:
                 return

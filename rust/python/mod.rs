@@ -36,5 +36,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "RowTooLargeError",
         py.get_type::<errors::RowTooLargeError>(),
     )?;
+    let defaults = crate::loader::LoaderOptions::default();
+    m.add("DEFAULT_ROW_LIMIT", defaults.row_limit)?;
+    m.add("DEFAULT_VECTOR_BYTE_LIMIT", defaults.vector_byte_limit)?;
     Ok(())
 }

@@ -1,0 +1,74 @@
+"""Joining small batches (a file's last batch, a small file's only one) into bigger ones that
+stay within the loader's limits: a scan of many small files should not hand out as many tiny
+batches as it has files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from batchloader._core import DEFAULT_ROW_LIMIT, DEFAULT_VECTOR_BYTE_LIMIT
+
+
+@dataclass(frozen=True)
+class BatchLimits:
+    """The limits a joined batch keeps: rows, and bytes as the loader counts them."""
+
+    row_limit: int
+    #: bytes of the whole batch: a buffer is never bigger than its batch, so this bounds
+    #: the vector limit too
+    byte_limit: int
+
+    @staticmethod
+    def of(loader_limits: Mapping[str, Any]) -> BatchLimits:
+        """The limits of a loader built with `loader_limits` (its keyword arguments)."""
+        byte_limit = loader_limits.get("vector_byte_limit", DEFAULT_VECTOR_BYTE_LIMIT)
+        if loader_limits.get("batch_byte_limit") is not None:
+            byte_limit = min(byte_limit, loader_limits["batch_byte_limit"])
+        return BatchLimits(loader_limits.get("row_limit", DEFAULT_ROW_LIMIT), byte_limit)
+
+
+def coalesce(batches: Iterable[pa.RecordBatch], limits: BatchLimits) -> Iterator[pa.RecordBatch]:
+    """`batches` with neighbours joined while the joined batch keeps `limits` and one schema.
+    Bytes are bounded from above by the parts' total (joining never makes a buffer bigger
+    than the same buffers of the parts together). Holds at most one batch's worth of rows."""
+    pending: list[pa.RecordBatch] = []
+    rows = size = 0
+    for batch in batches:
+        more, bound = batch.num_rows, byte_bound(batch)
+        if pending and not (
+            rows + more <= limits.row_limit
+            and size + bound <= limits.byte_limit
+            and len(batch.schema) > 0  # no columns: nothing to join but a row count
+            and batch.schema.equals(pending[0].schema)
+        ):
+            yield concat_batches(pending)
+            pending, rows, size = [], 0, 0
+        pending.append(batch)
+        rows, size = rows + more, size + bound
+    if pending:
+        yield concat_batches(pending)
+
+
+def byte_bound(batch: pa.RecordBatch) -> int:
+    """At least the bytes the loader would count for `batch`: its buffers (sliced to what it
+    holds) plus a validity bitmap for every array that may lack one."""
+    bitmap = (batch.num_rows + 7) // 8
+    return batch.nbytes + bitmap * sum(_arrays(f.type) for f in batch.schema)
+
+
+def _arrays(t: pa.DataType) -> int:
+    """The arrays a column of type `t` is made of (itself and its children)."""
+    return 1 + sum(_arrays(t.field(i).type) for i in range(t.num_fields))
+
+
+def concat_batches(batches: list[pa.RecordBatch]) -> pa.RecordBatch:
+    """One batch of `batches`' rows in order (the batch itself if there is one)."""
+    if len(batches) == 1:
+        return batches[0]
+    table = pa.Table.from_batches(batches).combine_chunks()
+    (joined,) = table.to_batches()
+    return joined
