@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-from typing import Any
+from typing import Any, ClassVar
 
 import pyarrow as pa
 import pytest
@@ -233,7 +233,7 @@ def test_a_row_changed_by_its_own_values_fails_cleanly(how):
             ("c", pa.utf8()),
         ]
     )
-    row: dict = {}
+    row: ClassVar[dict] = {}
 
     def clearing():
         row.clear()
@@ -253,6 +253,33 @@ def test_a_row_changed_by_its_own_values_fails_cleanly(how):
     # the row before is kept, the failed one left nothing, and the loader goes on
     assert [b.to_pylist() for b in loader.write_rows([{"c": "z"}])] == [
         [{"t": None, "s": None, "c": "ok"}, {"t": None, "s": None, "c": "z"}]
+    ]
+
+
+class _Key(str):
+    """A str key whose hashing empties the row it is a key of."""
+
+    row: ClassVar[dict] = {}
+
+    def __hash__(self) -> int:
+        self.row.clear()
+        return hash(str(self))
+
+    def __eq__(self, other: object) -> bool:
+        return str(self) == other
+
+
+def test_a_row_emptied_by_hashing_its_key_fails_cleanly():
+    loader = bl.ResultSetLoader(pa.schema([("a", pa.float64()), ("b", pa.utf8())]))
+    row: ClassVar[dict] = {}
+    _Key.row = row
+    row[_Key("a")] = 1.5  # hashed here (row empty), and again when the loader looks it up
+    row["b"] = "x" * 50
+    it = loader.write_rows([{"a": 0.5, "b": "ok"}, row])
+    with pytest.raises(RuntimeError, match="dictionary changed size during iteration"):
+        next(it)
+    assert [b.to_pylist() for b in loader.write_rows([{"a": 2.5}])] == [
+        [{"a": 0.5, "b": "ok"}, {"a": 2.5, "b": None}]
     ]
 
 

@@ -275,13 +275,20 @@ impl RowWriter<'_> {
             // SAFETY: PyDict_Next gave non-null borrowed references, valid while the dict
             // holds them: until Python code runs, and every such path owns them (above).
             let (k, v) = unsafe { (Borrowed::from_ptr(py, key), Borrowed::from_ptr(py, value)) };
-            let seen = self.state.order[id].get(pos);
-            let target = match seen {
-                Some((cached, target)) if cached.as_ptr() == key => *target,
-                _ => self.resolve_key(id, pos, &k.to_owned(), &v.to_owned())?,
-            };
-            if let Some(m) = target {
-                self.value(m, &v)?;
+            match self.state.order[id].get(pos) {
+                // the key object of the last dict at this position: nothing ran
+                Some((cached, target)) if cached.as_ptr() == key => {
+                    if let Some(m) = *target {
+                        self.value(m, &v)?;
+                    }
+                }
+                // resolving may hash the key (Python code for a str subclass): own both
+                _ => {
+                    let (k, v) = (k.to_owned(), v.to_owned());
+                    if let Some(m) = self.resolve_key(id, pos, &k, &v)? {
+                        self.value(m, &v)?;
+                    }
+                }
             }
             pos += 1;
         }
