@@ -84,6 +84,17 @@ def test_the_data_source_scans_with_a_schema_the_user_sets(spark, events):
     assert rows_of(df) == sorted(expected, key=repr)
 
 
+@needs_data_sources
+def test_a_schema_the_user_sets_is_not_second_guessed_by_discovery(spark, tmp_path):
+    """With .schema(...) the files are read with it: a column the user leaves out may even
+    change type between files (discovering it would fail)."""
+    (tmp_path / "a.json").write_text('{"id": 1, "junk": 1}\n')
+    (tmp_path / "b.json").write_text('{"id": 2, "junk": {"x": [1]}}\n')
+    bls.register(spark)
+    df = spark.read.format("batchloader").schema("id long").load(str(tmp_path))
+    assert rows_of(df) == [{"id": 1}, {"id": 2}]
+
+
 def test_nested_projection_and_implicit_columns(spark, events):
     root, rows = events
     df = bls.read(spark, str(root), columns=["id", "address.city", "dir1", "filename"])

@@ -326,8 +326,12 @@ def register(spark: Any) -> None:
             return spark_struct_type(self._plan().schema)
 
         def reader(self, schema: Any) -> DataSourceReader:
-            plan = self._plan()
-            if PLAN_OPTION in self.options or (
+            if PLAN_OPTION in self.options:
+                return BatchloaderReader(self._plan())
+            # Spark asks schema() (which plans, and the plan travels with this object) only
+            # when the user set no schema: without a plan, the schema is the user's.
+            plan = getattr(self, "_cached_plan", None)
+            if plan is not None and (
                 schema.simpleString() == spark_struct_type(plan.schema).simpleString()
             ):
                 return BatchloaderReader(plan)
