@@ -512,3 +512,24 @@ def test_many_small_files_make_one_batch(tmp_path):
     assert batch.column("dir0").to_pylist() == [f"p{f % 3}" for f in in_order for _ in "abc"]
     assert scan.files_read == 40
     assert len(list(bl.Scan(tmp_path, coalesce=False))) == 40
+
+
+def test_a_full_batch_is_handed_out_before_more_is_read(tmp_path):
+    """Only small batches wait to be joined: a full one costs no extra batch of memory."""
+    write(f"{tmp_path}/a.json", [{"i": i} for i in range(10)])
+    write(f"{tmp_path}/b.json", [{"i": 10 + i} for i in range(5)])
+    write(f"{tmp_path}/c.json", [{"i": 15 + i} for i in range(2)])
+    read = []
+
+    def logging_reader(file, writer):
+        for row in json_lines(file, writer):
+            read.append(row["i"])
+            yield row
+
+    it = iter(bl.Scan(tmp_path, reader=logging_reader, row_limit=5, columns=["i"]))
+    assert next(it).column("i").to_pylist() == [0, 1, 2, 3, 4]
+    assert read == list(range(6))  # the row that found the batch full, no further
+    assert next(it).column("i").to_pylist() == [5, 6, 7, 8, 9]
+    assert next(it).column("i").to_pylist() == [10, 11, 12, 13, 14]  # a file's last, full
+    assert read == list(range(15))
+    assert [b.column("i").to_pylist() for b in it] == [[15, 16]]

@@ -31,13 +31,22 @@ class BatchLimits:
         return BatchLimits(loader_limits.get("row_limit", DEFAULT_ROW_LIMIT), byte_limit)
 
 
-def coalesce(batches: Iterable[pa.RecordBatch], limits: BatchLimits) -> Iterator[pa.RecordBatch]:
-    """`batches` with neighbours joined while the joined batch keeps `limits` and one schema.
-    Bytes are bounded from above by the parts' total (joining never makes a buffer bigger
-    than the same buffers of the parts together). Holds at most one batch's worth of rows."""
+def coalesce(
+    batches: Iterable[tuple[pa.RecordBatch, bool]], limits: BatchLimits
+) -> Iterator[pa.RecordBatch]:
+    """`batches` (each with whether it is full) with small neighbours joined while the joined
+    batch keeps `limits` and one schema. A full batch is handed out at once: only small ones
+    wait, at most one batch's worth. Bytes are bounded from above by the parts' total
+    (joining never makes a buffer bigger than the same buffers of the parts together)."""
     pending: list[pa.RecordBatch] = []
     rows = size = 0
-    for batch in batches:
+    for batch, full in batches:
+        if full:
+            if pending:
+                yield concat_batches(pending)
+                pending, rows, size = [], 0, 0
+            yield batch
+            continue
         more, bound = batch.num_rows, byte_bound(batch)
         if pending and not (
             rows + more <= limits.row_limit
@@ -49,6 +58,9 @@ def coalesce(batches: Iterable[pa.RecordBatch], limits: BatchLimits) -> Iterator
             pending, rows, size = [], 0, 0
         pending.append(batch)
         rows, size = rows + more, size + bound
+        if rows >= limits.row_limit:  # nothing more can join
+            yield concat_batches(pending)
+            pending, rows, size = [], 0, 0
     if pending:
         yield concat_batches(pending)
 

@@ -196,19 +196,20 @@ class Scan:
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         if not self.coalesce:
-            yield from self._file_batches()
+            yield from (out for out, _ in self._file_batches())
             return
         yield from coalesce(self._file_batches(), BatchLimits.of(self.loader_limits))
 
-    def _file_batches(self) -> Iterator[pa.RecordBatch]:
-        """The output batches file by file: a file's last batch is as small as its rest."""
+    def _file_batches(self) -> Iterator[tuple[pa.RecordBatch, bool]]:
+        """The output batches file by file, each with whether the loader filled it (else it
+        ends its file, and may be small)."""
         for index, path in enumerate(self.files):
             if self.limit is not None and self.rows_read >= self.limit:
                 return
             file = ScanFile(path, self.root, index)
             values = ImplicitColumns.values(path, self.root)
             implicit: dict[str, pa.Array] = {}  # per file: built once, sliced per batch
-            for batch in self._read(file, values):
+            for batch, full in self._read(file, values):
                 self.tracker.apply_reader_schema(batch.schema, path)
                 self.tracker.missing_columns(batch.schema)
                 out = self._assemble(batch, values, implicit)
@@ -216,7 +217,7 @@ class Scan:
                 # The first batch handed out fixes the schema (every batch has scan.schema);
                 # an empty file says nothing.
                 self.tracker.mark_resolved()
-                yield out
+                yield out, full
             self.files_read += 1
 
     def _builtin_format(self, path: str) -> str:
@@ -264,7 +265,8 @@ class Scan:
             per_row, per_batch, largest = per_row + r, per_batch + b, max(largest, big)
         return per_row, per_batch, largest
 
-    def _read(self, file: ScanFile, values: dict) -> Iterator[pa.RecordBatch]:
+    def _read(self, file: ScanFile, values: dict) -> Iterator[tuple[pa.RecordBatch, bool]]:
+        """The loader's batches of one file, each with whether it is full."""
         limits = dict(self.loader_limits)
         if self.limit is not None:
             limits["limit"] = self.limit - self.rows_read
@@ -281,7 +283,7 @@ class Scan:
             reader = self._builtin_reader(file.path)
             try:
                 while reader.fill(loader):
-                    yield loader.harvest()
+                    yield loader.harvest(), True
                     if not loader.start_batch():
                         return
             finally:
@@ -293,7 +295,7 @@ class Scan:
         if result is not None:
             for row_index, item in enumerate(result):
                 if loader.is_full():
-                    yield loader.harvest()
+                    yield loader.harvest(), True
                     if not loader.start_batch():
                         return
                 if item is not None:
@@ -302,10 +304,12 @@ class Scan:
                     except BatchLoaderError as e:
                         raise type(e)(f"{file.path}, row {row_index}: {e}") from e
         batch = loader.harvest()
+        # a row that overflowed the last batch is the file's last batch
+        tail = loader.harvest() if loader.start_batch() and loader.row_count else None
         if batch.num_rows:
-            yield batch
-        if loader.start_batch() and loader.row_count:
-            yield loader.harvest()
+            yield batch, tail is not None
+        if tail is not None:
+            yield tail, False
         self.tracker.note_ignored(loader.ignored_columns, file.path)
         loader.close()
 
