@@ -470,12 +470,14 @@ def _small_files(root, sizes):
     vector_limit=st.sampled_from([1500, 2**20]),
     builtin=st.booleans(),
 )
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_small_files_share_batches_within_the_limits(
     tmp_path_factory, sizes, row_limit, byte_limit, vector_limit, builtin
 ):
     """Batches of small files are joined up to the limits: the same rows in the same order,
     with their own files' columns, and no batch over a limit."""
+    from batchloader.coalesce import byte_bound
+
     from arrow_bytes import batch_buffer_sizes
 
     root = tmp_path_factory.mktemp("small")
@@ -490,6 +492,8 @@ def test_small_files_share_batches_within_the_limits(
         return
     schema = apart[0].schema
     assert pa.Table.from_batches(joined, schema).equals(pa.Table.from_batches(apart, schema))
+    # what joining relies on: the bound never undercounts a part
+    assert all(byte_bound(b) >= sum(batch_buffer_sizes(b)) for b in apart)
     for b in joined:
         sizes_ = batch_buffer_sizes(b)
         assert b.num_rows <= row_limit
@@ -533,3 +537,24 @@ def test_a_full_batch_is_handed_out_before_more_is_read(tmp_path):
     assert next(it).column("i").to_pylist() == [10, 11, 12, 13, 14]  # a file's last, full
     assert read == list(range(15))
     assert [b.column("i").to_pylist() for b in it] == [[15, 16]]
+
+
+@pytest.mark.parametrize("when", ["first", "later", "call"])
+def test_an_error_in_a_user_reader_keeps_its_type_and_names_the_file(tmp_path, when):
+    write(f"{tmp_path}/a.json", [{"i": 1}])
+
+    def failing_reader(file, writer):
+        if when == "call":
+            raise KeyError("no such field")
+        return rows()
+
+    def rows():
+        if when == "later":
+            yield {"i": 1}
+        raise KeyError("no such field")
+
+    with pytest.raises(KeyError, match="no such field") as info:
+        list(bl.Scan(tmp_path, reader=failing_reader))
+    if sys.version_info >= (3, 11):
+        note = f"raised by the scan's reader while reading {tmp_path}/a.json"
+        assert info.value.__notes__ == [note]

@@ -67,9 +67,10 @@ def coalesce(
 
 def byte_bound(batch: pa.RecordBatch) -> int:
     """At least the bytes the loader would count for `batch`: its buffers (sliced to what it
-    holds) plus a validity bitmap for every array that may lack one."""
-    bitmap = (batch.num_rows + 7) // 8
-    return batch.nbytes + bitmap * sum(_arrays(f.type) for f in batch.schema)
+    holds) plus, for every array, a validity bitmap it may lack and the one offset more the
+    loader counts (pyarrow's `nbytes` of a slice leaves it out)."""
+    per_array = (batch.num_rows + 7) // 8 + 8
+    return batch.nbytes + per_array * sum(_arrays(f.type) for f in batch.schema)
 
 
 def _arrays(t: pa.DataType) -> int:

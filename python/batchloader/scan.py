@@ -15,6 +15,7 @@ on), or simply yield rows (dicts or tuples), which the scan writes for it.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -102,6 +103,32 @@ def _default_root(paths: Any, files: list[str]) -> str | None:
     if not files:
         return None
     return os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files])
+
+
+@contextlib.contextmanager
+def _naming_the_file(path: str) -> Iterator[None]:
+    """Let an error of the user's reader through unchanged, with a note naming the file it
+    was reading (Python 3.11+ shows notes under the traceback)."""
+    try:
+        yield
+    except BatchLoaderError:
+        raise  # ours already name the file
+    except Exception as e:
+        if hasattr(e, "add_note"):
+            e.add_note(f"raised by the scan's reader while reading {path}")
+        raise
+
+
+def _items_of(result: Iterable[Any], path: str) -> Iterator[Any]:
+    """The items a user reader yields; an error it raises names the file."""
+    items = iter(result)
+    while True:
+        with _naming_the_file(path):
+            try:
+                item = next(items)
+            except StopIteration:
+                return
+        yield item
 
 
 class Scan:
@@ -291,9 +318,10 @@ class Scan:
                 self.tracker.note_ignored(reader.ignored_columns, file.path)
             result = None
         else:
-            result = self.reader(file, loader.writer)
+            with _naming_the_file(file.path):
+                result = self.reader(file, loader.writer)
         if result is not None:
-            for row_index, item in enumerate(result):
+            for row_index, item in enumerate(_items_of(result, file.path)):
                 if loader.is_full():
                     yield loader.harvest(), True
                     if not loader.start_batch():
