@@ -558,3 +558,21 @@ def test_an_error_in_a_user_reader_keeps_its_type_and_names_the_file(tmp_path, w
     if sys.version_info >= (3, 11):
         note = f"raised by the scan's reader while reading {tmp_path}/a.json"
         assert info.value.__notes__ == [note]
+
+
+@pytest.mark.parametrize("builtin", [True, False])
+def test_names_with_dots_and_brackets_are_projected_quoted(tmp_path, builtin):
+    """`a.b` (backquoted) is the column named "a.b", a.b is member b of a: flattened keys
+    such as "user.id" are common in JSON."""
+    write(f"{tmp_path}/f.json", [{"a.b": 1, "a": {"b": 2, "c.d": 3}, "x[1]": 4, "y": 5}])
+    kw = {} if builtin else {"reader": json_lines}
+    cols = ["`a.b`", "a.b", "a.`c.d`", "`x[1]`"]
+    (batch,) = list(bl.Scan(tmp_path, columns=cols, **kw))
+    assert batch.to_pylist() == [{"a.b": 1, "a": {"b": 2, "c.d": 3}, "x[1]": 4}]
+
+
+def test_the_loader_projects_quoted_names():
+    schema = pa.schema([("a.b", pa.int64()), ("a", pa.struct([("b", pa.int64())]))])
+    loader = bl.ResultSetLoader(schema, projection=["`A.B`"])
+    (batch,) = list(loader.write_rows([{"a.b": 1, "a": {"b": 2}}]))
+    assert batch.to_pylist() == [{"a.b": 1}]

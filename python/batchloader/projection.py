@@ -113,7 +113,8 @@ class Projection:
             if c.name.lower() in exclude:
                 continue
             # `c[1]`: the loader keeps only the elements asked for (positions kept)
-            heads = [f"{c.name}[{i}]" for i in c.indexes] if c.indexes else [c.name]
+            name = c.name if _NAME.fullmatch(c.name) else f"`{c.name}`"  # `a.b`: one name
+            heads = [f"{name}[{i}]" for i in c.indexes] if c.indexes else [name]
             if c.projects_all_members:
                 out += heads
             else:

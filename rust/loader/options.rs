@@ -47,16 +47,12 @@ impl Projection {
             if path == "*" {
                 return Ok(Projection::All);
             }
-            let mut segments = Vec::new();
-            for segment in path.split('.') {
-                let (name, index) = split_index(segment).ok_or_else(|| {
-                    LoaderError::InvalidArgument(format!(
-                        "malformed projection path '{path}': '{segment}' is not a name with an \
-                         optional [index]"
-                    ))
-                })?;
-                segments.push((name.to_lowercase(), index));
-            }
+            let segments = split_path(path).ok_or_else(|| {
+                LoaderError::InvalidArgument(format!(
+                    "malformed projection path '{path}': expected names (`quoted` if they hold \
+                     '.', '[' or ']'), each with optional [index]es, joined by '.'"
+                ))
+            })?;
             root.insert(&segments);
         }
         Ok(root)
@@ -158,23 +154,44 @@ impl Projection {
     }
 }
 
-/// `name` or `name[i]` (further indexes, `c[1][2]`, are ignored as in the Python parser).
-fn split_index(segment: &str) -> Option<(&str, Option<usize>)> {
-    let segment = segment.trim();
-    let (name, index) = match segment.find('[') {
-        None => (segment, None),
-        Some(at) => {
-            let rest = &segment[at + 1..];
-            let close = rest.find(']')?;
-            let after = rest[close + 1..].trim();
-            if !(after.is_empty() || after.starts_with('[') && after.ends_with(']')) {
-                return None;
+/// The segments of a projection path, lower-cased: names joined by `.`, each with optional
+/// `[index]`es (the first counts). A name in backquotes (`` `a.b` ``) may hold anything but a
+/// backquote; a bare one anything but `.`, `[`, `]` and backquotes (trimmed).
+fn split_path(path: &str) -> Option<Vec<(String, Option<usize>)>> {
+    let mut segments = Vec::new();
+    let mut rest = path.trim_start();
+    loop {
+        let (name, after) = match rest.strip_prefix('`') {
+            Some(quoted) => {
+                let end = quoted.find('`')?;
+                (&quoted[..end], &quoted[end + 1..])
             }
-            (&segment[..at], Some(rest[..close].trim().parse().ok()?))
+            None => {
+                let end = rest.find(['.', '[']).unwrap_or(rest.len());
+                let name = rest[..end].trim();
+                if name.contains([']', '`']) {
+                    return None;
+                }
+                (name, &rest[end..])
+            }
+        };
+        if name.is_empty() {
+            return None;
         }
-    };
-    let name = name.trim();
-    (!name.is_empty() && !name.contains(']')).then_some((name, index))
+        let mut after = after.trim_start();
+        let mut index = None;
+        while let Some(open) = after.strip_prefix('[') {
+            let close = open.find(']')?;
+            let i: usize = open[..close].trim().parse().ok()?;
+            index.get_or_insert(i);
+            after = open[close + 1..].trim_start();
+        }
+        segments.push((name.to_lowercase(), index));
+        if after.is_empty() {
+            return Some(segments);
+        }
+        rest = after.strip_prefix('.')?.trim_start();
+    }
 }
 
 /// Limits and schema of a loader. See DESIGN.md section 1.
@@ -285,6 +302,21 @@ mod tests {
         assert!(m.member("z").is_none());
         assert!(m.member("x").unwrap().member("y").is_some());
         assert!(p.member("zz").is_none());
+    }
+
+    #[test]
+    fn backquoted_names_may_hold_dots_brackets_and_spaces() {
+        let p = Projection::parse(&["`a.b`", "a.`C.d`[2]", "` x[1] `", "m . n [ 0 ][5]"]).unwrap();
+        assert_eq!(p.member("a.b"), Some(&Projection::All));
+        let a = p.member("a").unwrap();
+        assert_eq!(a.member("c.d"), Some(&elements(&[2], Projection::All)));
+        assert!(a.member("b").is_none());
+        assert_eq!(p.member(" x[1] "), Some(&Projection::All));
+        let m = p.member("m").unwrap();
+        assert_eq!(m.member("n"), Some(&elements(&[0], Projection::All)));
+        for bad in ["`a", "a.", "``", "a]", "c[x]", "a b.`c`d", ".a", "a[1]b"] {
+            assert!(Projection::parse(&[bad]).is_err(), "{bad}");
+        }
     }
 
     #[test]
