@@ -71,6 +71,17 @@ def test_backquoted_names():
     assert p["1st col"].members.names == ["x y"]
 
 
+def test_bare_names_may_use_any_letters_and_others_are_told_to_quote():
+    p = parse_projection(["città.größe", "Ωmega", "naïve$1"])
+    assert p.names == ["città", "Ωmega", "naïve$1"]
+    assert p["città"].members.names == ["größe"]
+    assert p.loader_paths() == ["città.größe", "Ωmega", "naïve$1"]
+    for path in ["user-id", "sp ace", "1abc", "a.b-c"]:
+        with pytest.raises(bl.ProjectionError, match="backquotes"):
+            parse_projection([path])
+    assert parse_projection(["`user-id`"]).loader_paths() == ["`user-id`"]
+
+
 def test_loader_paths():
     p = parse_projection(["a", "m.b", "m.c.d", "c[1]", "filename"])
     assert p.loader_paths(exclude={"filename"}) == ["a", "m.b", "m.c.d", "c[1]"]

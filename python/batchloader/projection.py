@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 from batchloader.errors import ProjectionError
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+#: A bare name: a letter (any script) or `_`, then letters, digits, `_` or `$`; any other
+#: name goes in backquotes.
+_NAME = re.compile(r"[^\W\d][\w$]*")
 
 
 @dataclass
@@ -126,6 +128,11 @@ class Projection:
         return f"Projection(kind={self.kind!r}, columns={self.columns!r})"
 
 
+def _quote_hint(path: str) -> str:
+    example = f"`{path}`" if "." not in path and "`" not in path else "`user-id`"
+    return f"(a name holding other characters goes in backquotes: {example})"
+
+
 def _error(path: str, pos: int, why: str) -> ProjectionError:
     return ProjectionError(f"malformed projection {path!r} at position {pos}: {why}")
 
@@ -145,8 +152,9 @@ def _parse_path(path: str) -> ProjectedColumn:
         else:
             m = _NAME.match(path, i)
             if not m:
-                what = "empty name" if i >= len(path) or path[i] in ".[" else "invalid name"
-                raise _error(path, i, what)
+                if i >= len(path) or path[i] in ".[":
+                    raise _error(path, i, "empty name")
+                raise _error(path, i, f"invalid name {_quote_hint(path)}")
             name, i = m.group(), m.end()
         indexes: list[int] = []
         while i < len(path) and path[i] == "[":
@@ -159,7 +167,8 @@ def _parse_path(path: str) -> ProjectedColumn:
         if i == len(path):
             break
         if path[i] != ".":
-            raise _error(path, i, f"unexpected {path[i]!r}")
+            hint = "" if path[i] in "]`" else f" {_quote_hint(path)}"
+            raise _error(path, i, f"unexpected {path[i]!r}{hint}")
         i += 1
     column: ProjectedColumn | None = None
     for name, indexes in reversed(segments):
