@@ -576,3 +576,13 @@ def test_the_loader_projects_quoted_names():
     loader = bl.ResultSetLoader(schema, projection=["`A.B`"])
     (batch,) = list(loader.write_rows([{"a.b": 1, "a": {"b": 2}}]))
     assert batch.to_pylist() == [{"a.b": 1}]
+
+
+@pytest.mark.parametrize("builtin", [True, False])
+def test_names_in_any_script_are_projected_bare(tmp_path, builtin):
+    write(f"{tmp_path}/f.json", [{"Città": 1, "größe": {"Ωmega": 2, "x": 3}, "y": 4}])
+    kw = {} if builtin else {"reader": json_lines}
+    (batch,) = list(bl.Scan(tmp_path, columns=["città", "größe.ωmega"], **kw))
+    assert [name.lower() for name in batch.schema.names] == ["città", "größe"]
+    assert batch.column(0).to_pylist() == [1]
+    assert [list(v.values()) for v in batch.column(1).to_pylist()] == [[2]]
