@@ -122,6 +122,7 @@ impl JsonWriter<'_> {
         E::custom(msg)
     }
 
+    /// `id` cannot take a JSON `what`; at the row itself (`ROOT`), the line is not an object.
     fn conflict<E: de::Error>(&mut self, id: ColumnId, what: &str) -> E {
         if id == ROOT {
             return self.fail(LoaderError::SchemaConflict(format!(
@@ -369,9 +370,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         match self.w.resolve(self.slot, Shape::Null)? {
-            Some(ROOT) => Err(self.w.fail(LoaderError::SchemaConflict(
-                "a line must hold a JSON object, not null".into(),
-            ))),
+            Some(ROOT) => Err(self.w.conflict(ROOT, "null")),
             Some(id) => self.w.set(id, Value::Null),
             None => Ok(()),
         }
@@ -456,11 +455,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         let Some(id) = self.w.resolve(self.slot, Shape::Array)? else {
             return Ok(());
         };
-        if id == ROOT {
-            return Err(self.w.fail(LoaderError::SchemaConflict(
-                "a line must hold a JSON object, not an array".into(),
-            )));
-        }
+        // the row itself is a struct: an array there is a conflict too
         if self.w.l.kind(id) != ColumnKind::List {
             return Err(self.w.conflict(id, "an array"));
         }
