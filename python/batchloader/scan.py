@@ -121,14 +121,8 @@ def _naming_the_file(path: str) -> Iterator[None]:
 
 def _items_of(result: Iterable[Any], path: str) -> Iterator[Any]:
     """The items a user reader yields; an error it raises names the file."""
-    items = iter(result)
-    while True:
-        with _naming_the_file(path):
-            try:
-                item = next(items)
-            except StopIteration:
-                return
-        yield item
+    with _naming_the_file(path):
+        yield from result
 
 
 class Scan:
