@@ -459,6 +459,54 @@ def test_narrowing_ints_checks_range(tmp_path):
         list(bl.Scan(path, schema=pa.schema([("x", pa.int8())])))
 
 
+def test_number_literals_read_as_json_loads_reads_them(tmp_path):
+    """`-0` is the integer 0 (it neither widens an int column nor fails an int32 one), and a
+    float beyond float64's range is infinite, as Python's json module has them."""
+    lines = ['{"i": 5, "f": 1.5}', '{"i": -0, "f": 1e400}', '{"i": 7, "f": -1e400}']
+    path = tmp_path / "n.json"
+    write_lines(path, lines)
+    want = pa.Table.from_pylist([json.loads(line) for line in lines])
+    got = data_table(bl.Scan(path))
+    assert got.schema == want.schema and got.equals(want)
+    narrow = data_table(bl.Scan(path, columns=["i"], schema=pa.schema([("i", pa.int32())])))
+    assert narrow.column("i").to_pylist() == [5, 0, 7]
+
+
+def nested(kind, levels):
+    """A JSON value nesting `levels` arrays or objects."""
+    if kind == "list":
+        return "[" * levels + "]" * levels
+    return '{"a": ' * (levels - 1) + "{}" + "}" * (levels - 1)
+
+
+@pytest.mark.parametrize("kind", ["list", "struct"])
+def test_nesting_up_to_the_limit_reaches_pyarrow(tmp_path, kind):
+    """62 levels below the row object cross to pyarrow (which imports 64 levels of types); one
+    more is a clear error naming the line, not pyarrow's failure at export."""
+    path = tmp_path / "deep.json"
+    write_lines(path, ['{"a": ' + nested(kind, 62) + "}"])
+    value = json.loads(path.read_text())
+    assert data_table(bl.Scan(path)).to_pylist() == [value]
+    write_lines(path, ['{"a": ' + nested(kind, 63) + "}"])
+    with pytest.raises(bl.InputError, match=r"line 1, column \d+: .*nest too deep"):
+        list(bl.Scan(path))
+
+
+def test_nesting_depth_is_bounded_with_a_clear_error(tmp_path):
+    """Nesting beyond the limit is an error naming the line, whether the value is read or
+    skipped by the projection, and however deep (no stack overflow); the lines around it stay."""
+    ok = '{"b": 1, "a": ' + "[" * 40 + "]" * 40 + "}"
+    deep = '{"b": 2, "a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path = tmp_path / "deep.json"
+    write_lines(path, [ok, deep, '{"b": 3}'])
+    for columns in (None, ["b"]):
+        with pytest.raises(bl.InputError, match=r"line 2, column \d+: .*nest too deep"):
+            list(bl.Scan(path, columns=columns))
+        scan = bl.Scan(path, columns=columns, on_error="skip")
+        assert data_table(scan).column("b").to_pylist() == [1, 3]
+        assert scan.skipped_lines == 1
+
+
 def test_invalid_utf8_is_its_own_error(tmp_path):
     path = tmp_path / "u.json"
     path.write_bytes(b'{"s": "ok"}\n{"s": "\xff\xfe"}\n')

@@ -21,7 +21,7 @@ impl Bits {
     /// Append one bit.
     #[inline(always)]
     pub fn append(&mut self, bit: bool) {
-        if self.len % 8 == 0 {
+        if self.len.is_multiple_of(8) {
             self.buf.push(0u8);
         }
         if bit {
@@ -53,7 +53,7 @@ impl Bits {
             return;
         }
         self.buf.truncate(n.div_ceil(8));
-        if n % 8 != 0 {
+        if !n.is_multiple_of(8) {
             let last = n / 8;
             self.buf.as_slice_mut()[last] &= (1u8 << (n % 8)) - 1;
         }

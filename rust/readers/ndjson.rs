@@ -2,12 +2,10 @@
 
 use std::io::BufRead;
 
-use serde::de::DeserializeSeed;
-
 use super::driver::{excerpt, io_error, loader_error, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
-use super::json::{JsonWriter, KeyCache, ValueSeed};
+use super::json::{JsonStop, JsonWriter, KeyCache, MAX_DEPTH};
 use arrow_schema::DataType;
 
 use crate::loader::{Discovery, LoaderError, ResultSetLoader};
@@ -28,6 +26,8 @@ pub struct JsonLines {
     base: input::LineBase,
     /// Top-level keys skipped because the projection leaves them out.
     ignored: Vec<String>,
+    /// Scratch for the name of a field met before its column exists.
+    new_name: String,
 }
 
 impl RecordSource for JsonLines {
@@ -71,26 +71,14 @@ impl RecordSource for JsonLines {
             discovery: &mut self.discovery,
             keys: &mut self.keys,
             discover: self.discover,
-            error: None,
             ignored: &mut self.ignored,
+            new_name: &mut self.new_name,
         };
-        let mut de = serde_json::Deserializer::from_str(text);
-        let parsed = ValueSeed::row(&mut writer)
-            .deserialize(&mut de)
-            .and_then(|_| de.end());
-        match (parsed, writer.error.take()) {
-            (Ok(()), _) => Ok(()),
-            (Err(_), Some(e)) => Err(loader_error(self, e)),
-            (Err(e), None) => {
-                let text = e.to_string();
-                // a bad \u escape (a lone surrogate, say) is the one UTF-8 error left
-                let message = if text.contains("unicode") {
-                    format!("invalid UTF-8 or escape in a string: {e}")
-                } else {
-                    format!("malformed JSON: {e}")
-                };
-                Err(self.error(Some(e.column()), message))
-            }
+        let mut jiter = jiter::Jiter::new(text.as_bytes());
+        match writer.write_row(&mut jiter) {
+            Ok(()) => Ok(()),
+            Err(JsonStop::Loader(e)) => Err(loader_error(self, e)),
+            Err(JsonStop::Syntax(e)) => Err(self.error(Some(e.index + 1), syntax_message(&e))),
         }
     }
 
@@ -162,7 +150,27 @@ impl NdjsonReader {
             line_no: 0,
             base: input::LineBase::default(),
             ignored: Vec::new(),
+            new_name: String::new(),
         };
         RecordReader::new(src, on_error)
+    }
+}
+
+/// What is wrong with a line that is not JSON text.
+fn syntax_message(e: &jiter::JiterError) -> String {
+    use jiter::{JiterErrorType::JsonError, JsonErrorType as T};
+    match &e.error_type {
+        // a bad \u escape (a lone surrogate, say) is the one UTF-8 error left
+        JsonError(
+            T::InvalidEscape
+            | T::InvalidUnicodeCodePoint
+            | T::LoneLeadingSurrogateInHexEscape
+            | T::UnexpectedEndOfHexEscape,
+        ) => format!("invalid UTF-8 or escape in a string: {}", e.error_type),
+        JsonError(T::RecursionLimitExceeded) => format!(
+            "arrays and objects nest too deep (a line can hold {MAX_DEPTH} levels, the row \
+             object included)"
+        ),
+        other => format!("malformed JSON: {other}"),
     }
 }
