@@ -298,6 +298,39 @@ def test_deeply_nested_empty_lists():
     assert pa.Table.from_batches(batches).to_pylist() == data
 
 
+def _nested_dicts(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+def test_types_nest_as_deep_as_pyarrow_imports_and_no_deeper():
+    """pyarrow imports 64 levels of an Arrow C schema, the batch's own struct included: a
+    column may nest 63 levels. Deeper is refused up front (a given schema) or at the row
+    that would make it (discovery), not by pyarrow after the batch is built."""
+    t = pa.int64()
+    for _ in range(62):
+        t = pa.list_(t)
+    value: Any = 5
+    for _ in range(62):
+        value = [value]
+    batches = list(bl.ResultSetLoader(pa.schema([("c", t)])).write_rows([{"c": value}]))
+    assert batches[0].to_pylist() == [{"c": value}]
+    with pytest.raises(bl.SchemaConflictError, match=r"column 'c(\[\]){63}' nests 64 levels"):
+        bl.ResultSetLoader(pa.schema([("c", pa.list_(t))]))
+
+    loader = bl.ResultSetLoader()
+    fits = {"x": 2, "d": _nested_dicts(62)}
+    rows = [{"x": 1}, fits, {"x": 3, "deeper": _nested_dicts(63)}]
+    with pytest.raises(bl.SchemaConflictError, match=r"row 2: column 'deeper(\.a){63}' nests 64"):
+        list(loader.write_rows(rows))
+    # the rows before stay, and the loader goes on
+    table = pa.Table.from_batches(list(loader.write_rows([{"x": 4}])))
+    assert table.column("x").to_pylist() == [1, 2, 4]
+    assert table.column("d").to_pylist()[1] == fits["d"]
+
+
 def _member_paths(t: pa.DataType, prefix: str) -> list[str]:
     """Projectable paths under a column: struct members, through lists too."""
     if pa.types.is_struct(t):

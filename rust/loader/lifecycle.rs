@@ -375,6 +375,6 @@ impl ResultSetLoader {
 
     /// Validate a field as `add_column` would, without adding it.
     pub fn check_field(field: &Field) -> Result<()> {
-        validate_field(field, field.name())
+        validate_field(field, field.name(), 1)
     }
 }

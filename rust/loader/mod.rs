@@ -32,7 +32,7 @@ pub use error::LoaderError;
 pub use lifecycle::ResultSetLoader;
 pub use node::{ColumnId, ColumnKind, ROOT};
 pub use options::{ElementFate, LoaderOptions, Projection, Reserve};
-pub use tree::{days_from_civil, parse_decimal, DEFAULT_METADATA_KEY};
+pub use tree::{days_from_civil, parse_decimal, DEFAULT_METADATA_KEY, MAX_NESTING};
 pub use value::Value;
 
 #[cfg(test)]

@@ -510,3 +510,54 @@ fn a_late_column_that_breaks_a_limit_starts_the_next_batch() {
     assert_eq!(second.column(1).as_primitive::<Int64Type>().value(0), 7);
     assert!(second.column(0).as_boolean().value(0));
 }
+
+/// A type nesting `levels` levels from a top-level column: lists of lists, or a map whose
+/// values are such lists (a map takes two levels: entries, then key/value).
+fn nesting(levels: usize, through_map: bool) -> Field {
+    let mut dt = DataType::Int64;
+    let lists = if through_map { levels - 2 } else { levels };
+    for _ in 1..lists {
+        dt = DataType::List(Arc::new(Field::new("item", dt, true)));
+    }
+    if through_map {
+        let entries = Fields::from(vec![
+            Field::new("key", DataType::Utf8, false),
+            Field::new("value", dt, true),
+        ]);
+        dt = DataType::Map(
+            Arc::new(Field::new("entries", DataType::Struct(entries), false)),
+            false,
+        );
+    }
+    Field::new("c", dt, true)
+}
+
+#[test]
+fn types_nest_at_most_max_nesting_levels() {
+    for through_map in [false, true] {
+        let deepest = nesting(MAX_NESTING, through_map);
+        let too_deep = nesting(MAX_NESTING + 1, through_map);
+        assert!(ResultSetLoader::check_field(&deepest).is_ok());
+        let e = ResultSetLoader::check_field(&too_deep).unwrap_err();
+        assert!(e.to_string().contains("nests 64 levels deep"), "{e}");
+        // under a struct member, one level less fits
+        let mut l = loader(
+            vec![Field::new(
+                "s",
+                DataType::Struct(Fields::from(vec![Field::new("x", DataType::Int64, true)])),
+                true,
+            )],
+            1 << 20,
+        );
+        let s = l.column(ROOT, "s").unwrap();
+        let member = Field::new("m", deepest.data_type().clone(), true);
+        let e = l.add_column(s, member).unwrap_err();
+        assert!(e.to_string().contains("column 's.m"), "{e}");
+        assert!(l.add_column(ROOT, deepest.clone()).is_ok());
+        let options = LoaderOptions {
+            schema: schema_of(vec![too_deep]),
+            ..LoaderOptions::default()
+        };
+        assert!(ResultSetLoader::new(options).is_err());
+    }
+}

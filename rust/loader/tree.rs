@@ -56,9 +56,21 @@ fn physical_of(dt: &DataType) -> Option<(Physical, Data)> {
     })
 }
 
-/// Check that every type in `field` is one the loader writes, and struct member names are
-/// unique (case-insensitively).
-pub(crate) fn validate_field(field: &Field, path: &str) -> Result<()> {
+/// How deep a type may nest: a top-level column is at level 1, each struct member, list
+/// element, map entry and entry key/value one level below its parent. Batches cross to Python
+/// through the Arrow C data interface, and pyarrow imports at most 64 levels of it, the
+/// batch's own struct included.
+pub const MAX_NESTING: usize = 63;
+
+/// Check that every type in `field` (at nesting `level`) is one the loader writes, nests no
+/// deeper than [`MAX_NESTING`], and struct member names are unique (case-insensitively).
+pub(crate) fn validate_field(field: &Field, path: &str, level: usize) -> Result<()> {
+    if level > MAX_NESTING {
+        return Err(LoaderError::SchemaConflict(format!(
+            "column '{path}' nests {level} levels deep: at most {MAX_NESTING} cross to pyarrow"
+        )));
+    }
+    let below = level + 1;
     match field.data_type() {
         DataType::Struct(fields) => {
             let mut seen = HashMap::new();
@@ -70,15 +82,17 @@ pub(crate) fn validate_field(field: &Field, path: &str) -> Result<()> {
                         f.name()
                     )));
                 }
-                validate_field(f, &format!("{path}.{}", f.name()))?;
+                validate_field(f, &format!("{path}.{}", f.name()), below)?;
             }
             Ok(())
         }
-        DataType::List(f) | DataType::LargeList(f) => validate_field(f, &format!("{path}[]")),
+        DataType::List(f) | DataType::LargeList(f) => {
+            validate_field(f, &format!("{path}[]"), below)
+        }
         DataType::Map(entries, _) => match entries.data_type() {
             DataType::Struct(kv) if kv.len() == 2 => {
-                validate_field(&kv[0], &format!("{path}.key"))?;
-                validate_field(&kv[1], &format!("{path}.value"))
+                validate_field(&kv[0], &format!("{path}.key"), below + 1)?;
+                validate_field(&kv[1], &format!("{path}.value"), below + 1)
             }
             _ => Err(LoaderError::SchemaConflict(format!(
                 "map column '{path}' must have struct<key, value> entries"
@@ -228,6 +242,17 @@ impl ResultSetLoader {
             self.breach = Some(id);
         }
         r
+    }
+
+    /// How deep `id` nests (see [`MAX_NESTING`]; the row is at level 0).
+    fn level(&self, id: ColumnId) -> usize {
+        let mut level = 0;
+        let mut at = id;
+        while let Some(parent) = self.parent(at) {
+            level += 1;
+            at = parent;
+        }
+        level
     }
 
     /// The struct or list a node belongs to (`None` for the row).
@@ -586,7 +611,7 @@ impl ResultSetLoader {
         } else {
             format!("{}.{}", node.path, field.name())
         };
-        validate_field(&field, &path)?;
+        validate_field(&field, &path, self.level(parent) + 1)?;
         let projection = node.projection.member(field.name()).cloned();
         let projected = node.projected && projection.is_some();
         let n = if projected { self.pos(parent) } else { 0 };
@@ -656,7 +681,7 @@ impl ResultSetLoader {
             )));
         }
         let path = format!("{}[]", self.nodes[list].path);
-        validate_field(&element, &path)?;
+        validate_field(&element, &path, self.level(list) + 1)?;
         let projection = self.nodes[list]
             .projected
             .then(|| self.nodes[list].projection.element().clone());

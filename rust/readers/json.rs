@@ -11,7 +11,7 @@ use super::driver::note_ignored;
 use super::temporal::{parse_date, parse_timestamp};
 use crate::loader::{
     parse_decimal, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, ResultSetLoader,
-    Value, ROOT,
+    Value, MAX_NESTING, ROOT,
 };
 
 /// Per struct (by column id), the keys its objects had, in order, and where each went
@@ -314,11 +314,11 @@ impl From<LoaderError> for JsonStop {
 
 type Step<T = ()> = Result<T, JsonStop>;
 
-/// Arrays and objects read into columns nest at most this deep in a line (the row object
-/// counts as 1): deeper types would not cross to pyarrow, which imports at most 64 levels of
-/// nested types, and the stack stays bounded whatever the input. Values the projection skips
-/// are held to jiter's own limit (200 levels below the value).
-pub(crate) const MAX_DEPTH: usize = 63;
+/// Arrays and objects read into columns nest at most this deep in a line, the row object
+/// counting as 1: the deepest a column's type may nest ([`MAX_NESTING`]), and the stack stays
+/// bounded whatever the input. Values the projection skips are held to jiter's own limit
+/// (200 levels below the value).
+pub(crate) const MAX_DEPTH: usize = MAX_NESTING;
 
 impl JsonWriter<'_> {
     /// Write the JSON object in `j` (a whole line) as one row; anything after it is an error.
