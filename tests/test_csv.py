@@ -158,6 +158,18 @@ def test_gzip_csv_and_empty_file(tmp_path):
     assert scan.files_read == 2
 
 
+def test_a_header_without_records_still_names_the_columns(tmp_path):
+    """A CSV file holding only its header is an empty table with the header's columns, as
+    pyarrow.csv reads it (not a table without them), alone or with typed columns."""
+    path = tmp_path / "only_header.csv"
+    path.write_text("a,b\n")
+    types = {"a": pa.int64(), "b": pa.utf8()}
+    want = pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(column_types=types))
+    got = table_of(bl.Scan(path, header=True, schema=pa.schema([("a", pa.int64())])))
+    assert got.schema == want.schema and got.num_rows == 0
+    assert table_of(bl.Scan(path, header=True, columns=["b"])).column_names == ["b"]
+
+
 def test_invalid_utf8_field(tmp_path):
     path = tmp_path / "u.csv"
     path.write_bytes(b"a\nok\n\xff\n")

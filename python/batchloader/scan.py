@@ -330,6 +330,9 @@ class Scan:
         tail = loader.harvest() if loader.start_batch() and loader.row_count else None
         if batch.num_rows:
             yield batch, tail is not None
+        elif batch.num_columns:
+            # no rows, yet the reader named columns (a CSV header): the schema learns them
+            self.tracker.apply_reader_schema(batch.schema, file.path)
         if tail is not None:
             yield tail, False
         self.tracker.note_ignored(loader.ignored_columns, file.path)

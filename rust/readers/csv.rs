@@ -12,7 +12,9 @@ pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::tap::Tap;
 use super::temporal::{parse_date, parse_timestamp};
-use crate::loader::{parse_decimal, ColumnId, ElementFate, ResultSetLoader, Value, ROOT};
+use crate::loader::{
+    parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
+};
 
 /// The one column of a header-less CSV file.
 pub const COLUMNS: &str = "columns";
@@ -89,7 +91,8 @@ impl CsvRecords {
             .map_err(|e| self.error(None, format!("field {} is not valid UTF-8: {e}", i + 1)))
     }
 
-    fn resolve(&mut self, l: &mut ResultSetLoader) -> Result<Vec<Option<ColumnId>>, InputError> {
+    /// The loader column of each header field, adding the projected ones it lacks (as utf8).
+    fn resolve(&mut self, l: &mut ResultSetLoader) -> Result<Vec<Option<ColumnId>>, LoaderError> {
         let names = self.names.clone().unwrap_or_default();
         let mut ids = Vec::with_capacity(names.len());
         for name in &names {
@@ -97,10 +100,7 @@ impl CsvRecords {
                 Some(id) => Some(id),
                 None if l.would_project(ROOT, name) => {
                     let field = Arc::new(Field::new(name, DataType::Utf8, true));
-                    Some(
-                        l.add_column(ROOT, field)
-                            .map_err(|e| loader_error(self, e))?,
-                    )
+                    Some(l.add_column(ROOT, field)?)
                 }
                 None => {
                     note_ignored(&mut self.ignored, name);
@@ -290,7 +290,8 @@ impl RecordSource for CsvRecords {
             return Ok(());
         }
         if self.ids.is_none() {
-            self.ids = Some(self.resolve(l)?);
+            let ids = self.resolve(l).map_err(|e| loader_error(self, e))?;
+            self.ids = Some(ids);
         }
         let ids = self.ids.as_ref().expect("resolved");
         if self.record.len() > ids.len() {
@@ -343,6 +344,14 @@ impl RecordSource for CsvRecords {
 
     fn records_read(&self) -> u64 {
         self.records
+    }
+
+    /// A header names the file's columns even if no record follows it.
+    fn flush(&mut self, l: &mut ResultSetLoader) -> Result<(), LoaderError> {
+        if self.names.is_some() && self.ids.is_none() {
+            self.ids = Some(self.resolve(l)?);
+        }
+        Ok(())
     }
 
     fn forget_columns(&mut self) {
