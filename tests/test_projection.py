@@ -57,12 +57,31 @@ def test_second_star_is_an_error():
 
 @pytest.mark.parametrize(
     ("path", "pos"),
-    [("a[", 1), ("a..b", 2), ("a[-1]", 1), ("1a", 0), ("", 0), ("a.", 2), ("a]", 1), ("`a", 0)],
+    [
+        ("a[", 1),
+        ("a..b", 2),
+        ("a[-1]", 1),
+        ("1a", 0),
+        ("", 0),
+        ("a.", 2),
+        ("a]", 1),
+        ("`a", 0),
+        ("a.b[9223372036854775808]", 3),
+    ],
 )
 def test_malformed_paths_name_the_position(path, pos):
     with pytest.raises(bl.ProjectionError, match=f"position {pos}"):
         parse_projection([path])
     assert issubclass(bl.ProjectionError, bl.BatchLoaderError)
+
+
+def test_the_largest_index_reaches_the_loader(tmp_path):
+    """The largest index the parser takes is one the loader takes too (a bigger one is the
+    parser's ProjectionError above, not the loader's ValueError)."""
+    path = tmp_path / "c.json"
+    path.write_text('{"c": [1, 2]}\n')
+    batches = list(bl.Scan(path, columns=["c[1]", "c[9223372036854775807]"]))
+    assert [b.to_pylist() for b in batches] == [[{"c": [None, 2]}]]
 
 
 def test_backquoted_names():

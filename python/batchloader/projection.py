@@ -16,6 +16,9 @@ from batchloader.errors import ProjectionError
 #: A bare name: a letter (any script) or `_`, then letters, digits, `_` or `$`; any other
 #: name goes in backquotes.
 _NAME = re.compile(r"[^\W\d][\w$]*")
+#: the largest element index a projection may name (the loader's indexes are 64-bit; no
+#: Arrow list has more elements)
+_MAX_INDEX = 2**63 - 1
 
 
 @dataclass
@@ -161,6 +164,8 @@ def _parse_path(path: str) -> ProjectedColumn:
             m = re.compile(r"\[(\d+)\]").match(path, i)
             if not m:
                 raise _error(path, i, "an array index is a non-negative integer in [ ]")
+            if int(m.group(1)) > _MAX_INDEX:
+                raise _error(path, i, f"an array index is at most {_MAX_INDEX}")
             indexes.append(int(m.group(1)))
             i = m.end()
         segments.append((name, indexes))
