@@ -459,6 +459,44 @@ def test_narrowing_ints_checks_range(tmp_path):
         list(bl.Scan(path, schema=pa.schema([("x", pa.int8())])))
 
 
+MALFORMED_VALUES = [
+    "01",
+    "1.",
+    ".5",
+    "-",
+    "1e",
+    "NaN",
+    "tru",
+    "[1,]",
+    "[1 2]",
+    '{"k" 1}',
+    "{k: 1}",
+    '{"k": 1,}',
+    '"\x01"',
+    '"x\\q"',
+    '"\\ud800"',
+    '{"k": [{"j": 1}, {"j": 01}]}',
+]
+
+
+@pytest.mark.parametrize("value", MALFORMED_VALUES)
+def test_a_malformed_value_fails_its_line_whether_read_or_skipped(tmp_path, value):
+    """Text json.loads refuses fails its line, also in a field the projection skips: skipping
+    validates, so the projection never decides whether a line is JSON. (json.loads takes NaN,
+    which pyarrow refuses too, and a lone surrogate, which UTF-8 cannot hold.)"""
+    line = '{"b": 2, "a": ' + value + "}"
+    if value not in ("NaN", '"\\ud800"'):
+        with pytest.raises(ValueError):
+            json.loads(line)
+    path = tmp_path / "m.json"
+    write_lines(path, ['{"b": 1}', line, '{"b": 3}'])
+    for columns in (None, ["b"]):
+        with pytest.raises(bl.InputError, match=r"line 2, column \d+: (malformed JSON|invalid)"):
+            list(bl.Scan(path, columns=columns))
+        scan = bl.Scan(path, columns=columns, on_error="skip")
+        assert data_table(scan).column("b").to_pylist() == [1, 3]
+
+
 def test_number_literals_read_as_json_loads_reads_them(tmp_path):
     """`-0` is the integer 0 (it neither widens an int column nor fails an int32 one), and a
     float beyond float64's range is infinite, as Python's json module has them."""
