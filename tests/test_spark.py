@@ -193,6 +193,37 @@ def test_data_source_format_and_sql(spark, events):
     assert counts == {"month=01": 40, "month=02": 40}
 
 
+def test_data_source_options_from_spark():
+    """Spark hands `load([p1, p2])` over as a JSON array in `paths`; an option the data source
+    does not know (a typo) is an error, not ignored."""
+    got = bls.scan_options_from(
+        {"paths": json.dumps(["/d/a,1.json", "/d/b.json"]), "Columns": "id, m.x", "header": "true"}
+    )
+    assert got == {"paths": ["/d/a,1.json", "/d/b.json"], "columns": ["id", "m.x"], "header": True}
+    assert bls.scan_options_from({"path": "/d/a.json,/d/b.json"})["paths"] == [
+        "/d/a.json",
+        "/d/b.json",
+    ]
+    assert bls.scan_options_from({"sample_rows": "All"}) == {"sample_rows": None}
+    with pytest.raises(ValueError, match=r"no option 'on_eror'.*on_error"):
+        bls.scan_options_from({"path": "/d/a.json", "on_eror": "skip"})
+
+
+def test_a_full_sample_sees_a_column_a_small_sample_misses(tmp_path):
+    write(f"{tmp_path}/1.json", [{"a": 1}, {"a": 2}])
+    write(f"{tmp_path}/2.json", [{"a": 3, "late": "x"}])
+    assert "late" not in bls.ScanPlan(str(tmp_path), sample_rows=2).schema.names
+    assert "late" in bls.ScanPlan(str(tmp_path), sample_rows=None).schema.names
+
+
+def test_the_data_source_loads_a_list_of_paths(spark, tmp_path):
+    write(f"{tmp_path}/1.json", [{"a": 1}])
+    write(f"{tmp_path}/2.json", [{"a": 2, "n": "new"}])
+    bls.register(spark)
+    df = spark.read.format("batchloader").load([f"{tmp_path}/1.json", f"{tmp_path}/2.json"])
+    assert sorted((r["a"], r["n"]) for r in df.collect()) == [(1, None), (2, "new")]
+
+
 def _big_ndjson(path, n=3000):
     rows = [
         {"id": i, "s": "x" * (i % 13), "m": {"k": i % 5}, "l": list(range(i % 4))} for i in range(n)

@@ -9,6 +9,7 @@ writes to the one Spark takes, in one place; batches are cast to it before Spark
 from __future__ import annotations
 
 import base64
+import json
 import os
 import pickle
 from collections.abc import Callable, Iterable, Iterator
@@ -153,7 +154,7 @@ class ScanPlan:
     def __init__(
         self,
         paths: Any,
-        sample_rows: int = 10_000,
+        sample_rows: int | None = 10_000,
         split_bytes: int = SPLIT_BYTES,
         **scan_options: Any,
     ) -> None:
@@ -212,7 +213,7 @@ class ScanPlan:
 def read(
     spark: Any,
     paths: Any,
-    sample_rows: int = 10_000,
+    sample_rows: int | None = 10_000,
     split_bytes: int = SPLIT_BYTES,
     **scan_options: Any,
 ) -> Any:
@@ -223,8 +224,9 @@ def read(
     `batchloader` Python data source, on Spark 3.5 through `mapInArrow` over a DataFrame of
     the splits.
 
-    The schema is discovered on the driver by scanning up to `sample_rows` rows (the union of
-    the columns they have, across files; or taken from `schema=`), then fixed: every executor
+    The schema is discovered on the driver by scanning up to `sample_rows` rows (None: every
+    row, a full pass as Spark's own JSON inference makes; the union of the columns they have,
+    across files; or taken from `schema=`), then fixed: every executor
     scans with it, so every batch Spark receives has exactly the schema Spark was told. Scan
     options are `Scan`'s (`columns`, `format`, `on_error`, limits...).
     """
@@ -269,24 +271,48 @@ _INT_OPTIONS = (
     "split_bytes",
 )
 _BOOL_OPTIONS = ("header", "allow_schema_change")
+_TEXT_OPTIONS = ("format", "on_error", "delimiter", "quote", "escape", "root")
 
 
 def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
-    """Spark's string options as `ScanPlan` arguments (`columns` comma-separated)."""
+    """Spark's string options as `ScanPlan` arguments: `path` (comma-separated), `paths` (the
+    JSON array Spark writes for `load([...])`), `columns` (comma-separated), numbers, flags.
+    An option the data source does not know is an error, not silently ignored."""
     out: dict[str, Any] = {}
     for key, value in options.items():
         key = key.lower()
-        if key in ("path", "paths"):
-            out["paths"] = [p for p in value.split(",") if p]
+        if key == "path":
+            out.setdefault("paths", []).extend(p for p in value.split(",") if p)
+        elif key == "paths":
+            out.setdefault("paths", []).extend(_paths_option(value))
         elif key == "columns":
             out["columns"] = [c.strip() for c in value.split(",") if c.strip()]
+        elif key == "sample_rows" and value.strip().lower() == "all":
+            out[key] = None  # the schema from every row
         elif key in _INT_OPTIONS:
             out[key] = int(value)
         elif key in _BOOL_OPTIONS:
             out[key] = value.strip().lower() in ("true", "1", "yes")
-        elif key in ("format", "on_error", "delimiter", "quote", "escape", "root"):
+        elif key in _TEXT_OPTIONS:
             out[key] = value
+        else:
+            known = ("path", "paths", "columns", *_INT_OPTIONS, *_BOOL_OPTIONS, *_TEXT_OPTIONS)
+            raise ValueError(
+                f"the batchloader data source has no option {key!r}; "
+                f"it takes {', '.join(sorted(known))}"
+            )
     return out
+
+
+def _paths_option(value: str) -> list[str]:
+    """The `paths` option: a JSON array of paths (as Spark passes `load([...])`), else a
+    comma-separated list."""
+    if value.lstrip().startswith("["):
+        paths = json.loads(value)
+        if isinstance(paths, list) and all(isinstance(p, str) for p in paths):
+            return paths
+        raise ValueError(f"the paths option is not a JSON array of strings: {value!r}")
+    return [p for p in value.split(",") if p]
 
 
 def register(spark: Any) -> None:
