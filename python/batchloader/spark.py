@@ -75,7 +75,7 @@ def rows_to_arrow(
     yields batches bounded by `limits` (`row_limit`, `vector_byte_limit`,
     `batch_byte_limit`...), in the Arrow types Spark accepts for `schema`.
 
-    Use: ``df.mapInArrow(rows_to_arrow(fn, schema), spark_ddl_of(schema))``.
+    Use: ``df.mapInArrow(rows_to_arrow(fn, schema), spark_struct_type(schema))``.
     """
     target = spark_arrow_schema(schema)
 
