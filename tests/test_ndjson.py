@@ -459,6 +459,23 @@ def test_narrowing_ints_checks_range(tmp_path):
         list(bl.Scan(path, schema=pa.schema([("x", pa.int8())])))
 
 
+#: JSON number literals of any length and exponent, beyond float64's precision and range
+NUMBER_LITERALS = st.from_regex(r"\A-?(0|[1-9][0-9]{0,25})(\.[0-9]{1,25})?([eE][+-]?[0-9]{1,3})?\Z")
+
+
+@given(literals=st.lists(NUMBER_LITERALS, min_size=1, max_size=20))
+@settings(max_examples=300, deadline=None)
+def test_number_literals_into_float64_round_as_python(tmp_path_factory, literals):
+    """Any JSON number, written as text a person or another tool may write (not Python's
+    shortest repr), reads into a float64 column as `float(json.loads(text))`: correctly
+    rounded, huge integers and exponents included."""
+    path = tmp_path_factory.mktemp("numbers") / "n.json"
+    write_lines(path, ['{"x": ' + text + "}" for text in literals])
+    schema = pa.schema([("x", pa.float64())])
+    got = data_table(bl.Scan(path, columns=["x"], schema=schema)).column("x").to_pylist()
+    assert got == [float(json.loads(text)) for text in literals]
+
+
 MALFORMED_VALUES = [
     "01",
     "1.",
