@@ -319,6 +319,18 @@ def test_limit_across_files(tmp_path):
     assert scan.files_read == 2
 
 
+@pytest.mark.parametrize("builtin", [True, False])
+def test_a_batch_cut_by_the_limit_joins_the_small_ones_before_it(tmp_path, builtin):
+    """The limit's last batch is small like a file's last: it joins its neighbours."""
+    for i in range(3):
+        write(f"{tmp_path}/{i}.json", [{"a": i * 10 + j} for j in range(5)])
+    kw = {} if builtin else {"reader": json_lines}
+    batches = list(bl.Scan(tmp_path, columns=["a"], limit=12, **kw))
+    assert [b.column("a").to_pylist() for b in batches] == [
+        [0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 20, 21]
+    ]
+
+
 def test_reader_writing_through_the_row_writer_across_batches(tmp_path):
     write(f"{tmp_path}/1.json", [{}])
 

@@ -304,8 +304,11 @@ class Scan:
             reader = self._builtin_reader(file.path)
             try:
                 while reader.fill(loader):
-                    yield loader.harvest(), True
-                    if not loader.start_batch():
+                    # a batch that `limit` cut short is the last one, and may be small
+                    batch = loader.harvest()
+                    more = loader.start_batch()
+                    yield batch, more
+                    if not more:
                         return
             finally:
                 self.skipped_lines += reader.skipped_lines
@@ -317,8 +320,10 @@ class Scan:
         if result is not None:
             for row_index, item in enumerate(_items_of(result, file.path)):
                 if loader.is_full():
-                    yield loader.harvest(), True
-                    if not loader.start_batch():
+                    batch = loader.harvest()
+                    more = loader.start_batch()
+                    yield batch, more
+                    if not more:
                         return
                 if item is not None:
                     try:
