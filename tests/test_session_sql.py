@@ -17,6 +17,15 @@ def test_split_keeps_original_text_and_ignores_semicolons_in_strings_and_names()
     ]
 
 
+def test_statements_of_only_comments_are_left_out():
+    """A piece holding only a comment is no statement (it was handed to the parser, which
+    failed with an empty message)."""
+    script = "-- setup\nSELECT 1; /* nothing */ ;\n-- the end"
+    assert st.split_statements(script) == ["-- setup\nSELECT 1"]
+    assert st.split_statements("-- only a comment") == []
+    assert st.split_statements("/* a */ ; -- b") == []
+
+
 @pytest.mark.parametrize(
     ("text", "option", "value"),
     [

@@ -117,18 +117,23 @@ def _tokens(text: str) -> list[Token]:
 
 
 def split_statements(text: str) -> list[str]:
-    """The statements of a script, each with its original text, empty ones left out."""
+    """The statements of a script, each with its original text, empty ones (blank, or only
+    comments) left out."""
     try:
         tokens = _tokens(text)
     except TokenError as err:
         raise ValidationError(f"Cannot read the SQL text: {err}") from None
-    pieces, start = [], 0
+    pieces, start, words = [], 0, 0
     for token in tokens:
         if token.token_type == TokenType.SEMICOLON:
-            pieces.append(text[start : token.start])
-            start = token.end + 1
-    pieces.append(text[start:])
-    return [p.strip() for p in pieces if p.strip()]
+            if words:
+                pieces.append(text[start : token.start])
+            start, words = token.end + 1, 0
+        else:
+            words += 1
+    if words:
+        pieces.append(text[start:])
+    return [p.strip() for p in pieces]
 
 
 def _alter_session(tokens: list[Token]) -> AlterSession:
