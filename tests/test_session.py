@@ -123,6 +123,14 @@ def test_1_if_not_exists_and_name_clashes(session, spark):
         spark.sql("DROP VIEW tmp.view_clash")
 
 
+def test_1_show_tables_lists_temporary_tables_by_their_names_only(session):
+    session.sql("CREATE TEMPORARY TABLE shown AS SELECT 1 AS a")
+    for statement, column in (("SHOW TABLES", "tableName"), ("show views", "viewName")):
+        names = [r[column] for r in session.sql(statement).collect()]
+        assert "shown" in names, (statement, names)
+        assert not [n for n in names if n.startswith("__batchloader")], (statement, names)
+
+
 def test_1_no_persistent_table_or_view_takes_a_temporary_tables_name(session):
     session.sql("CREATE TEMPORARY TABLE taken AS SELECT 1 AS a")
     with pytest.raises(ValidationError, match=r"given name \[taken\] already exists in schema"):

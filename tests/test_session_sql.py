@@ -17,6 +17,13 @@ def test_split_keeps_original_text_and_ignores_semicolons_in_strings_and_names()
     ]
 
 
+def test_statements_sqlglot_keeps_as_commands_pass_without_a_warning(capsys, caplog):
+    statement = st.classify("SHOW TABLES IN tmp")
+    assert st.is_show(statement.expression)
+    assert not st.is_show(st.classify("SELECT 1").expression)
+    assert "unsupported syntax" not in capsys.readouterr().err + caplog.text
+
+
 def test_statements_of_only_comments_are_left_out():
     """A piece holding only a comment is no statement (it was handed to the parser, which
     failed with an empty message)."""

@@ -85,6 +85,21 @@ class SessionOptions(MutableMapping[str, str]):
         self._values = dict(self.DEFAULTS)
 
 
+#: the start of the second, internal name each temporary table's view has
+ALIAS_PREFIX = "__batchloader_tmp_"
+
+
+def _without_aliases(df: Any) -> Any:
+    """SHOW TABLES / SHOW VIEWS output without the internal names of temporary tables (each
+    is listed under its own name already)."""
+    for column in ("tableName", "viewName"):
+        if column in df.columns:
+            from pyspark.sql import functions as F
+
+            return df.filter(~F.col(column).startswith(ALIAS_PREFIX))
+    return df
+
+
 def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
@@ -247,7 +262,10 @@ class Session:
                     "are written once, by CREATE TEMPORARY TABLE."
                 )
             return self._pass(statement.expression, text)
-        return self._pass(statement.expression, text)
+        result = self._pass(statement.expression, text)
+        if st.is_show(statement.expression):
+            return _without_aliases(result)
+        return result
 
     def _ok(self, ok: bool, summary: str) -> Any:
         return self.spark.createDataFrame([(ok, summary)], OK_SCHEMA)
@@ -414,7 +432,7 @@ class Session:
             location=join(folder, str(uuid.uuid4())),
             format=fmt,
             schema=df.schema,
-            alias=f"__batchloader_tmp_{uuid.uuid4().hex}",
+            alias=f"{ALIAS_PREFIX}{uuid.uuid4().hex}",
         )
         try:
             write_table(df, table.location, fmt, partition_by, fs.scheme)

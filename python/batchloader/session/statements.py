@@ -9,8 +9,11 @@ statement the session does not handle reaches Spark exactly as the user wrote it
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -180,7 +183,8 @@ def classify(text: str) -> Statement:
     ):
         return _alter_session(tokens)
     try:
-        expression = sqlglot.parse_one(text, read=DIALECT)
+        with _no_fallback_warning():
+            expression = sqlglot.parse_one(text, read=DIALECT)
     except ParseError:
         return Other(None)
     if isinstance(expression, exp.Create):
@@ -196,6 +200,24 @@ def classify(text: str) -> Statement:
     if isinstance(expression, exp.Insert) and isinstance(expression.this, exp.Table):
         return Insert(TableName.of(expression.this), expression)
     return Other(expression)
+
+
+@contextmanager
+def _no_fallback_warning() -> Iterator[None]:
+    """Without sqlglot's warning that a statement it does not model (SHOW, CACHE...) is kept
+    as a command: Spark runs those as written, and the warning would print on each one."""
+    logger = logging.getLogger("sqlglot")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def is_show(expression: Any) -> bool:
+    """Whether a parsed statement is a SHOW (sqlglot keeps those as commands)."""
+    return isinstance(expression, exp.Command) and str(expression.this).upper() == "SHOW"
 
 
 def _query_text(text: str, tokens: list[Token]) -> str:
