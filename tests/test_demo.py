@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from batchloader.__main__ import main
 
 
@@ -24,3 +26,14 @@ def test_demo_checks_pass_and_reproduces_the_seed_example(capsys, spark):
     assert re.search(r"False \|\s+220\.0", spark_part)
     assert re.search(r"True \|\s+650\.0", spark_part)
     assert "session closed: its temporary tables' folders deleted: True" in out
+
+
+@pytest.mark.parametrize(
+    "argv", [["bench", "--rows", "0"], ["bench", "--rounds", "-1"], ["demo", "--rows", "x"]]
+)
+def test_sizes_must_be_positive_integers(capsys, argv):
+    """A bad size is a usage error naming the argument, not a traceback after the work."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert f"argument {argv[1]}" in capsys.readouterr().err

@@ -288,16 +288,24 @@ def demo_spark(events: str, amount_csv: str, expected_rows: int) -> bool:
     return rows == expected_rows == theirs_rows and cleaned
 
 
+def _positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m batchloader", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p_demo = sub.add_parser("demo", help="write a generated dataset into bounded batches")
-    p_demo.add_argument("--rows", type=int, default=200_000)
-    p_demo.add_argument("--batch-byte-limit", type=int, default=4 * 2**20)
+    p_demo.add_argument("--rows", type=_positive_int, default=200_000)
+    p_demo.add_argument("--batch-byte-limit", type=_positive_int, default=4 * 2**20)
     p_bench = sub.add_parser("bench", help="compare Python rows -> Arrow writers")
-    p_bench.add_argument("--rows", type=int, default=1_000_000)
-    p_bench.add_argument("--rounds", type=int, default=3)
-    p_bench.add_argument("--batch-byte-limit", type=int, default=64 * 2**20)
+    p_bench.add_argument("--rows", type=_positive_int, default=1_000_000)
+    p_bench.add_argument("--rounds", type=_positive_int, default=3)
+    p_bench.add_argument("--batch-byte-limit", type=_positive_int, default=64 * 2**20)
     p_bench.add_argument("--json", metavar="FILE", help="write the raw figures as JSON")
     p_bench.add_argument("--plot", metavar="FILE.png", help="draw the ratios (matplotlib)")
     p_bench.add_argument(
