@@ -562,6 +562,17 @@ def test_nesting_depth_is_bounded_with_a_clear_error(tmp_path):
         assert scan.skipped_lines == 1
 
 
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udc00", "\\ud800\\u0041", "\\ud800x"])
+def test_half_a_surrogate_pair_is_named_as_such(tmp_path, escape):
+    """json.loads takes a lone surrogate; UTF-8 cannot hold one: the line fails, saying why."""
+    path = tmp_path / "s.json"
+    write_lines(path, ['{"s": "a' + escape + 'b"}'])
+    with pytest.raises(bl.InputError, match=r"line 1, column \d+: .*half of a surrogate pair"):
+        list(bl.Scan(path))
+    write_lines(path, ['{"s": "\\ud83d\\ude00"}'])  # a whole pair is a character
+    assert data_table(bl.Scan(path)).column("s").to_pylist() == ["\U0001f600"]
+
+
 def test_invalid_utf8_is_its_own_error(tmp_path):
     path = tmp_path / "u.json"
     path.write_bytes(b'{"s": "ok"}\n{"s": "\xff\xfe"}\n')

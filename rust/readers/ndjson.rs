@@ -160,13 +160,15 @@ impl NdjsonReader {
 fn syntax_message(e: &jiter::JiterError) -> String {
     use jiter::{JiterErrorType::JsonError, JsonErrorType as T};
     match &e.error_type {
-        // a bad \u escape (a lone surrogate, say) is the one UTF-8 error left
-        JsonError(
-            T::InvalidEscape
-            | T::InvalidUnicodeCodePoint
-            | T::LoneLeadingSurrogateInHexEscape
-            | T::UnexpectedEndOfHexEscape,
-        ) => format!("invalid UTF-8 or escape in a string: {}", e.error_type),
+        // the line was valid UTF-8: an escape is the one way left to name no character
+        JsonError(T::LoneLeadingSurrogateInHexEscape | T::UnexpectedEndOfHexEscape) => {
+            "invalid escape in a string: a \\u escape names half of a surrogate pair, which \
+             is no character (UTF-8 cannot hold it)"
+                .to_string()
+        }
+        JsonError(T::InvalidEscape | T::InvalidUnicodeCodePoint) => {
+            format!("invalid UTF-8 or escape in a string: {}", e.error_type)
+        }
         JsonError(T::RecursionLimitExceeded) => format!(
             "arrays and objects nest too deep (a line can hold {MAX_DEPTH} levels, the row \
              object included)"
