@@ -216,6 +216,7 @@ def test_a_full_sample_sees_a_column_a_small_sample_misses(tmp_path):
     assert "late" in bls.ScanPlan(str(tmp_path), sample_rows=None).schema.names
 
 
+@needs_data_sources
 def test_the_data_source_loads_a_list_of_paths(spark, tmp_path):
     write(f"{tmp_path}/1.json", [{"a": 1}])
     write(f"{tmp_path}/2.json", [{"a": 2, "n": "new"}])
