@@ -573,6 +573,26 @@ def test_half_a_surrogate_pair_is_named_as_such(tmp_path, escape):
     assert data_table(bl.Scan(path)).column("s").to_pylist() == ["\U0001f600"]
 
 
+@pytest.mark.parametrize(
+    ("first", "then", "says"),
+    [
+        ('{"m": {"x": 1}}', '{"m": "s"}', r"column 'm' \(Struct\(.*\)\) cannot take a string"),
+        ('{"m": {"x": 1}}', '{"m": 2.5}', r"column 'm' \(Struct\(.*\)\) cannot take a number"),
+        ('{"l": [1]}', '{"l": true}', r"column 'l' \(List\(.*\)\) cannot take a boolean"),
+        ('{"l": [1]}', '{"l": 7}', r"column 'l' \(List\(.*\)\) cannot take a number"),
+        ('{"a": 1}', '{"a": {"x": 1}}', r"column 'a' \(Int64\) cannot take an object"),
+        ('{"a": 1}', '{"a": [1]}', r"column 'a' \(Int64\) cannot take an array"),
+    ],
+)
+def test_a_value_of_another_shape_names_the_column_and_what_it_met(tmp_path, first, then, says):
+    path = tmp_path / "shape.json"
+    write_lines(path, [first, then, first])
+    with pytest.raises(bl.InputError, match=r"line 2: " + says):
+        list(bl.Scan(path))
+    scan = bl.Scan(path, on_error="skip")
+    assert data_table(scan).num_rows == 2 and scan.skipped_lines == 1
+
+
 def test_invalid_utf8_is_its_own_error(tmp_path):
     path = tmp_path / "u.json"
     path.write_bytes(b'{"s": "ok"}\n{"s": "\xff\xfe"}\n')

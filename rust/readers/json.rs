@@ -205,16 +205,28 @@ impl JsonWriter<'_> {
         }
     }
 
-    fn scalar_column(&self, id: ColumnId, what: &str) -> Step {
+    /// `set` of a JSON scalar (`what` names it): a struct, list or map column refuses it, and
+    /// the error then says which JSON value it met (checked only then: the loader refuses
+    /// anything but a null on those columns anyway).
+    #[inline(always)]
+    fn set_scalar(&mut self, id: ColumnId, value: Value<'_>, what: &str) -> Step {
+        match self.l.set(id, value) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.refused(id, e, what)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refused(&self, id: ColumnId, e: LoaderError, what: &str) -> JsonStop {
         if self.l.kind(id) == ColumnKind::Scalar {
-            Ok(())
+            self.fail_at(id, e)
         } else {
-            Err(self.conflict(id, what))
+            self.conflict(id, what)
         }
     }
 
     fn write_float(&mut self, id: ColumnId, x: f64) -> Step {
-        self.scalar_column(id, "a number")?;
         match self.l.field(id).data_type() {
             DataType::Int64 if self.discovery.is_discovered(id) => {
                 self.l.widen_to_float64(id)?;
@@ -229,12 +241,11 @@ impl JsonWriter<'_> {
                     }
                 }
             }
-            _ => self.set(id, Value::Float(x)),
+            _ => self.set_scalar(id, Value::Float(x), "a number"),
         }
     }
 
     fn write_str(&mut self, id: ColumnId, s: &str) -> Step {
-        self.scalar_column(id, "a string")?;
         let value = match self.l.field(id).data_type() {
             DataType::Timestamp(unit, _) => match parse_timestamp(s, *unit) {
                 Some(t) => Value::Timestamp(t),
@@ -248,7 +259,7 @@ impl JsonWriter<'_> {
                 Some(d) => Value::Decimal(d),
                 None => return Err(self.conflict(id, &format!("{s:?}: not a decimal that fits"))),
             },
-            _ => Value::Str(s),
+            _ => return self.set_scalar(id, Value::Str(s), "a string"),
         };
         self.set(id, value)
     }
@@ -370,8 +381,7 @@ impl JsonWriter<'_> {
     #[inline(always)]
     fn scalar(&mut self, slot: Slot, shape: Shape, what: &str, value: Value<'_>) -> Step {
         if let Some(id) = self.resolve(slot, shape)? {
-            self.scalar_column(id, what)?;
-            self.set(id, value)?;
+            self.set_scalar(id, value, what)?;
         }
         Ok(())
     }
