@@ -1,11 +1,13 @@
-//! One JSON value straight into the loader: a walk over jiter's pull parser that writes each
-//! token as it is read. Unprojected fields are skipped (validated, nothing built), unknown
-//! fields become columns typed by their first non-null token (if discovering).
+//! One JSON value straight into the loader: a serde visitor that writes each token as the
+//! tokenizer meets it. Unprojected fields are skipped with `IgnoredAny` (nothing is built),
+//! unknown fields become columns typed by their first non-null token (if discovering).
 
+use std::borrow::Cow;
+use std::fmt;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Fields};
-use jiter::{Jiter, JiterError, JiterErrorType, JsonErrorType, NumberAny, NumberInt, Peek};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::driver::note_ignored;
 use super::temporal::{parse_date, parse_timestamp};
@@ -13,6 +15,14 @@ use crate::loader::{
     parse_decimal, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, ResultSetLoader,
     Value, MAX_NESTING, ROOT,
 };
+
+/// Arrays and objects read into columns nest at most this deep in a line, the row object
+/// counting as 1: the deepest a column's type may nest ([`MAX_NESTING`]). Values the
+/// projection skips are held to serde_json's own limit (128 levels).
+pub(crate) const MAX_DEPTH: usize = MAX_NESTING;
+
+/// The start of the message of a line nesting deeper than [`MAX_DEPTH`].
+pub(crate) const TOO_DEEP: &str = "arrays and objects nest too deep";
 
 /// Per struct (by column id), the keys its objects had, in order, and where each went
 /// (`None`: skipped). Objects of one file mostly repeat their key order, so a key is usually
@@ -69,21 +79,21 @@ pub(crate) struct JsonWriter<'a> {
     pub keys: &'a mut KeyCache,
     /// Unknown fields become columns (else they are ignored).
     pub discover: bool,
+    /// The loader error that stopped the value (serde itself carries only a message).
+    pub error: Option<LoaderError>,
     /// Top-level keys skipped because the projection leaves them out.
     pub ignored: &'a mut Vec<String>,
-    /// The name of the field being read that has no column yet ([`Slot::New`]): the key
-    /// itself is borrowed from the parser, which moves on before the column is made.
-    pub new_name: &'a mut String,
+    /// Arrays and objects open around the value being read (the row object is 1).
+    pub depth: usize,
 }
 
 /// Where a value goes.
 #[derive(Clone, Copy)]
-enum Slot {
+enum Slot<'k> {
     /// An existing, projected column.
     Column(ColumnId),
-    /// A field no column has yet, named `JsonWriter::new_name`: created from the value's
-    /// first token.
-    New { parent: ColumnId },
+    /// A field no column has yet: created from the value's first token.
+    New { parent: ColumnId, name: &'k str },
     /// An element of a list (whose element type may still be a guess).
     Element(ColumnId),
 }
@@ -114,12 +124,18 @@ fn discovered_type(shape: Shape) -> Option<DataType> {
 }
 
 impl JsonWriter<'_> {
-    /// `id` cannot take a JSON `what`; at the row itself (`ROOT`), the line is not an object.
     #[cold]
     #[inline(never)]
-    fn conflict(&self, id: ColumnId, what: &str) -> JsonStop {
+    fn fail<E: de::Error>(&mut self, e: LoaderError) -> E {
+        let msg = e.to_string();
+        self.error = Some(e);
+        E::custom(msg)
+    }
+
+    /// `id` cannot take a JSON `what`; at the row itself (`ROOT`), the line is not an object.
+    fn conflict<E: de::Error>(&mut self, id: ColumnId, what: &str) -> E {
         if id == ROOT {
-            return JsonStop::Loader(LoaderError::SchemaConflict(format!(
+            return self.fail(LoaderError::SchemaConflict(format!(
                 "a line must hold a JSON object, not {what}"
             )));
         }
@@ -131,25 +147,28 @@ impl JsonWriter<'_> {
         self.fail_at(id, e)
     }
 
-    /// The loader's error `e` for a write to `id`, saying why the column has its type if no
-    /// value gave it.
+    /// `fail` for a write to `id`, saying why the column has its type if no value gave it.
     #[cold]
     #[inline(never)]
-    fn fail_at(&self, id: ColumnId, e: LoaderError) -> JsonStop {
-        JsonStop::Loader(match e {
+    fn fail_at<E: de::Error>(&mut self, id: ColumnId, e: LoaderError) -> E {
+        match e {
             LoaderError::SchemaConflict(msg) if self.discovery.took_null_type(id) => {
-                LoaderError::SchemaConflict(format!(
+                self.fail(LoaderError::SchemaConflict(format!(
                     "{msg} (it was null in every row of an earlier batch, so it took the null \
                      type then; give its type in the scan's schema)"
-                ))
+                )))
             }
-            e => e,
-        })
+            e => self.fail(e),
+        }
     }
 
     /// The column a value of `shape` goes to, creating or retyping it if discovery allows.
     #[inline(always)]
-    fn resolve(&mut self, slot: Slot, shape: Shape) -> Step<Option<ColumnId>> {
+    fn resolve<E: de::Error>(
+        &mut self,
+        slot: Slot<'_>,
+        shape: Shape,
+    ) -> Result<Option<ColumnId>, E> {
         match slot {
             Slot::Column(id) => Ok(Some(id)),
             Slot::Element(list) if shape == Shape::Null || !self.discovery.is_guess(list) => {
@@ -162,18 +181,24 @@ impl JsonWriter<'_> {
     /// `resolve` for a field without a column, or an element whose type is still a guess.
     /// Out of line: it runs once per new column, and inlined it would crowd the hot loop.
     #[inline(never)]
-    fn resolve_new(&mut self, slot: Slot, shape: Shape) -> Step<Option<ColumnId>> {
+    fn resolve_new<E: de::Error>(
+        &mut self,
+        slot: Slot<'_>,
+        shape: Shape,
+    ) -> Result<Option<ColumnId>, E> {
         match slot {
             Slot::Column(id) => Ok(Some(id)),
-            Slot::New { parent } => {
-                let name = self.new_name.as_str();
+            Slot::New { parent, name } => {
                 let Some(dt) = discovered_type(shape) else {
                     // Null says nothing about the type: wait for a value that does (a field
                     // that stays null gets the null type when the batch is handed over).
                     self.discovery.note_null(parent, name);
                     return Ok(None);
                 };
-                let id = self.l.add_column(parent, Field::new(name, dt, true))?;
+                let id = match self.l.add_column(parent, Field::new(name, dt, true)) {
+                    Ok(id) => id,
+                    Err(e) => return Err(self.fail(e)),
+                };
                 self.discovery.mark(self.l, id);
                 if shape == Shape::Array {
                     self.discovery.guess(id);
@@ -187,7 +212,10 @@ impl JsonWriter<'_> {
                     return Ok(Some(child)); // the guess was right
                 }
                 let dt = discovered_type(shape).expect("not null");
-                let child = self.l.replace_element(list, Field::new("item", dt, true))?;
+                let child = match self.l.replace_element(list, Field::new("item", dt, true)) {
+                    Ok(c) => c,
+                    Err(e) => return Err(self.fail(e)),
+                };
                 self.discovery.mark(self.l, child);
                 if shape == Shape::Array {
                     self.discovery.guess(child);
@@ -198,38 +226,32 @@ impl JsonWriter<'_> {
     }
 
     #[inline(always)]
-    fn set(&mut self, id: ColumnId, value: Value<'_>) -> Step {
+    fn set<E: de::Error>(&mut self, id: ColumnId, value: Value<'_>) -> Result<(), E> {
         match self.l.set(id, value) {
             Ok(()) => Ok(()),
             Err(e) => Err(self.fail_at(id, e)),
         }
     }
 
-    /// `set` of a JSON scalar (`what` names it): a struct, list or map column refuses it, and
-    /// the error then says which JSON value it met (checked only then: the loader refuses
-    /// anything but a null on those columns anyway).
-    #[inline(always)]
-    fn set_scalar(&mut self, id: ColumnId, value: Value<'_>, what: &str) -> Step {
-        match self.l.set(id, value) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(self.refused(id, e, what)),
-        }
+    /// Whether `id` is an integer or decimal column (it takes a whole number as is).
+    fn takes_integers(&self, id: ColumnId) -> bool {
+        self.l.field(id).data_type().is_integer()
+            || matches!(self.l.field(id).data_type(), DataType::Decimal128(..))
     }
 
-    #[cold]
-    #[inline(never)]
-    fn refused(&self, id: ColumnId, e: LoaderError, what: &str) -> JsonStop {
+    fn scalar_column<E: de::Error>(&mut self, id: ColumnId, what: &str) -> Result<(), E> {
         if self.l.kind(id) == ColumnKind::Scalar {
-            self.fail_at(id, e)
+            Ok(())
         } else {
-            self.conflict(id, what)
+            Err(self.conflict(id, what))
         }
     }
 
-    fn write_float(&mut self, id: ColumnId, x: f64) -> Step {
+    fn write_float<E: de::Error>(&mut self, id: ColumnId, x: f64) -> Result<(), E> {
+        self.scalar_column(id, "a number")?;
         match self.l.field(id).data_type() {
             DataType::Int64 if self.discovery.is_discovered(id) => {
-                self.l.widen_to_float64(id)?;
+                self.l.widen_to_float64(id).map_err(|e| self.fail(e))?;
                 self.set(id, Value::Float(x))
             }
             DataType::Decimal128(_, scale) => {
@@ -241,11 +263,12 @@ impl JsonWriter<'_> {
                     }
                 }
             }
-            _ => self.set_scalar(id, Value::Float(x), "a number"),
+            _ => self.set(id, Value::Float(x)),
         }
     }
 
-    fn write_str(&mut self, id: ColumnId, s: &str) -> Step {
+    fn write_str<E: de::Error>(&mut self, id: ColumnId, s: &str) -> Result<(), E> {
+        self.scalar_column(id, "a string")?;
         let value = match self.l.field(id).data_type() {
             DataType::Timestamp(unit, _) => match parse_timestamp(s, *unit) {
                 Some(t) => Value::Timestamp(t),
@@ -259,7 +282,7 @@ impl JsonWriter<'_> {
                 Some(d) => Value::Decimal(d),
                 None => return Err(self.conflict(id, &format!("{s:?}: not a decimal that fits"))),
             },
-            _ => return self.set_scalar(id, Value::Str(s), "a string"),
+            _ => Value::Str(s),
         };
         self.set(id, value)
     }
@@ -270,7 +293,7 @@ impl JsonWriter<'_> {
     /// but a struct's first objects.
     #[cold]
     #[inline(never)]
-    fn resolve_key(&mut self, parent: ColumnId, pos: usize, key: &str) -> Option<Slot> {
+    fn resolve_key<'k>(&mut self, parent: ColumnId, pos: usize, key: &'k str) -> Option<Slot<'k>> {
         let slot = self.member(parent, key);
         match slot {
             Some(Slot::Column(c)) => self.keys.put(parent, pos, key, Some(c)),
@@ -280,226 +303,262 @@ impl JsonWriter<'_> {
                 }
                 self.keys.put(parent, pos, key, None)
             }
-            Some(Slot::New { .. }) => {
-                // a new column (cached once it exists)
-                self.new_name.clear();
-                self.new_name.push_str(key);
-            }
-            Some(Slot::Element(_)) => unreachable!("a member is not an element"),
+            _ => {} // a new column: cached once it exists
         }
         slot
     }
 
     /// Where the member `key` of struct `parent` goes (None: skip the value).
-    fn member(&self, parent: ColumnId, key: &str) -> Option<Slot> {
+    fn member<'k>(&self, parent: ColumnId, key: &'k str) -> Option<Slot<'k>> {
         match self.l.column(parent, key) {
             Some(id) if self.l.is_projected(id) => Some(Slot::Column(id)),
             Some(_) => None,
             None if self.discover && self.l.would_project(parent, key) => {
-                Some(Slot::New { parent })
+                Some(Slot::New { parent, name: key })
             }
             None => None,
         }
     }
 }
 
-/// Why a JSON value stopped being written: the text is not JSON, or the loader refused a value.
-pub(crate) enum JsonStop {
-    /// Malformed JSON (or a nesting deeper than [`MAX_DEPTH`]) at a byte of the line.
-    Syntax(JiterError),
-    /// The loader's error for a value (a type conflict, a row too large...).
-    Loader(LoaderError),
-}
+/// A key, borrowed from the input when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
 
-impl From<JiterError> for JsonStop {
-    fn from(e: JiterError) -> Self {
-        JsonStop::Syntax(e)
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
     }
 }
 
-impl From<LoaderError> for JsonStop {
-    fn from(e: LoaderError) -> Self {
-        JsonStop::Loader(e)
-    }
+/// Deserializes one value into `slot`.
+pub(crate) struct ValueSeed<'w, 'a, 'k> {
+    w: &'w mut JsonWriter<'a>,
+    slot: Slot<'k>,
 }
 
-type Step<T = ()> = Result<T, JsonStop>;
-
-/// Arrays and objects read into columns nest at most this deep in a line, the row object
-/// counting as 1: the deepest a column's type may nest ([`MAX_NESTING`]), and the stack stays
-/// bounded whatever the input. Values the projection skips are held to jiter's own limit
-/// (200 levels below the value).
-pub(crate) const MAX_DEPTH: usize = MAX_NESTING;
+impl<'w, 'a> ValueSeed<'w, 'a, 'static> {
+    /// A seed for a whole row (a JSON object).
+    pub fn row(w: &'w mut JsonWriter<'a>) -> Self {
+        ValueSeed {
+            w,
+            slot: Slot::Column(ROOT),
+        }
+    }
+}
 
 impl JsonWriter<'_> {
-    /// Write the JSON object in `j` (a whole line) as one row; anything after it is an error.
-    pub fn write_row(&mut self, j: &mut Jiter<'_>) -> Step {
-        let peek = j.peek()?;
-        self.value(j, peek, Slot::Column(ROOT), 0)?;
-        j.finish()?;
-        Ok(())
+    /// One array or object deeper, or the error of a line nesting deeper than [`MAX_DEPTH`]
+    /// (a syntax error: serde_json gives it the position). `shallower` undoes it.
+    #[inline(always)]
+    fn deeper<E: de::Error>(&mut self) -> Result<(), E> {
+        self.depth += 1;
+        if self.depth <= MAX_DEPTH {
+            Ok(())
+        } else {
+            Err(E::custom(format!(
+                "{TOO_DEEP} (a line can hold {MAX_DEPTH} levels, the row object included)"
+            )))
+        }
     }
 
-    /// Write the value starting with `peek` into `slot`, `depth` arrays/objects down.
-    fn value(&mut self, j: &mut Jiter<'_>, peek: Peek, slot: Slot, depth: usize) -> Step {
-        match peek {
-            Peek::Null => {
-                j.known_null()?;
-                match self.resolve(slot, Shape::Null)? {
-                    Some(ROOT) => Err(self.conflict(ROOT, "null")),
-                    Some(id) => self.set(id, Value::Null),
-                    None => Ok(()),
-                }
+    #[inline(always)]
+    fn shallower(&mut self) {
+        self.depth -= 1;
+    }
+}
+
+impl ValueSeed<'_, '_, '_> {
+    /// `-0`, `-0.0` or `-0e5`: serde_json gives all of them as the float -0.0. `-0` is the
+    /// integer 0 (as Python and pyarrow read it), so a negative zero is written as the integer
+    /// 0 where the column takes integers (or is new), and as -0.0 where it takes floats. An
+    /// int column therefore neither widens nor fails on it; the sign of a `-0.0` written
+    /// there is lost (an integer has none).
+    #[cold]
+    #[inline(never)]
+    fn negative_zero<E: de::Error>(self) -> Result<(), E> {
+        let whole = match self.slot {
+            Slot::Column(id) => self.w.takes_integers(id),
+            Slot::New { .. } => true,
+            Slot::Element(list) => {
+                self.w.discovery.is_guess(list)
+                    || self
+                        .w
+                        .takes_integers(self.w.l.element(list).expect("a list"))
             }
-            Peek::True | Peek::False => {
-                let b = j.known_bool(peek)?;
-                self.scalar(slot, Shape::Bool, "a boolean", Value::Bool(b))
-            }
-            Peek::String => {
-                let s = j.known_str()?;
-                match self.resolve(slot, Shape::Str)? {
-                    Some(id) => self.write_str(id, s),
-                    None => Ok(()),
-                }
-            }
-            Peek::Array => self.array(j, slot, deeper(j, depth)?),
-            Peek::Object => self.object(j, slot, deeper(j, depth)?),
-            _ => match j.known_number(peek)? {
-                NumberAny::Int(NumberInt::Int(i)) => {
-                    self.scalar(slot, Shape::Int, "a number", Value::Int(i))
-                }
-                NumberAny::Int(big) => self.big_int(slot, big),
-                NumberAny::Float(x) => match self.resolve(slot, Shape::Float)? {
-                    Some(id) => self.write_float(id, x),
-                    None => Ok(()),
-                },
-            },
+        };
+        if whole {
+            self.visit_i64(0)
+        } else if let Some(id) = self.w.resolve(self.slot, Shape::Float)? {
+            self.w.write_float(id, -0.0)
+        } else {
+            Ok(())
         }
     }
 
     /// Write a JSON scalar of `shape` (`what` names it in a type conflict).
-    #[inline(always)]
-    fn scalar(&mut self, slot: Slot, shape: Shape, what: &str, value: Value<'_>) -> Step {
-        if let Some(id) = self.resolve(slot, shape)? {
-            self.set_scalar(id, value, what)?;
-        }
-        Ok(())
-    }
-
-    /// An integer beyond int64: a uint64 if it fits (a uint64 column takes it), else the
-    /// nearest float64 (as Python's `float(int)`).
-    #[cold]
-    #[inline(never)]
-    fn big_int(&mut self, slot: Slot, n: NumberInt) -> Step {
-        let unsigned = match &n {
-            NumberInt::BigInt(b) => u64::try_from(b).ok(),
-            NumberInt::Int(i) => u64::try_from(*i).ok(),
-        };
-        match unsigned {
-            Some(u) => self.scalar(slot, Shape::Int, "a number", Value::UInt(u)),
-            None => match self.resolve(slot, Shape::Float)? {
-                Some(id) => self.write_float(id, f64::from(n)),
-                None => Ok(()),
-            },
-        }
-    }
-
-    /// An object: the members of a struct column, or the entries of a map column.
-    fn object(&mut self, j: &mut Jiter<'_>, slot: Slot, depth: usize) -> Step {
-        let Some(id) = self.resolve(slot, Shape::Object)? else {
-            return Ok(j.known_skip(Peek::Object)?);
-        };
-        match self.l.kind(id) {
-            ColumnKind::Struct => {
-                if id != ROOT {
-                    self.l.begin(id)?;
-                }
-                let mut key = j.known_object()?;
-                let mut pos = 0;
-                while let Some(k) = key {
-                    let slot = match self.keys.get(id, pos, k) {
-                        Some(target) => target.map(Slot::Column),
-                        None => self.resolve_key(id, pos, k),
-                    };
-                    pos += 1;
-                    match slot {
-                        Some(slot) => {
-                            let peek = j.peek()?;
-                            self.value(j, peek, slot, depth)?;
-                        }
-                        None => j.next_skip()?,
-                    }
-                    key = j.next_key()?;
-                }
-                Ok(())
-            }
-            ColumnKind::Map => {
-                let entries = self.l.element(id).expect("map entries");
-                let key_column = self.l.column_at(entries, 0).expect("key");
-                let value = Slot::Column(self.l.column_at(entries, 1).expect("value"));
-                self.l.begin(id)?;
-                let mut key = j.known_object()?;
-                while let Some(k) = key {
-                    self.write_str(key_column, k)?;
-                    let peek = j.peek()?;
-                    self.value(j, peek, value, depth)?;
-                    self.l.save_element(id)?;
-                    key = j.next_key()?;
-                }
-                Ok(())
-            }
-            _ => Err(self.conflict(id, "an object")),
-        }
-    }
-
-    /// An array: the elements of a list column (those an element projection keeps).
-    fn array(&mut self, j: &mut Jiter<'_>, slot: Slot, depth: usize) -> Step {
-        let Some(id) = self.resolve(slot, Shape::Array)? else {
-            return Ok(j.known_skip(Peek::Array)?);
-        };
-        // the row itself is a struct: an array there is a conflict too
-        if self.l.kind(id) != ColumnKind::List {
-            return Err(self.conflict(id, "an array"));
-        }
-        self.l.begin(id)?;
-        let selective = self.l.selects_elements(id);
-        let mut next = j.known_array()?;
-        while let Some(peek) = next {
-            let fate = if selective {
-                self.l.element_fate(id)
-            } else {
-                ElementFate::Keep
-            };
-            match fate {
-                ElementFate::Keep => self.value(j, peek, Slot::Element(id), depth)?,
-                // not asked for (`c[1]` projected): skipped unparsed, saved as a null
-                ElementFate::Null => j.known_skip(peek)?,
-                // past the last index asked for: the rest is skipped, nothing saved
-                ElementFate::Drop => {
-                    j.known_skip(peek)?;
-                    while let Some(peek) = j.array_step()? {
-                        j.known_skip(peek)?;
-                    }
-                    return Ok(());
-                }
-            }
-            self.l.save_element(id)?;
-            next = j.array_step()?;
+    fn scalar<E: de::Error>(self, shape: Shape, what: &str, value: Value<'_>) -> Result<(), E> {
+        if let Some(id) = self.w.resolve(self.slot, shape)? {
+            self.w.scalar_column(id, what)?;
+            self.w.set(id, value)?;
         }
         Ok(())
     }
 }
 
-/// `depth + 1`, or an error at the current byte if that nests too deep.
-#[inline(always)]
-fn deeper(j: &Jiter<'_>, depth: usize) -> Result<usize, JiterError> {
-    if depth < MAX_DEPTH {
-        Ok(depth + 1)
-    } else {
-        Err(JiterError {
-            error_type: JiterErrorType::JsonError(JsonErrorType::RecursionLimitExceeded),
-            index: j.current_index(),
-        })
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        match self.w.resolve(self.slot, Shape::Null)? {
+            Some(ROOT) => Err(self.w.conflict(ROOT, "null")),
+            Some(id) => self.w.set(id, Value::Null),
+            None => Ok(()),
+        }
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.visit_unit()
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        self.scalar(Shape::Bool, "a boolean", Value::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.scalar(Shape::Int, "a number", Value::Int(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        match i64::try_from(v) {
+            Ok(i) => self.visit_i64(i),
+            Err(_) => self.scalar(Shape::Int, "a number", Value::UInt(v)),
+        }
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        if v == 0.0 && v.is_sign_negative() {
+            return self.negative_zero();
+        }
+        if let Some(id) = self.w.resolve(self.slot, Shape::Float)? {
+            self.w.write_float(id, v)?;
+        }
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        if let Some(id) = self.w.resolve(self.slot, Shape::Str)? {
+            self.w.write_str(id, v)?;
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.w.deeper()?;
+        let Some(id) = self.w.resolve(self.slot, Shape::Object)? else {
+            self.w.shallower();
+            return Ok(());
+        };
+        match self.w.l.kind(id) {
+            ColumnKind::Struct => {
+                if id != ROOT {
+                    self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
+                }
+                let mut pos = 0;
+                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                    let slot = match self.w.keys.get(id, pos, &key) {
+                        Some(target) => target.map(Slot::Column),
+                        None => self.w.resolve_key(id, pos, &key),
+                    };
+                    pos += 1;
+                    match slot {
+                        Some(slot) => map.next_value_seed(ValueSeed { w: self.w, slot })?,
+                        None => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                self.w.shallower();
+                Ok(())
+            }
+            ColumnKind::Map => {
+                let entries = self.w.l.element(id).expect("map entries");
+                let key = self.w.l.column_at(entries, 0).expect("key");
+                let value = self.w.l.column_at(entries, 1).expect("value");
+                self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
+                while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+                    self.w.write_str(key, &k)?;
+                    let slot = Slot::Column(value);
+                    map.next_value_seed(ValueSeed { w: self.w, slot })?;
+                    self.w.l.save_element(id).map_err(|e| self.w.fail(e))?;
+                }
+                self.w.shallower();
+                Ok(())
+            }
+            _ => Err(self.w.conflict(id, "an object")),
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.w.deeper()?;
+        let Some(id) = self.w.resolve(self.slot, Shape::Array)? else {
+            self.w.shallower();
+            return Ok(());
+        };
+        // the row itself is a struct: an array there is a conflict too
+        if self.w.l.kind(id) != ColumnKind::List {
+            return Err(self.w.conflict(id, "an array"));
+        }
+        self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
+        let selective = self.w.l.selects_elements(id);
+        loop {
+            let fate = if selective {
+                self.w.l.element_fate(id)
+            } else {
+                ElementFate::Keep
+            };
+            let more = match fate {
+                ElementFate::Keep => {
+                    let slot = Slot::Element(id);
+                    seq.next_element_seed(ValueSeed { w: self.w, slot })?
+                }
+                // not asked for (`c[1]` projected): skipped unparsed, saved as a null
+                ElementFate::Null => seq.next_element::<IgnoredAny>()?.map(|_| ()),
+                ElementFate::Drop => {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    None
+                }
+            };
+            if more.is_none() {
+                break;
+            }
+            self.w.l.save_element(id).map_err(|e| self.w.fail(e))?;
+        }
+        self.w.shallower();
+        Ok(())
     }
 }
 

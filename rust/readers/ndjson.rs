@@ -2,10 +2,12 @@
 
 use std::io::BufRead;
 
+use serde::de::DeserializeSeed;
+
 use super::driver::{excerpt, io_error, loader_error, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
-use super::json::{JsonStop, JsonWriter, KeyCache, MAX_DEPTH};
+use super::json::{JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
 use arrow_schema::DataType;
 
 use crate::loader::{Discovery, LoaderError, ResultSetLoader};
@@ -26,8 +28,6 @@ pub struct JsonLines {
     base: input::LineBase,
     /// Top-level keys skipped because the projection leaves them out.
     ignored: Vec<String>,
-    /// Scratch for the name of a field met before its column exists.
-    new_name: String,
 }
 
 impl RecordSource for JsonLines {
@@ -71,14 +71,18 @@ impl RecordSource for JsonLines {
             discovery: &mut self.discovery,
             keys: &mut self.keys,
             discover: self.discover,
+            error: None,
             ignored: &mut self.ignored,
-            new_name: &mut self.new_name,
+            depth: 0,
         };
-        let mut jiter = jiter::Jiter::new(text.as_bytes());
-        match writer.write_row(&mut jiter) {
-            Ok(()) => Ok(()),
-            Err(JsonStop::Loader(e)) => Err(loader_error(self, e)),
-            Err(JsonStop::Syntax(e)) => Err(self.error(Some(e.index + 1), syntax_message(&e))),
+        let mut de = serde_json::Deserializer::from_str(text);
+        let parsed = ValueSeed::row(&mut writer)
+            .deserialize(&mut de)
+            .and_then(|_| de.end());
+        match (parsed, writer.error.take()) {
+            (Ok(()), _) => Ok(()),
+            (Err(_), Some(e)) => Err(loader_error(self, e)),
+            (Err(e), None) => Err(self.error(Some(e.column()), syntax_message(&e))),
         }
     }
 
@@ -150,29 +154,27 @@ impl NdjsonReader {
             line_no: 0,
             base: input::LineBase::default(),
             ignored: Vec::new(),
-            new_name: String::new(),
         };
         RecordReader::new(src, on_error)
     }
 }
 
-/// What is wrong with a line that is not JSON text.
-fn syntax_message(e: &jiter::JiterError) -> String {
-    use jiter::{JiterErrorType::JsonError, JsonErrorType as T};
-    match &e.error_type {
+/// What is wrong with a line that is not JSON text (serde_json's message, said plainly).
+fn syntax_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    if text.starts_with(TOO_DEEP) {
+        text
+    } else if text.starts_with("recursion limit exceeded") {
+        // serde_json's own limit, on values the projection skips
+        format!("{TOO_DEEP} (more than serde_json's 128 levels in a skipped value): {e}")
+    } else if text.contains("surrogate") || text.contains("unexpected end of hex escape") {
         // the line was valid UTF-8: an escape is the one way left to name no character
-        JsonError(T::LoneLeadingSurrogateInHexEscape | T::UnexpectedEndOfHexEscape) => {
-            "invalid escape in a string: a \\u escape names half of a surrogate pair, which \
-             is no character (UTF-8 cannot hold it)"
-                .to_string()
-        }
-        JsonError(T::InvalidEscape | T::InvalidUnicodeCodePoint) => {
-            format!("invalid UTF-8 or escape in a string: {}", e.error_type)
-        }
-        JsonError(T::RecursionLimitExceeded) => format!(
-            "arrays and objects nest too deep (a line can hold {MAX_DEPTH} levels, the row \
-             object included)"
-        ),
-        other => format!("malformed JSON: {other}"),
+        "invalid escape in a string: a \\u escape names half of a surrogate pair, which is \
+         no character (UTF-8 cannot hold it)"
+            .to_string()
+    } else if text.contains("unicode") || text.contains("escape") {
+        format!("invalid UTF-8 or escape in a string: {e}")
+    } else {
+        format!("malformed JSON: {e}")
     }
 }
