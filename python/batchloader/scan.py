@@ -125,6 +125,13 @@ def _items_of(result: Iterable[Any], path: str) -> Iterator[Any]:
         yield from result
 
 
+def _hand_on(loader: ResultSetLoader) -> tuple[pa.RecordBatch, bool]:
+    """The loader's full batch, and whether it started another: a batch the scan's `limit`
+    cut short is the last one, and counts as not full (it may be small)."""
+    batch = loader.harvest()
+    return batch, loader.start_batch()
+
+
 class Scan:
     """Iterate the batches of a scan of files; every batch has `scan.schema`."""
 
@@ -304,9 +311,7 @@ class Scan:
             reader = self._builtin_reader(file.path)
             try:
                 while reader.fill(loader):
-                    # a batch that `limit` cut short is the last one, and may be small
-                    batch = loader.harvest()
-                    more = loader.start_batch()
+                    batch, more = _hand_on(loader)
                     yield batch, more
                     if not more:
                         return
@@ -320,8 +325,7 @@ class Scan:
         if result is not None:
             for row_index, item in enumerate(_items_of(result, file.path)):
                 if loader.is_full():
-                    batch = loader.harvest()
-                    more = loader.start_batch()
+                    batch, more = _hand_on(loader)
                     yield batch, more
                     if not more:
                         return

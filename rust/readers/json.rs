@@ -18,7 +18,7 @@ use crate::loader::{
 
 /// Arrays and objects read into columns nest at most this deep in a line, the row object
 /// counting as 1: the deepest a column's type may nest ([`MAX_NESTING`]). Values the
-/// projection skips are held to serde_json's own limit (128 levels).
+/// projection skips are read past at any depth (serde_json skips without recursing).
 pub(crate) const MAX_DEPTH: usize = MAX_NESTING;
 
 /// The start of the message of a line nesting deeper than [`MAX_DEPTH`].
@@ -235,8 +235,27 @@ impl JsonWriter<'_> {
 
     /// Whether `id` is an integer or decimal column (it takes a whole number as is).
     fn takes_integers(&self, id: ColumnId) -> bool {
-        self.l.field(id).data_type().is_integer()
-            || matches!(self.l.field(id).data_type(), DataType::Decimal128(..))
+        let dt = self.l.field(id).data_type();
+        dt.is_integer() || matches!(dt, DataType::Decimal128(..))
+    }
+
+    /// One array or object deeper, or the error of a line nesting deeper than [`MAX_DEPTH`]
+    /// (a syntax error: serde_json gives it the position). `shallower` undoes it.
+    #[inline(always)]
+    fn deeper<E: de::Error>(&mut self) -> Result<(), E> {
+        self.depth += 1;
+        if self.depth <= MAX_DEPTH {
+            Ok(())
+        } else {
+            Err(E::custom(format!(
+                "{TOO_DEEP} (a line can hold {MAX_DEPTH} levels, the row object included)"
+            )))
+        }
+    }
+
+    #[inline(always)]
+    fn shallower(&mut self) {
+        self.depth -= 1;
     }
 
     fn scalar_column<E: de::Error>(&mut self, id: ColumnId, what: &str) -> Result<(), E> {
@@ -356,27 +375,6 @@ impl<'w, 'a> ValueSeed<'w, 'a, 'static> {
             w,
             slot: Slot::Column(ROOT),
         }
-    }
-}
-
-impl JsonWriter<'_> {
-    /// One array or object deeper, or the error of a line nesting deeper than [`MAX_DEPTH`]
-    /// (a syntax error: serde_json gives it the position). `shallower` undoes it.
-    #[inline(always)]
-    fn deeper<E: de::Error>(&mut self) -> Result<(), E> {
-        self.depth += 1;
-        if self.depth <= MAX_DEPTH {
-            Ok(())
-        } else {
-            Err(E::custom(format!(
-                "{TOO_DEEP} (a line can hold {MAX_DEPTH} levels, the row object included)"
-            )))
-        }
-    }
-
-    #[inline(always)]
-    fn shallower(&mut self) {
-        self.depth -= 1;
     }
 }
 

@@ -164,9 +164,6 @@ fn syntax_message(e: &serde_json::Error) -> String {
     let text = e.to_string();
     if text.starts_with(TOO_DEEP) {
         text
-    } else if text.starts_with("recursion limit exceeded") {
-        // serde_json's own limit, on values the projection skips
-        format!("{TOO_DEEP} (more than serde_json's 128 levels in a skipped value): {e}")
     } else if text.contains("surrogate") || text.contains("unexpected end of hex escape") {
         // the line was valid UTF-8: an escape is the one way left to name no character
         "invalid escape in a string: a \\u escape names half of a surrogate pair, which is \

@@ -92,10 +92,10 @@ ALIAS_PREFIX = "__batchloader_tmp_"
 def _without_aliases(df: Any) -> Any:
     """SHOW TABLES / SHOW VIEWS output without the internal names of temporary tables (each
     is listed under its own name already)."""
+    from pyspark.sql import functions as F
+
     for column in ("tableName", "viewName"):
         if column in df.columns:
-            from pyspark.sql import functions as F
-
             return df.filter(~F.col(column).startswith(ALIAS_PREFIX))
     return df
 
