@@ -9,7 +9,7 @@ use super::error::{LoaderError, Result};
 use super::node::{ColumnId, ColumnKind, Data, Node, Role, ROOT};
 use super::options::{LoaderOptions, Projection};
 use super::overflow::FrozenBatch;
-use super::tree::validate_field;
+use super::tree::{validate_field, RowShape};
 
 /// Where the loader is in its lifecycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,11 +44,12 @@ pub struct ResultSetLoader {
     /// (`budget`): the check after each write is one comparison while the rows stay the same.
     pub(crate) budget_rows: usize,
     pub(crate) budget: usize,
-    /// Projected top-level columns, if every one of them is a scalar (commit fast path).
-    pub(crate) scalar_row_width: Option<usize>,
-    /// Top-level scalars written (first write) in the current row; a row that wrote all of
-    /// `scalar_row_width` needs no back-fill at commit. `usize::MAX` disables the shortcut.
-    pub(crate) row_scalar_writes: usize,
+    /// What the row's nodes outside lists are (commit fast path); `None` once the schema
+    /// changes, measured again at the next commit.
+    pub(crate) row_shape: Option<RowShape>,
+    /// First writes to the row's nodes outside lists in the current row; a row that wrote
+    /// each of them needs no back-fill at commit. `usize::MAX` disables the shortcut.
+    pub(crate) row_writes: usize,
     /// The full batch set aside when a row overflowed.
     pub(crate) frozen: Option<FrozenBatch>,
     pub(crate) harvested_rows: u64,
@@ -74,8 +75,8 @@ impl ResultSetLoader {
             breach: None,
             budget_rows: usize::MAX,
             budget: 0,
-            scalar_row_width: Some(0),
-            row_scalar_writes: 0,
+            row_shape: None,
+            row_writes: 0,
             frozen: None,
             harvested_rows: 0,
             harvested_batches: 0,
@@ -160,7 +161,7 @@ impl ResultSetLoader {
             return Ok(false);
         }
         self.row_open = true;
-        self.row_scalar_writes = 0;
+        self.row_writes = 0;
         Ok(true)
     }
 
@@ -176,9 +177,7 @@ impl ResultSetLoader {
         if !self.row_open {
             return Err(LoaderError::State("save() without start()".into()));
         }
-        // Every projected column is a scalar the row wrote: nothing to back-fill or check.
-        let complete = self.scalar_row_width == Some(self.row_scalar_writes);
-        if !complete {
+        if !self.row_is_complete() {
             if let Err(e) = self.finalize(ROOT, self.row_pos) {
                 self.discard_row();
                 return Err(e);

@@ -393,6 +393,79 @@ fn commit_shortcut_still_back_fills_and_validates() {
     assert!(batch.column(1).is_null(0));
 }
 
+/// The commit shortcut counts first writes to the row's nodes at every depth outside lists;
+/// these rows write as many first writes as the row has nodes without writing all of them.
+#[test]
+fn nested_commit_shortcut_is_not_fooled_by_rewrites_or_unsaved_elements() {
+    let pair = Fields::from(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Int64, true),
+    ]);
+    let mut l = loader(
+        vec![
+            Field::new("x", DataType::Int64, true),
+            Field::new("s", DataType::Struct(pair.clone()), true),
+            Field::new("e", DataType::new_list(DataType::Struct(pair), true), true),
+        ],
+        1 << 20,
+    );
+    let (x, s, e) = (
+        l.column(ROOT, "x").unwrap(),
+        l.column(ROOT, "s").unwrap(),
+        l.column(ROOT, "e").unwrap(),
+    );
+    let (a, b) = (l.column(s, "a").unwrap(), l.column(s, "b").unwrap());
+    let el = l.element(e).unwrap();
+    let (ea, eb) = (l.column(el, "a").unwrap(), l.column(el, "b").unwrap());
+    // s begun twice: a and b are written, cut, and a written again; x is never written.
+    l.start_row().unwrap();
+    l.begin(s).unwrap();
+    l.set(a, Value::Int(1)).unwrap();
+    l.set(b, Value::Int(2)).unwrap();
+    l.begin(s).unwrap();
+    l.set(a, Value::Int(3)).unwrap();
+    l.begin(e).unwrap();
+    l.save_row().unwrap();
+    // Every node written once, but an element of e started and never saved.
+    l.start_row().unwrap();
+    l.set(x, Value::Int(4)).unwrap();
+    l.begin(s).unwrap();
+    l.set(a, Value::Int(5)).unwrap();
+    l.set(b, Value::Int(6)).unwrap();
+    l.begin(e).unwrap();
+    l.set(ea, Value::Int(7)).unwrap();
+    l.save_element(e).unwrap();
+    l.set(eb, Value::Int(8)).unwrap();
+    l.save_row().unwrap();
+    // The unsaved element must not live on in the next row's first element.
+    l.start_row().unwrap();
+    l.begin(e).unwrap();
+    l.set(ea, Value::Int(9)).unwrap();
+    l.save_element(e).unwrap();
+    l.save_row().unwrap();
+    let batch = l.harvest().unwrap();
+    assert_eq!(batch.num_rows(), 3);
+    let xs = batch.column(0).as_primitive::<Int64Type>();
+    assert!(xs.is_null(0));
+    assert_eq!(xs.value(1), 4);
+    let ss = batch.column(1).as_struct();
+    let (sa, sb) = (
+        ss.column(0).as_primitive::<Int64Type>(),
+        ss.column(1).as_primitive::<Int64Type>(),
+    );
+    assert_eq!((sa.value(0), sb.is_null(0)), (3, true));
+    assert_eq!((sa.value(1), sb.value(1)), (5, 6));
+    let es = batch.column(2).as_list::<i32>();
+    assert_eq!(es.value_offsets(), &[0, 0, 1, 2]);
+    let elements = es.values().as_struct();
+    let (a, b) = (
+        elements.column(0).as_primitive::<Int64Type>(),
+        elements.column(1).as_primitive::<Int64Type>(),
+    );
+    assert_eq!((a.value(0), a.value(1)), (7, 9));
+    assert_eq!(b.null_count(), 2, "{b:?}");
+}
+
 #[test]
 fn element_projection_keeps_positions_nulls_the_rest_and_drops_the_tail() {
     // c: list<struct<a int64, s utf8>>, projected `c[1]`, `c[3]`

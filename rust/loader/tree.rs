@@ -56,6 +56,15 @@ fn physical_of(dt: &DataType) -> Option<(Physical, Data)> {
     })
 }
 
+/// The nodes a row writes outside lists, for the commit's shortcut (see
+/// [`ResultSetLoader::row_is_complete`]).
+pub(crate) struct RowShape {
+    /// How many (`None`: every row is walked at commit).
+    nodes: Option<usize>,
+    /// The lists among them, with their element node.
+    lists: Vec<(ColumnId, ColumnId)>,
+}
+
 /// How deep a type may nest: a top-level column is at level 1, each struct member, list
 /// element, map entry and entry key/value one level below its parent. Batches cross to Python
 /// through the Arrow C data interface, and pyarrow imports at most 64 levels of it, the
@@ -545,6 +554,7 @@ impl ResultSetLoader {
         if let Data::List { child, .. } = &mut self.nodes[list].data {
             *child = new_child;
         }
+        self.row_shape = None;
     }
 
     /// Build member `field` of struct `parent` and register it by name.
@@ -570,9 +580,7 @@ impl ResultSetLoader {
             index.insert(field.name().to_lowercase(), members.len());
             members.push(id);
         }
-        if parent == ROOT {
-            self.scalar_row_width = self.count_scalar_row();
-        }
+        self.row_shape = None;
         Ok(id)
     }
 
@@ -705,18 +713,40 @@ impl ResultSetLoader {
         Ok(id)
     }
 
-    /// The projected top-level columns, if all of them are scalars.
-    fn count_scalar_row(&self) -> Option<usize> {
-        let Data::Struct { members, .. } = &self.nodes[ROOT].data else {
-            return None;
+    /// Whether the row being committed wrote every node of the row outside lists once and
+    /// left no element of a list unsaved: then it needs no back-fill (`finalize` would find
+    /// nothing to do).
+    #[inline]
+    pub(crate) fn row_is_complete(&mut self) -> bool {
+        let shape = match &self.row_shape {
+            Some(shape) => shape,
+            None => self.row_shape.insert(self.measure_row()),
         };
-        let projected = members.iter().filter(|m| self.nodes[**m].projected);
-        let mut n = 0;
-        for m in projected {
-            self.nodes[*m].physical?;
-            n += 1;
+        shape.nodes == Some(self.row_writes)
+            && shape
+                .lists
+                .iter()
+                .all(|&(list, child)| self.nodes[child].len == self.nodes[list].last_offset())
+    }
+
+    /// The row's projected nodes outside lists (lists included, their elements not).
+    fn measure_row(&self) -> RowShape {
+        let mut shape = RowShape {
+            nodes: Some(0),
+            lists: Vec::new(),
+        };
+        let row = self.nodes.iter().enumerate().skip(1);
+        for (id, node) in row.filter(|(_, n)| n.projected && n.anchor.is_none()) {
+            shape.nodes = shape.nodes.map(|n| n + 1);
+            if let Data::List { child, .. } = node.data {
+                // an unsaved element of a list of lists may hide below its last offset
+                if matches!(self.nodes[child].data, Data::List { .. }) {
+                    shape.nodes = None;
+                }
+                shape.lists.push((id, child));
+            }
         }
-        Some(n)
+        shape
     }
 
     /// Whether `id` is a map's entries struct (its members are fixed).

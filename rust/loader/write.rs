@@ -57,15 +57,19 @@ impl ResultSetLoader {
     #[inline(always)]
     fn prepare_entry(&mut self, id: ColumnId) -> usize {
         if let Some(p) = self.fresh_entry(id) {
-            if self.nodes[id].role == Role::Member(ROOT) {
+            if self.nodes[id].anchor.is_none() {
                 // Saturating: usize::MAX marks a row that must be finalized whatever follows.
-                self.row_scalar_writes = self.row_scalar_writes.saturating_add(1);
+                self.row_writes = self.row_writes.saturating_add(1);
             }
             return p;
         }
         let p = self.pos(id);
         if self.nodes[id].len > p {
             self.truncate(id, p);
+            if self.nodes[id].physical.is_none() {
+                // its members' entries went too: written again, they would count twice
+                self.row_writes = usize::MAX;
+            }
         }
         if let Some(parent) = self.parent(id) {
             self.ensure_open(parent);
@@ -166,7 +170,7 @@ impl ResultSetLoader {
         }
         if is_utf8 {
             self.nodes[id].check_utf8 = true;
-            self.row_scalar_writes = usize::MAX; // the commit must validate it
+            self.row_writes = usize::MAX; // the commit must validate it
         }
         self.after_write(id)
     }
@@ -294,7 +298,7 @@ impl ResultSetLoader {
             // Nothing below a struct or list can be written without opening its entry.
             if self.nodes[id].len > p {
                 self.truncate(id, p);
-                self.row_scalar_writes = usize::MAX; // the commit must back-fill it again
+                self.row_writes = usize::MAX; // the commit must back-fill it again
             }
         }
         Ok(())
