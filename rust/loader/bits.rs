@@ -21,11 +21,14 @@ impl Bits {
     /// Append one bit.
     #[inline(always)]
     pub fn append(&mut self, bit: bool) {
-        if self.len.is_multiple_of(8) {
-            self.buf.push(0u8);
-        }
-        if bit {
-            self.buf.as_slice_mut()[self.len / 8] |= 1 << (self.len % 8);
+        let shift = self.len % 8;
+        if shift == 0 {
+            self.buf.push(u8::from(bit));
+        } else if bit {
+            // the byte of bit `len` is the last one (bytes past `len` bits are not kept)
+            if let Some(last) = self.buf.as_slice_mut().last_mut() {
+                *last |= 1 << shift;
+            }
         }
         self.len += 1;
     }

@@ -164,7 +164,7 @@ pub(crate) fn offset_get(buf: &MutableBuffer, large: bool, i: usize) -> usize {
 }
 
 #[inline]
-fn offset_push(buf: &mut MutableBuffer, large: bool, v: usize) {
+pub(crate) fn offset_push(buf: &mut MutableBuffer, large: bool, v: usize) {
     // i32 offsets wrap past 2 GiB; the byte limits move the row away before that matters
     // (rebasing uses wrapping arithmetic, so the moved row's offsets stay right).
     if large {
@@ -237,10 +237,12 @@ impl Node {
     /// The writer-visible kind of this node.
     #[inline]
     pub fn kind(&self) -> ColumnKind {
-        match (&self.data, self.field.data_type()) {
-            (Data::Struct { .. }, _) => ColumnKind::Struct,
-            (Data::List { .. }, DataType::Map(..)) => ColumnKind::Map,
-            (Data::List { .. }, _) => ColumnKind::List,
+        match &self.data {
+            Data::Struct { .. } => ColumnKind::Struct,
+            Data::List { .. } if matches!(self.field.data_type(), DataType::Map(..)) => {
+                ColumnKind::Map
+            }
+            Data::List { .. } => ColumnKind::List,
             _ => ColumnKind::Scalar,
         }
     }

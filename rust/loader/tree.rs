@@ -236,9 +236,17 @@ impl ResultSetLoader {
     /// Apply `f` to node `id`, keeping the batch's byte count exact.
     #[inline(always)]
     pub(crate) fn mutate<R>(&mut self, id: ColumnId, f: impl FnOnce(&mut Node) -> R) -> R {
+        let r = f(&mut self.nodes[id]);
+        let own = self.nodes[id].own_bytes();
+        self.account(id, own);
+        r
+    }
+
+    /// Count node `id`'s buffers as `own` bytes now, and note if one of them broke
+    /// `vector_byte_limit`.
+    #[inline(always)]
+    pub(crate) fn account(&mut self, id: ColumnId, own: usize) {
         let node = &mut self.nodes[id];
-        let r = f(node);
-        let own = node.own_bytes();
         self.bytes = self.bytes + own - node.counted;
         node.counted = own;
         // A node's largest buffer is never larger than all its buffers (the i32 offsets of a
@@ -250,7 +258,6 @@ impl ResultSetLoader {
         {
             self.breach = Some(id);
         }
-        r
     }
 
     /// How deep `id` nests (see [`MAX_NESTING`]; the row is at level 0).

@@ -4,7 +4,10 @@ use arrow_schema::DataType;
 
 use super::error::{LoaderError, Result};
 use super::lifecycle::ResultSetLoader;
-use super::node::{offset_get, ColumnId, ColumnKind, Data, EncodeError, Encoded, Node, Role, ROOT};
+use super::node::{
+    offset_get, offset_push, offset_width, ColumnId, ColumnKind, Data, EncodeError, Encoded, Node,
+    Physical, Role, ROOT,
+};
 use super::options::{ElementFate, Projection};
 use super::value::Value;
 
@@ -80,7 +83,108 @@ impl ResultSetLoader {
     /// Write `value` to column `id` in the current row (or list element). Writing a column
     /// twice overwrites. `Value::Null` works on any nullable column; on a non-nullable
     /// struct, list or map it stores the back-fill value (struct of defaults, `[]`, `{}`).
+    #[inline(always)]
     pub fn set(&mut self, id: ColumnId, value: Value<'_>) -> Result<()> {
+        match self.set_first(id, value) {
+            Some(()) => self.after_write(id),
+            None => self.set_any(id, value),
+        }
+    }
+
+    /// `set`'s common case in one pass over one node: the first write, in an open entry, of
+    /// a null or of a value stored as it comes (int64, float64, utf8, bool, timestamp) to a
+    /// scalar column. `None` (nothing written): any other case, left to `set_any`.
+    #[inline(always)]
+    fn set_first(&mut self, id: ColumnId, value: Value<'_>) -> Option<()> {
+        if !self.row_open {
+            return None;
+        }
+        let node = self.nodes.get(id)?;
+        let fresh = match node.role {
+            Role::Member(ROOT) => node.len == self.row_pos,
+            Role::Member(s) => {
+                let parent = &self.nodes[s];
+                parent.len == node.len + 1 && parent.is_valid(node.len)
+            }
+            _ => false,
+        };
+        if !fresh || !node.projected {
+            return None;
+        }
+        let in_row = node.anchor.is_none();
+        let node = &mut self.nodes[id];
+        let valid = value != Value::Null;
+        if !valid && node.validity.is_none() {
+            return None;
+        }
+        let at = node.len;
+        // the bytes the entry adds: its value, its offset, its validity bit's new byte
+        let mut grown = match (node.physical?, value, &mut node.data) {
+            (_, Value::Null, _) => {
+                let before = node.own_bytes();
+                node.push_null();
+                node.own_bytes() - before
+            }
+            (
+                Physical::Int {
+                    width: 8,
+                    signed: true,
+                },
+                Value::Int(i),
+                Data::Fixed { values, .. },
+            )
+            | (
+                Physical::Timestamp,
+                Value::Timestamp(i) | Value::Int(i),
+                Data::Fixed { values, .. },
+            ) => {
+                values.push(i);
+                8
+            }
+            (Physical::Float64, Value::Float(x), Data::Fixed { values, .. }) => {
+                values.push(x);
+                8
+            }
+            (
+                Physical::Utf8,
+                Value::Str(text),
+                Data::Var {
+                    large,
+                    offsets,
+                    data,
+                },
+            ) => {
+                data.extend_from_slice(text.as_bytes());
+                offset_push(offsets, *large, data.len());
+                text.len() + offset_width(*large)
+            }
+            (Physical::Bool, Value::Bool(b), Data::Bool(bits)) => {
+                bits.append(b);
+                usize::from(at.is_multiple_of(8))
+            }
+            _ => return None,
+        };
+        if valid {
+            if let Some(v) = node.validity.as_mut() {
+                v.append(true);
+                grown += usize::from(at.is_multiple_of(8));
+            }
+            node.len = at + 1;
+        }
+        let own = node.counted + grown;
+        debug_assert_eq!(own, node.own_bytes(), "{}", node.path);
+        self.account(id, own);
+        if in_row {
+            // Saturating: usize::MAX marks a row that must be finalized whatever follows.
+            self.row_writes = self.row_writes.saturating_add(1);
+        }
+        Some(())
+    }
+
+    /// `set` past its common case: checks, conversions, overwrites, opening the parent
+    /// entry, compound columns, and the errors.
+    #[inline(never)]
+    fn set_any(&mut self, id: ColumnId, value: Value<'_>) -> Result<()> {
         self.check_writable(id)?;
         let node = &self.nodes[id];
         if !node.projected {
