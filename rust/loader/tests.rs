@@ -227,6 +227,62 @@ fn byte_count_stays_exact_through_writes_discards_and_splits() {
     }
 }
 
+/// The one-pass `set` counts the bytes each entry adds: for every type it takes, nulls,
+/// validity bytes starting, nested members, the running total must match a recount.
+#[test]
+fn one_pass_writes_count_their_bytes_exactly() {
+    let member = Fields::from(vec![Field::new("k", DataType::Utf8, true)]);
+    let mut l = loader(
+        vec![
+            Field::new("i", DataType::Int64, true),
+            Field::new("f", DataType::Float64, false),
+            Field::new("b", DataType::Boolean, true),
+            Field::new(
+                "t",
+                DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, None),
+                true,
+            ),
+            Field::new("m", DataType::Struct(member), true),
+        ],
+        1 << 20,
+    );
+    let [i, f, b, t, m] = ["i", "f", "b", "t", "m"].map(|name| l.column(ROOT, name).unwrap());
+    let k = l.column(m, "k").unwrap();
+    for row in 0..40i64 {
+        l.start_row().unwrap();
+        let null = row % 3 == 0;
+        let writes: [(ColumnId, Value<'_>); 4] = [
+            (i, if null { Value::Null } else { Value::Int(row) }),
+            (f, Value::Float(row as f64 / 2.0)),
+            (
+                b,
+                if null {
+                    Value::Null
+                } else {
+                    Value::Bool(row % 2 == 0)
+                },
+            ),
+            (t, Value::Timestamp(row * 1_000_000)),
+        ];
+        for (id, value) in writes {
+            l.set(id, value).unwrap();
+            assert_eq!(l.active_bytes(), l.recount_bytes(), "row {row}, {value}");
+        }
+        l.begin(m).unwrap();
+        let text = "x".repeat(row as usize % 5);
+        l.set(k, if null { Value::Null } else { Value::Str(&text) })
+            .unwrap();
+        assert_eq!(l.active_bytes(), l.recount_bytes(), "row {row}, m.k");
+        l.save_row().unwrap();
+    }
+    let expected = l.batch_bytes();
+    let batch = l.harvest().unwrap();
+    assert_eq!(exported_bytes(&batch), expected);
+    assert_eq!(batch.column(0).null_count(), 14);
+    let ks = batch.column(4).as_struct().column(0).as_string::<i32>();
+    assert_eq!(ks.value(4), "xxxx");
+}
+
 #[test]
 fn discarding_a_row_restores_every_buffer() {
     let mut l = loader(
