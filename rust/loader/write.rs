@@ -308,6 +308,58 @@ impl ResultSetLoader {
     /// to it in this entry is dropped, and it is opened (present, non-null, empty). The same
     /// as `clear` then `open`, in one walk.
     pub fn begin(&mut self, id: ColumnId) -> Result<()> {
+        match self.begin_first(id) {
+            Some(()) => self.after_write(id),
+            None => self.begin_any(id),
+        }
+    }
+
+    /// `begin`'s common case in one pass: the first value of a struct, list or map in an
+    /// open entry, or the next element of an open list entry. `None` (nothing written): any
+    /// other case, left to `begin_any`.
+    #[inline(always)]
+    fn begin_first(&mut self, id: ColumnId) -> Option<()> {
+        if !self.row_open || id == ROOT {
+            return None;
+        }
+        let node = self.nodes.get(id)?;
+        if !node.projected || node.physical.is_some() {
+            return None;
+        }
+        let fresh = match node.role {
+            Role::Element(list) => {
+                let list_node = &self.nodes[list];
+                let p = self.pos(list);
+                node.len == list_node.last_offset()
+                    && list_node.len == p + 1
+                    && list_node.is_valid(p)
+            }
+            _ => self.fresh_entry(id).is_some(),
+        };
+        if !fresh {
+            return None;
+        }
+        let in_row = node.anchor.is_none();
+        let node = &mut self.nodes[id];
+        let at = node.len;
+        node.open_entry();
+        // the bytes the entry adds: a list's offset, its validity bit's new byte
+        let mut grown = usize::from(node.validity.is_some() && at.is_multiple_of(8));
+        if let Data::List { large, .. } = node.data {
+            grown += offset_width(large);
+        }
+        let own = node.counted + grown;
+        debug_assert_eq!(own, node.own_bytes(), "{}", node.path);
+        self.account(id, own);
+        if in_row {
+            self.row_writes = self.row_writes.saturating_add(1);
+        }
+        Some(())
+    }
+
+    /// `begin` past its common case: checks, overwrites, opening the parent entry.
+    #[inline(never)]
+    fn begin_any(&mut self, id: ColumnId) -> Result<()> {
         if !self.check_compound(id)? {
             return Ok(());
         }
