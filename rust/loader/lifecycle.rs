@@ -47,9 +47,10 @@ pub struct ResultSetLoader {
     /// What the row's nodes outside lists are (commit fast path); `None` once the schema
     /// changes, measured again at the next commit.
     pub(crate) row_shape: Option<RowShape>,
-    /// First writes to the row's nodes outside lists in the current row; a row that wrote
-    /// each of them needs no back-fill at commit. `usize::MAX` disables the shortcut.
-    pub(crate) row_writes: usize,
+    /// First writes in the current row to the nodes outside lists, per top-level column (by
+    /// position): a column whose count is its shape's needs no back-fill at commit.
+    /// `usize::MAX`: the commit walks that column whatever.
+    pub(crate) top_writes: Vec<usize>,
     /// The full batch set aside when a row overflowed.
     pub(crate) frozen: Option<FrozenBatch>,
     pub(crate) harvested_rows: u64,
@@ -76,7 +77,7 @@ impl ResultSetLoader {
             budget_rows: usize::MAX,
             budget: 0,
             row_shape: None,
-            row_writes: 0,
+            top_writes: Vec::new(),
             frozen: None,
             harvested_rows: 0,
             harvested_batches: 0,
@@ -161,7 +162,7 @@ impl ResultSetLoader {
             return Ok(false);
         }
         self.row_open = true;
-        self.row_writes = 0;
+        self.top_writes.fill(0);
         Ok(true)
     }
 
@@ -177,11 +178,9 @@ impl ResultSetLoader {
         if !self.row_open {
             return Err(LoaderError::State("save() without start()".into()));
         }
-        if !self.row_is_complete() {
-            if let Err(e) = self.finalize(ROOT, self.row_pos) {
-                self.discard_row();
-                return Err(e);
-            }
+        if let Err(e) = self.finalize_row(self.row_pos) {
+            self.discard_row();
+            return Err(e);
         }
         self.after_write(ROOT)?;
         self.row_pos += 1;

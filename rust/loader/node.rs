@@ -129,6 +129,9 @@ pub(crate) struct Node {
     pub default: Vec<u8>,
     /// A utf8 value was built with `append_bytes` and must be validated at commit.
     pub check_utf8: bool,
+    /// The position, among the top-level columns, of the one this node belongs to
+    /// (`usize::MAX` for the row itself).
+    pub top: usize,
 }
 
 /// The set-aside head of a node after a split: exactly what is exported.

@@ -449,8 +449,9 @@ fn commit_shortcut_still_back_fills_and_validates() {
     assert!(batch.column(1).is_null(0));
 }
 
-/// The commit shortcut counts first writes to the row's nodes at every depth outside lists;
-/// these rows write as many first writes as the row has nodes without writing all of them.
+/// The commit shortcut counts first writes to each top-level column's nodes at every depth
+/// outside lists; these rows write as many first writes as a column has nodes without
+/// writing all of them.
 #[test]
 fn nested_commit_shortcut_is_not_fooled_by_rewrites_or_unsaved_elements() {
     let pair = Fields::from(vec![
@@ -460,7 +461,15 @@ fn nested_commit_shortcut_is_not_fooled_by_rewrites_or_unsaved_elements() {
     let mut l = loader(
         vec![
             Field::new("x", DataType::Int64, true),
-            Field::new("s", DataType::Struct(pair.clone()), true),
+            Field::new(
+                "s",
+                DataType::Struct(Fields::from(vec![
+                    Field::new("a", DataType::Int64, true),
+                    Field::new("b", DataType::Int64, true),
+                    Field::new("c", DataType::Int64, true),
+                ])),
+                true,
+            ),
             Field::new("e", DataType::new_list(DataType::Struct(pair), true), true),
         ],
         1 << 20,
@@ -473,7 +482,8 @@ fn nested_commit_shortcut_is_not_fooled_by_rewrites_or_unsaved_elements() {
     let (a, b) = (l.column(s, "a").unwrap(), l.column(s, "b").unwrap());
     let el = l.element(e).unwrap();
     let (ea, eb) = (l.column(el, "a").unwrap(), l.column(el, "b").unwrap());
-    // s begun twice: a and b are written, cut, and a written again; x is never written.
+    // s begun twice: a and b are written, cut, and a written again (four first writes, s
+    // has four nodes); x is never written.
     l.start_row().unwrap();
     l.begin(s).unwrap();
     l.set(a, Value::Int(1)).unwrap();
@@ -510,6 +520,8 @@ fn nested_commit_shortcut_is_not_fooled_by_rewrites_or_unsaved_elements() {
         ss.column(1).as_primitive::<Int64Type>(),
     );
     assert_eq!((sa.value(0), sb.is_null(0)), (3, true));
+    assert_eq!(ss.column(2).null_count(), 3);
+    assert_eq!(ss.column(2).len(), 3);
     assert_eq!((sa.value(1), sb.value(1)), (5, 6));
     let es = batch.column(2).as_list::<i32>();
     assert_eq!(es.value_offsets(), &[0, 0, 1, 2]);

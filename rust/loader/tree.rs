@@ -56,14 +56,20 @@ fn physical_of(dt: &DataType) -> Option<(Physical, Data)> {
     })
 }
 
-/// The nodes a row writes outside lists, for the commit's shortcut (see
-/// [`ResultSetLoader::row_is_complete`]).
+/// The nodes of each top-level column outside lists, for the commit's shortcut (see
+/// [`ResultSetLoader::finalize_row`]).
 pub(crate) struct RowShape {
-    /// How many (`None`: every row is walked at commit).
-    nodes: Option<usize>,
-    /// The lists among them, with their element node.
-    lists: Vec<(ColumnId, ColumnId)>,
+    /// The projected top-level columns: (position, how many of its nodes are projected,
+    /// itself included, or [`WALK_ALWAYS`]).
+    widths: Vec<(usize, usize)>,
+    /// The lists among them: (top-level position, list, element node).
+    lists: Vec<(usize, ColumnId, ColumnId)>,
 }
+
+/// The width of a column the commit walks whatever was written: one holding a list of lists
+/// (an unsaved element of it may hide below the outer list's last offset). No count of first
+/// writes reaches it (they saturate at `usize::MAX`).
+const WALK_ALWAYS: usize = usize::MAX - 1;
 
 /// How deep a type may nest: a top-level column is at level 1, each struct member, list
 /// element, map entry and entry key/value one level below its parent. Batches cross to Python
@@ -501,6 +507,11 @@ impl ResultSetLoader {
             Role::Member(s) => self.nodes[s].anchor,
             Role::Element(l) => Some(l),
         };
+        let top = match role {
+            Role::Root => usize::MAX,
+            Role::Member(ROOT) => self.top_writes.len(),
+            Role::Member(s) | Role::Element(s) => self.nodes[s].top,
+        };
         self.nodes.push(Node {
             field: field.clone(),
             path: path.clone(),
@@ -515,6 +526,7 @@ impl ResultSetLoader {
             data,
             default: default.unwrap_or_default(),
             check_utf8: false,
+            top,
         });
         if projected {
             let own = self.nodes[id].own_bytes();
@@ -586,6 +598,9 @@ impl ResultSetLoader {
         if let Data::Struct { members, index } = &mut self.nodes[parent].data {
             index.insert(field.name().to_lowercase(), members.len());
             members.push(id);
+        }
+        if parent == ROOT {
+            self.top_writes.push(0);
         }
         self.row_shape = None;
         Ok(id)
@@ -720,40 +735,60 @@ impl ResultSetLoader {
         Ok(id)
     }
 
-    /// Whether the row being committed wrote every node of the row outside lists once and
-    /// left no element of a list unsaved: then it needs no back-fill (`finalize` would find
-    /// nothing to do).
-    #[inline]
-    pub(crate) fn row_is_complete(&mut self) -> bool {
-        let shape = match &self.row_shape {
+    /// Commit row entry `p`: back-fill what the row did not write. A top-level column whose
+    /// nodes outside lists each had their first write, and whose lists hold no element
+    /// started and never saved, is skipped (`finalize` would find nothing to do).
+    pub(crate) fn finalize_row(&mut self, p: usize) -> Result<()> {
+        let shape = match self.row_shape.take() {
             Some(shape) => shape,
-            None => self.row_shape.insert(self.measure_row()),
+            None => self.measure_row(),
         };
-        shape.nodes == Some(self.row_writes)
-            && shape
-                .lists
-                .iter()
-                .all(|&(list, child)| self.nodes[child].len == self.nodes[list].last_offset())
-    }
-
-    /// The row's projected nodes outside lists (lists included, their elements not).
-    fn measure_row(&self) -> RowShape {
-        let mut shape = RowShape {
-            nodes: Some(0),
-            lists: Vec::new(),
-        };
-        let row = self.nodes.iter().enumerate().skip(1);
-        for (id, node) in row.filter(|(_, n)| n.projected && n.anchor.is_none()) {
-            shape.nodes = shape.nodes.map(|n| n + 1);
-            if let Data::List { child, .. } = node.data {
-                // an unsaved element of a list of lists may hide below its last offset
-                if matches!(self.nodes[child].data, Data::List { .. }) {
-                    shape.nodes = None;
-                }
-                shape.lists.push((id, child));
+        for &(top, list, element) in &shape.lists {
+            if self.nodes[element].len != self.nodes[list].last_offset() {
+                self.top_writes[top] = usize::MAX; // an element left unsaved: cut it
             }
         }
-        shape
+        let mut result = Ok(());
+        for &(i, width) in &shape.widths {
+            if self.top_writes[i] == width {
+                continue;
+            }
+            let m = self.member_at(ROOT, i).expect("member");
+            if self.needs_finalize(m, p) {
+                result = self.finalize(m, p);
+                if result.is_err() {
+                    break;
+                }
+            }
+        }
+        self.row_shape = Some(shape);
+        result
+    }
+
+    /// The projected nodes outside lists of each top-level column (lists included, their
+    /// elements not).
+    fn measure_row(&self) -> RowShape {
+        let mut widths = vec![0; self.top_writes.len()];
+        let mut lists = Vec::new();
+        let row = self.nodes.iter().enumerate().skip(1);
+        for (id, node) in row.filter(|(_, n)| n.projected && n.anchor.is_none()) {
+            let width = &mut widths[node.top];
+            if *width != WALK_ALWAYS {
+                *width += 1;
+            }
+            if let Data::List { child, .. } = node.data {
+                if matches!(self.nodes[child].data, Data::List { .. }) {
+                    *width = WALK_ALWAYS;
+                }
+                lists.push((node.top, id, child));
+            }
+        }
+        // an unprojected column has no nodes to fill
+        let widths = widths.into_iter().enumerate().filter(|&(_, w)| w > 0);
+        RowShape {
+            widths: widths.collect(),
+            lists,
+        }
     }
 
     /// Whether `id` is a map's entries struct (its members are fixed).

@@ -60,10 +60,7 @@ impl ResultSetLoader {
     #[inline(always)]
     fn prepare_entry(&mut self, id: ColumnId) -> usize {
         if let Some(p) = self.fresh_entry(id) {
-            if self.nodes[id].anchor.is_none() {
-                // Saturating: usize::MAX marks a row that must be finalized whatever follows.
-                self.row_writes = self.row_writes.saturating_add(1);
-            }
+            self.count_first_write(id);
             return p;
         }
         let p = self.pos(id);
@@ -71,7 +68,7 @@ impl ResultSetLoader {
             self.truncate(id, p);
             if self.nodes[id].physical.is_none() {
                 // its members' entries went too: written again, they would count twice
-                self.row_writes = usize::MAX;
+                self.uncount_column(id);
             }
         }
         if let Some(parent) = self.parent(id) {
@@ -111,7 +108,6 @@ impl ResultSetLoader {
         if !fresh || !node.projected {
             return None;
         }
-        let in_row = node.anchor.is_none();
         let node = &mut self.nodes[id];
         let valid = value != Value::Null;
         if !valid && node.validity.is_none() {
@@ -174,11 +170,31 @@ impl ResultSetLoader {
         let own = node.counted + grown;
         debug_assert_eq!(own, node.own_bytes(), "{}", node.path);
         self.account(id, own);
-        if in_row {
-            // Saturating: usize::MAX marks a row that must be finalized whatever follows.
-            self.row_writes = self.row_writes.saturating_add(1);
-        }
+        self.count_first_write(id);
         Some(())
+    }
+
+    /// Count a first write to node `id` in the row (nodes in lists are not counted).
+    #[inline(always)]
+    fn count_first_write(&mut self, id: ColumnId) {
+        let node = &self.nodes[id];
+        if node.anchor.is_none() {
+            if let Some(count) = self.top_writes.get_mut(node.top) {
+                // Saturating: usize::MAX marks a column the commit walks whatever follows.
+                *count = count.saturating_add(1);
+            }
+        }
+    }
+
+    /// Make the commit walk the top-level column of `id` (an entry there went, or needs a
+    /// check).
+    fn uncount_column(&mut self, id: ColumnId) {
+        let node = &self.nodes[id];
+        if node.anchor.is_none() {
+            if let Some(count) = self.top_writes.get_mut(node.top) {
+                *count = usize::MAX;
+            }
+        }
     }
 
     /// `set` past its common case: checks, conversions, overwrites, opening the parent
@@ -274,7 +290,7 @@ impl ResultSetLoader {
         }
         if is_utf8 {
             self.nodes[id].check_utf8 = true;
-            self.row_writes = usize::MAX; // the commit must validate it
+            self.uncount_column(id); // the commit must validate it
         }
         self.after_write(id)
     }
@@ -339,7 +355,6 @@ impl ResultSetLoader {
         if !fresh {
             return None;
         }
-        let in_row = node.anchor.is_none();
         let node = &mut self.nodes[id];
         let at = node.len;
         node.open_entry();
@@ -351,9 +366,7 @@ impl ResultSetLoader {
         let own = node.counted + grown;
         debug_assert_eq!(own, node.own_bytes(), "{}", node.path);
         self.account(id, own);
-        if in_row {
-            self.row_writes = self.row_writes.saturating_add(1);
-        }
+        self.count_first_write(id);
         Some(())
     }
 
@@ -454,7 +467,7 @@ impl ResultSetLoader {
             // Nothing below a struct or list can be written without opening its entry.
             if self.nodes[id].len > p {
                 self.truncate(id, p);
-                self.row_writes = usize::MAX; // the commit must back-fill it again
+                self.uncount_column(id); // the commit must back-fill it again
             }
         }
         Ok(())
