@@ -97,15 +97,7 @@ impl ResultSetLoader {
             return None;
         }
         let node = self.nodes.get(id)?;
-        let fresh = match node.role {
-            Role::Member(ROOT) => node.len == self.row_pos,
-            Role::Member(s) => {
-                let parent = &self.nodes[s];
-                parent.len == node.len + 1 && parent.is_valid(node.len)
-            }
-            _ => false,
-        };
-        if !fresh || !node.projected {
+        if !node.projected || self.fresh_entry(id).is_none() {
             return None;
         }
         let node = &mut self.nodes[id];
@@ -167,11 +159,17 @@ impl ResultSetLoader {
             }
             node.len = at + 1;
         }
-        let own = node.counted + grown;
-        debug_assert_eq!(own, node.own_bytes(), "{}", node.path);
+        self.first_entry_grew(id, grown);
+        Some(())
+    }
+
+    /// Node `id` took a new entry by a first write, `grown` bytes more: count both.
+    #[inline(always)]
+    fn first_entry_grew(&mut self, id: ColumnId, grown: usize) {
+        let own = self.nodes[id].counted + grown;
+        debug_assert_eq!(own, self.nodes[id].own_bytes(), "{}", self.nodes[id].path);
         self.account(id, own);
         self.count_first_write(id);
-        Some(())
     }
 
     /// Count a first write to node `id` in the row (nodes in lists are not counted).
@@ -363,10 +361,7 @@ impl ResultSetLoader {
         if let Data::List { large, .. } = node.data {
             grown += offset_width(large);
         }
-        let own = node.counted + grown;
-        debug_assert_eq!(own, node.own_bytes(), "{}", node.path);
-        self.account(id, own);
-        self.count_first_write(id);
+        self.first_entry_grew(id, grown);
         Some(())
     }
 
