@@ -378,14 +378,12 @@ impl ResultSetLoader {
             }
         }
         match &self.nodes[id].data {
-            Data::Struct { members, .. } => {
-                // usually every member was written: one pass that only reads tells
-                if members.iter().any(|&m| self.needs_finalize(m, p)) {
-                    for i in 0..members.len() {
-                        let m = self.member_at(id, i).expect("member");
-                        if self.needs_finalize(m, p) {
-                            self.finalize(m, p)?;
-                        }
+            // Usually every member was written: a pass that only reads tells.
+            Data::Struct { members, .. } if members.iter().any(|&m| self.needs_finalize(m, p)) => {
+                for i in 0..members.len() {
+                    let m = self.member_at(id, i).expect("member");
+                    if self.needs_finalize(m, p) {
+                        self.finalize(m, p)?;
                     }
                 }
             }
