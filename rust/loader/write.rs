@@ -100,6 +100,31 @@ impl ResultSetLoader {
         if !node.projected || self.fresh_entry(id).is_none() {
             return None;
         }
+        self.push_first(id, value)
+    }
+
+    /// Whether `id` is the element node of a list whose current entry is open, with no
+    /// element of it written yet: its next write is a first write.
+    #[inline(always)]
+    fn fresh_element(&self, id: ColumnId) -> bool {
+        let Some(node) = self.nodes.get(id) else {
+            return false;
+        };
+        let Role::Element(list) = node.role else {
+            return false;
+        };
+        let list_node = &self.nodes[list];
+        let p = self.pos(list);
+        node.projected
+            && node.len == list_node.last_offset()
+            && list_node.len == p + 1
+            && list_node.is_valid(p)
+    }
+
+    /// The first write of `value` to scalar `id`, whose entry is known to be next, in one
+    /// pass if the value is stored as it comes (or is a null); `None`: nothing written.
+    #[inline(always)]
+    fn push_first(&mut self, id: ColumnId, value: Value<'_>) -> Option<()> {
         let node = &mut self.nodes[id];
         let valid = value != Value::Null;
         if !valid && node.validity.is_none() {
@@ -199,6 +224,10 @@ impl ResultSetLoader {
     /// entry, compound columns, and the errors.
     #[inline(never)]
     fn set_any(&mut self, id: ColumnId, value: Value<'_>) -> Result<()> {
+        // A list's next element: the same one pass, out of `set`'s inlined path.
+        if self.row_open && self.fresh_element(id) && self.push_first(id, value).is_some() {
+            return self.after_write(id);
+        }
         self.check_writable(id)?;
         let node = &self.nodes[id];
         if !node.projected {
@@ -341,13 +370,7 @@ impl ResultSetLoader {
             return None;
         }
         let fresh = match node.role {
-            Role::Element(list) => {
-                let list_node = &self.nodes[list];
-                let p = self.pos(list);
-                node.len == list_node.last_offset()
-                    && list_node.len == p + 1
-                    && list_node.is_valid(p)
-            }
+            Role::Element(_) => self.fresh_element(id),
             _ => self.fresh_entry(id).is_some(),
         };
         if !fresh {
