@@ -740,17 +740,24 @@ impl ResultSetLoader {
     /// nodes outside lists each had their first write, and whose lists hold no element
     /// started and never saved, is skipped (`finalize` would find nothing to do).
     pub(crate) fn finalize_row(&mut self, p: usize) -> Result<()> {
-        let shape = match self.row_shape.take() {
-            Some(shape) => shape,
-            None => self.measure_row(),
+        if self.row_shape.is_none() {
+            self.row_shape = Some(self.measure_row());
+        }
+        let Some(shape) = &self.row_shape else {
+            unreachable!("measured above");
         };
         for &(top, list, element) in &shape.lists {
             if self.nodes[element].len != self.nodes[list].last_offset() {
                 self.top_writes[top] = usize::MAX; // an element left unsaved: cut it
             }
         }
+        let counts = &self.top_writes;
+        let Some(first) = shape.widths.iter().position(|&(i, w)| counts[i] != w) else {
+            return Ok(()); // the usual row: every column written whole
+        };
+        let shape = self.row_shape.take().expect("measured above");
         let mut result = Ok(());
-        for &(i, width) in &shape.widths {
+        for &(i, width) in &shape.widths[first..] {
             if self.top_writes[i] == width {
                 continue;
             }
