@@ -165,3 +165,71 @@ def test_a_struct_written_again_is_back_filled_anew():
     w["s"].set({"a": 5, "b": 6})
     w.save()
     assert loader.harvest().to_pylist() == [{"s": {"a": 2, "b": None}}, {"s": {"a": 5, "b": 6}}]
+
+
+MIXED_SCHEMA = pa.schema(
+    [
+        ("x", pa.int64()),
+        ("s", pa.struct([("a", pa.int64()), ("b", pa.utf8())])),
+        ("l", pa.list_(pa.int64())),
+    ]
+)
+_ints = st.integers(-5, 5)
+_ops = st.one_of(
+    st.tuples(st.just("set"), st.just("x"), st.none() | _ints),
+    st.tuples(
+        st.just("set"),
+        st.just("s"),
+        st.none()
+        | st.fixed_dictionaries(
+            {}, optional={"a": st.none() | _ints, "b": st.none() | st.text(max_size=3)}
+        ),
+    ),
+    st.tuples(st.just("set"), st.just("l"), st.none() | st.lists(_ints, max_size=3)),
+    st.tuples(st.just("member"), st.sampled_from(["a", "b"]), _ints),
+    st.tuples(st.just("append"), st.just("l"), _ints),
+)
+
+
+def _apply(row: dict[str, Any], op: tuple[str, str, Any]) -> None:
+    """The model of one write: what the row holds after it."""
+    kind, name, value = op
+    if kind == "set":
+        row[name] = dict(value) if isinstance(value, dict) else value
+    elif kind == "member":
+        # a member written into a null or unwritten struct makes it a struct of that member
+        struct = row.get("s") if isinstance(row.get("s"), dict) else {}
+        row["s"] = {**struct, name: str(value) if name == "b" else value}
+    else:
+        # an element appended to a null or unwritten list starts it
+        row["l"] = (row.get("l") or []) + [value]
+
+
+@settings(max_examples=300)
+@given(rows_of_ops=st.lists(st.lists(_ops, max_size=6), max_size=12), row_limit=st.integers(1, 5))
+def test_mixed_writes_in_any_order_match_a_model(rows_of_ops, row_limit):
+    """Whole values, single struct members and appended elements, in any order and any number
+    of times per row: each row holds what a model of last-write-wins says, back-filled."""
+    loader = bl.ResultSetLoader(MIXED_SCHEMA, row_limit=row_limit)
+    w = loader.writer
+    batches, model = [], []
+    assert loader.start_batch()
+    for ops in rows_of_ops:
+        while not w.start():
+            batches.append(loader.harvest())
+            assert loader.start_batch()
+        row: dict[str, Any] = {}
+        for op in ops:
+            kind, name, value = op
+            if kind == "set":
+                w[name].set(value)
+            elif kind == "member":
+                w["s"][name].set(str(value) if name == "b" else value)
+            else:
+                w["l"].append(value)
+            _apply(row, op)
+        w.save()
+        model.append(expected(row, MIXED_SCHEMA))
+    batches.append(loader.harvest())
+    got = pa.Table.from_batches(batches, schema=MIXED_SCHEMA)
+    assert got.to_pylist() == model
