@@ -321,11 +321,17 @@ impl ResultSetLoader {
             return;
         }
         let p = self.pos(id);
-        let node = &self.nodes[id];
-        if node.len == p + 1 && node.is_valid(p) {
+        if self.is_open_at(id, p) {
             return; // the usual case: the entry was begun
         }
         self.open_at(id, p)
+    }
+
+    /// Whether entry `p` of struct or list `id` exists and is valid (not null).
+    #[inline(always)]
+    pub(crate) fn is_open_at(&self, id: ColumnId, p: usize) -> bool {
+        let node = &self.nodes[id];
+        node.len == p + 1 && node.is_valid(p)
     }
 
     /// `ensure_open` when entry `p` of `id` is not open yet (or is null).
@@ -412,6 +418,10 @@ impl ResultSetLoader {
         if id != ROOT && node.len <= n && !matches!(node.data, Data::List { .. }) {
             return;
         }
+        if node.len > n {
+            // entries counted as first writes go: written again, they would count twice
+            self.uncount_column(id);
+        }
         let cut = if id == ROOT {
             n
         } else {
@@ -429,6 +439,17 @@ impl ResultSetLoader {
                 self.truncate(child, cut)
             }
             _ => {}
+        }
+    }
+
+    /// Make the commit walk the top-level column of `id` (see `finalize_row`): an entry of
+    /// it went, or needs a check. Nodes in lists have no count.
+    pub(crate) fn uncount_column(&mut self, id: ColumnId) {
+        let node = &self.nodes[id];
+        if node.anchor.is_none() {
+            if let Some(count) = self.top_writes.get_mut(node.top) {
+                *count = usize::MAX;
+            }
         }
     }
 

@@ -47,10 +47,7 @@ impl ResultSetLoader {
         let node = &self.nodes[id];
         match node.role {
             Role::Member(ROOT) => (node.len == self.row_pos).then_some(node.len),
-            Role::Member(s) => {
-                let parent = &self.nodes[s];
-                (parent.len == node.len + 1 && parent.is_valid(node.len)).then_some(node.len)
-            }
+            Role::Member(s) => self.is_open_at(s, node.len).then_some(node.len),
             _ => None,
         }
     }
@@ -66,10 +63,6 @@ impl ResultSetLoader {
         let p = self.pos(id);
         if self.nodes[id].len > p {
             self.truncate(id, p);
-            if self.nodes[id].physical.is_none() {
-                // its members' entries went too: written again, they would count twice
-                self.uncount_column(id);
-            }
         }
         if let Some(parent) = self.parent(id) {
             self.ensure_open(parent);
@@ -113,12 +106,9 @@ impl ResultSetLoader {
         let Role::Element(list) = node.role else {
             return false;
         };
-        let list_node = &self.nodes[list];
-        let p = self.pos(list);
         node.projected
-            && node.len == list_node.last_offset()
-            && list_node.len == p + 1
-            && list_node.is_valid(p)
+            && node.len == self.nodes[list].last_offset()
+            && self.is_open_at(list, self.pos(list))
     }
 
     /// The first write of `value` to scalar `id`, whose entry is known to be next, in one
@@ -205,17 +195,6 @@ impl ResultSetLoader {
             if let Some(count) = self.top_writes.get_mut(node.top) {
                 // Saturating: usize::MAX marks a column the commit walks whatever follows.
                 *count = count.saturating_add(1);
-            }
-        }
-    }
-
-    /// Make the commit walk the top-level column of `id` (an entry there went, or needs a
-    /// check).
-    fn uncount_column(&mut self, id: ColumnId) {
-        let node = &self.nodes[id];
-        if node.anchor.is_none() {
-            if let Some(count) = self.top_writes.get_mut(node.top) {
-                *count = usize::MAX;
             }
         }
     }
@@ -485,7 +464,6 @@ impl ResultSetLoader {
             // Nothing below a struct or list can be written without opening its entry.
             if self.nodes[id].len > p {
                 self.truncate(id, p);
-                self.uncount_column(id); // the commit must back-fill it again
             }
         }
         Ok(())
