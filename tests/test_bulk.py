@@ -412,3 +412,27 @@ def test_nested_projection_through_structs_and_lists(schema, data):
         for r in data_rows
     ]
     assert got.to_pylist() == pa.Table.from_pylist(want, schema=projected).to_pylist()
+
+
+def test_a_failed_row_leaves_no_column_or_type_behind():
+    """What discovery learnt from a row that then fails is taken back with the row: the
+    columns it added (top-level and struct members) and the element type it gave a list
+    first seen empty. The rows after it read as if it had never been written: the oracle
+    is the same rows without it."""
+    before = [{"a": 1, "t": [], "m": {"x": 1}}]
+    bad = {"a": 2, "new": 5, "t": [1], "m": {"x": 1, "y": 2.5}, "z": object()}
+    after = [{"a": 3, "new": "text", "t": ["s"], "m": {"x": 2, "y": "w"}}]
+    loader = bl.ResultSetLoader()
+    with pytest.raises(bl.SchemaConflictError, match="row 1: new column 'z'"):
+        list(loader.write_rows([*before, bad]))
+    got = pa.Table.from_batches(list(loader.write_rows(after)))
+    want = pa.Table.from_batches(list(bl.ResultSetLoader().write_rows(before + after)))
+    assert got.schema == want.schema
+    assert (
+        got.to_pylist()
+        == want.to_pylist()
+        == [
+            {"a": 1, "t": [], "m": {"x": 1, "y": None}, "new": None},
+            {"a": 3, "t": ["s"], "m": {"x": 2, "y": "w"}, "new": "text"},
+        ]
+    )

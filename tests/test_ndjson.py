@@ -716,3 +716,87 @@ def test_a_value_after_a_batch_of_nulls_says_why_the_column_has_the_null_type(tm
         list(bl.Scan(path, row_limit=2))
     # one batch: the value types the column in time
     assert data_table(bl.Scan(path)).column("x").to_pylist() == [None, None, 1.5]
+
+
+# ------------------------------------------------------- failed lines leave no trace
+
+# No floats: a float a failed line met in an int64 column has widened it, which is not undone
+# (the README says so); every other type a failed line gave is.
+LOOSE_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from("xyz"), inner, max_size=3),
+    ),
+    max_leaves=6,
+)
+
+
+@given(
+    lines=st.lists(
+        st.tuples(st.dictionaries(st.sampled_from("abcd"), LOOSE_VALUES, max_size=4), st.data()),
+        min_size=1,
+        max_size=12,
+    ),
+    broken=st.sets(st.integers(0, 11), max_size=4),
+    row_limit=st.integers(1, 4),
+)
+@settings(max_examples=200, deadline=None)
+def test_a_failed_line_changes_nothing_in_how_the_others_are_read(
+    tmp_path_factory, lines, broken, row_limit
+):
+    """A line cut short (malformed) is skipped, or kept in `_corrupt_record`, as if its
+    fields had never been seen: no column it named, no type it gave a field or a list's
+    elements, stays behind to change how later lines read. The oracle is the same file
+    without those lines. Keys and types vary freely, so good lines may conflict too: they
+    must fail the same way in both reads."""
+    texts, good = [], []
+    for i, (row, data) in enumerate(lines):
+        text = json.dumps(row)
+        if i in broken:
+            cut = data.draw(st.integers(1, len(text) - 1), label="cut")
+            texts.append(text[:cut])
+        else:
+            texts.append(text)
+            good.append(text)
+    folder = tmp_path_factory.mktemp("failed")
+    (folder / "all.json").write_text("\n".join(texts) + "\n")
+    (folder / "good.json").write_text("\n".join(good) + "\n")
+    cut_lines = len(texts) - len(good)
+
+    def read(name, **options):
+        """The table and the scan, or the error (a type change between batches fails the
+        scan, not a line: then both reads must fail alike)."""
+        scan = bl.Scan(folder / name, **options)
+        try:
+            return data_table(scan), scan
+        except bl.SchemaConflictError as e:
+            return type(e), None
+
+    want, want_scan = read("good.json", on_error="skip", row_limit=row_limit)
+    got, got_scan = read("all.json", on_error="skip", row_limit=row_limit)
+    if want_scan is None:
+        assert got == want
+        return
+    assert got.schema == want.schema
+    assert got.to_pylist() == want.to_pylist()
+    assert got_scan.skipped_lines == want_scan.skipped_lines + cut_lines
+
+    # one batch each: kept lines are rows, so batches would end elsewhere than in `want`
+    want, _ = read("good.json", on_error="skip")
+    _, skipping = read("all.json", on_error="skip")
+    kept, _ = read("all.json", on_error="permissive")
+    corrupt = kept.column("_corrupt_record").to_pylist()
+    assert sum(c is not None for c in corrupt) == skipping.skipped_lines
+    rows = kept.filter(pc.is_null(kept.column("_corrupt_record"))).drop_columns(["_corrupt_record"])
+    assert rows.schema == want.schema
+    assert rows.to_pylist() == want.to_pylist()
+
+
+def test_a_struct_without_members_keeps_its_length_in_later_batches(tmp_path):
+    """`{}` gives a struct with no members; a later batch conformed to that schema still has
+    one entry per row (an Arrow struct without children takes its length from its nulls)."""
+    path = tmp_path / "e.json"
+    write_lines(path, ['{"a": null, "c": {}}', '{"c": {"x": null}}'])
+    got = data_table(bl.Scan(path, row_limit=1))
+    assert got.to_pylist() == [{"c": {}, "a": None}, {"c": {}, "a": None}]

@@ -409,9 +409,9 @@ def conform(array: pa.Array, target: pa.DataType) -> pa.Array:
                 conform(child, tf.type) if child is not None else fill_column(len(array), tf)
             )
             fields.append(tf)
-        return pa.StructArray.from_arrays(
-            children, fields=fields, mask=array.is_null() if array.null_count else None
-        )
+        # a struct without members gets its length from the mask alone
+        mask = array.is_null() if array.null_count or not children else None
+        return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
     if pa.types.is_list(target) and pa.types.is_list(array.type):
         values = conform(array.values, target.value_type)
         mask = array.is_null() if array.null_count else None

@@ -1,6 +1,7 @@
 //! Schema discovery bookkeeping shared by every writer that adds columns from the data (the
 //! Python row path, the JSON reader): which columns were discovered (their int64 may widen to
 //! float64) and which lists got a guessed element type because they were first seen empty.
+//! A row that fails takes back what it discovered (`begin_row`, `undo_row`).
 
 use std::sync::Arc;
 
@@ -10,6 +11,7 @@ use super::error::LoaderError;
 use super::lifecycle::ResultSetLoader;
 use super::node::{ColumnId, ColumnKind};
 use super::options::Projection;
+use super::rollback::SchemaMark;
 
 /// What discovery remembers about the columns it created.
 #[derive(Default, Debug)]
@@ -21,6 +23,10 @@ pub struct Discovery {
     null_only: Vec<(ColumnId, String)>,
     /// Columns created by `settle_nulls` (typed by the null type, not by a value).
     null_typed: Vec<bool>,
+    /// The row being written: the columns before it, how many null-only fields were noted
+    /// before it, and the lists whose guess it settled.
+    row: Option<(SchemaMark, usize)>,
+    settled: Vec<ColumnId>,
 }
 
 /// Set flag `id`, growing the vector as needed.
@@ -66,6 +72,52 @@ impl Discovery {
     /// The guess about `list` is settled (confirmed or replaced).
     pub fn settle(&mut self, list: ColumnId) {
         set_flag(&mut self.guessed, list, false);
+        if self.row.is_some() {
+            self.settled.push(list);
+        }
+    }
+
+    /// A row starts: what it discovers can be taken back by `undo_row`.
+    #[inline]
+    pub fn begin_row(&mut self, l: &ResultSetLoader) {
+        self.row = Some((l.schema_mark(), self.null_only.len()));
+        if !self.settled.is_empty() {
+            self.settled.clear();
+        }
+    }
+
+    /// The row failed: discard it, with the columns it added, the list element types it
+    /// settled and the null-only fields it noted (see
+    /// [`ResultSetLoader::forget_columns_since`]), as if it had never been read. Returns
+    /// whether columns were forgotten: their ids will be reused, so caches of ids must go.
+    pub fn undo_row(&mut self, l: &mut ResultSetLoader) -> bool {
+        let Some((mark, nulls)) = self.row.take() else {
+            if l.row_open() {
+                l.discard_row();
+            }
+            return false;
+        };
+        let forgotten = l.forget_columns_since(mark);
+        if l.row_open() {
+            l.discard_row();
+        }
+        self.null_only.truncate(nulls);
+        for list in std::mem::take(&mut self.settled) {
+            // a guess stands again unless its replacement was kept
+            if mark.covers(list) && l.element(list).is_some_and(|e| mark.covers(e)) {
+                set_flag(&mut self.guessed, list, true);
+            }
+        }
+        if forgotten {
+            for flags in [
+                &mut self.discovered,
+                &mut self.guessed,
+                &mut self.null_typed,
+            ] {
+                flags.truncate(mark.columns());
+            }
+        }
+        forgotten
     }
 
     /// Field `name` of struct `parent` was seen as null, with no column yet.

@@ -23,6 +23,7 @@ mod lifecycle;
 mod node;
 mod options;
 mod overflow;
+mod rollback;
 mod tree;
 mod value;
 mod write;
@@ -32,6 +33,7 @@ pub use error::LoaderError;
 pub use lifecycle::ResultSetLoader;
 pub use node::{ColumnId, ColumnKind, ROOT};
 pub use options::{ElementFate, LoaderOptions, Projection, Reserve};
+pub use rollback::SchemaMark;
 pub use tree::{days_from_civil, parse_decimal, DEFAULT_METADATA_KEY, MAX_NESTING};
 pub use value::Value;
 

@@ -702,3 +702,114 @@ fn types_nest_at_most_max_nesting_levels() {
         assert!(ResultSetLoader::new(options).is_err());
     }
 }
+
+fn utf8_list() -> DataType {
+    DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+}
+
+#[test]
+fn forgetting_columns_undoes_what_a_failed_row_discovered() {
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    let a = l
+        .add_column(ROOT, Field::new("a", DataType::Int64, true))
+        .unwrap();
+    let t = l
+        .add_column(ROOT, Field::new("t", utf8_list(), true))
+        .unwrap();
+    let x = Field::new("x", DataType::Int64, true);
+    let s = l
+        .add_column(ROOT, Field::new_struct("s", vec![x], true))
+        .unwrap();
+    l.start_row().unwrap();
+    l.set(a, Value::Int(1)).unwrap();
+    l.begin(t).unwrap();
+    l.save_row().unwrap();
+    let (before, version) = (l.schema(), l.schema_version());
+
+    // the failed row: a new top-level column, a new struct member, the list retyped
+    let mark = l.schema_mark();
+    l.start_row().unwrap();
+    l.set(a, Value::Int(2)).unwrap();
+    let b = l
+        .add_column(ROOT, Field::new("b", DataType::Utf8, true))
+        .unwrap();
+    l.set(b, Value::Str("junk")).unwrap();
+    let y = l
+        .add_column(s, Field::new("y", DataType::Int64, true))
+        .unwrap();
+    l.set(y, Value::Int(5)).unwrap();
+    l.begin(t).unwrap();
+    let e = l.element(t).unwrap();
+    l.set(e, Value::Null).unwrap();
+    l.save_element(t).unwrap();
+    let e = l
+        .replace_element(t, Field::new("item", DataType::Int64, true))
+        .unwrap();
+    l.set(e, Value::Int(7)).unwrap();
+    l.save_element(t).unwrap();
+    assert!(l.forget_columns_since(mark));
+    l.discard_row();
+    assert_eq!(l.schema(), before);
+    assert!(l.schema_version() > version);
+    assert_eq!(l.active_bytes(), l.recount_bytes());
+    assert!(!l.forget_columns_since(mark), "nothing left to undo");
+
+    // the loader goes on: the list takes strings again, new columns get working ids
+    l.start_row().unwrap();
+    l.set(a, Value::Int(3)).unwrap();
+    l.begin(t).unwrap();
+    l.set(l.element(t).unwrap(), Value::Str("ok")).unwrap();
+    l.save_element(t).unwrap();
+    let c = l
+        .add_column(ROOT, Field::new("c", DataType::Boolean, true))
+        .unwrap();
+    l.set(c, Value::Bool(true)).unwrap();
+    l.save_row().unwrap();
+    assert_eq!(l.active_bytes(), l.recount_bytes());
+    let batch = l.harvest().unwrap();
+    let names: Vec<_> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(names, ["a", "t", "s", "c"]);
+    assert_eq!(batch.schema().field(1).data_type(), &utf8_list());
+    let ints = batch.column(0).as_primitive::<Int64Type>();
+    assert_eq!(ints.iter().collect::<Vec<_>>(), [Some(1), Some(3)]);
+    let lists = batch.column(1).as_list::<i32>();
+    assert_eq!(lists.value(0).len(), 0);
+    assert_eq!(lists.value(1).as_string::<i32>().value(0), "ok");
+    assert_eq!(lists.value(1).len(), 1);
+    let bools = batch.column(3).as_boolean();
+    assert_eq!(bools.iter().collect::<Vec<_>>(), [None, Some(true)]);
+}
+
+#[test]
+fn a_batch_set_aside_by_the_failed_row_loses_its_new_columns_too() {
+    // `s` overflows mid-row, after `b` was added: the batch set aside holds `b` (back-fill)
+    let mut l = loader(vec![Field::new("s", DataType::Utf8, true)], 64);
+    let s = l.column(ROOT, "s").unwrap();
+    for _ in 0..3 {
+        l.start_row().unwrap();
+        l.set(s, Value::Str("0123456789")).unwrap();
+        l.save_row().unwrap();
+    }
+    let mark = l.schema_mark();
+    l.start_row().unwrap();
+    let b = l
+        .add_column(ROOT, Field::new("b", DataType::Int64, true))
+        .unwrap();
+    l.set(b, Value::Int(1)).unwrap();
+    l.set(s, Value::Str(&"x".repeat(50))).unwrap();
+    assert!(l.is_full(), "the row overflowed");
+    assert!(l.forget_columns_since(mark));
+    l.discard_row();
+    let batch = l.harvest().unwrap();
+    assert_eq!(batch.num_columns(), 1);
+    assert_eq!(batch.num_rows(), 3);
+    l.start_batch().unwrap();
+    assert_eq!(l.schema().fields().len(), 1);
+    assert_eq!(l.active_bytes(), l.recount_bytes());
+}

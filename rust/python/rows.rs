@@ -383,17 +383,34 @@ impl RowWriter<'_> {
         Ok(())
     }
 
-    /// `start` + members + `save`; on any failure the row is discarded.
+    /// `start` + members + `save`; on any failure the row is discarded (with what it
+    /// discovered).
     pub fn row(&mut self, row: &Bound<'_, PyAny>) -> WriteResult {
         if !self.l.start_row()? {
             return Err(WriteError::Loader(LoaderError::State(
                 "the batch is full: harvest() it, then start_batch()".into(),
             )));
         }
+        if self.state.discover {
+            self.state.discovery.begin_row(self.l);
+        }
         let r = self.members(ROOT, row).and_then(|_| Ok(self.l.save_row()?));
-        if r.is_err() && self.l.row_open() {
-            self.l.discard_row();
+        if r.is_err() {
+            self.discard();
         }
         r
+    }
+
+    /// A row failed: discard it, and if discovering, the columns and element types it
+    /// brought (then the key caches, which hold column ids, start over).
+    fn discard(&mut self) {
+        if !self.state.discover {
+            if self.l.row_open() {
+                self.l.discard_row();
+            }
+        } else if self.state.discovery.undo_row(self.l) {
+            self.state.keys.clear();
+            self.state.order.clear();
+        }
     }
 }

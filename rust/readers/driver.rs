@@ -114,6 +114,13 @@ pub(crate) trait RecordSource {
     fn is_blank(&self) -> bool;
     /// Write the current record into the open row (not saving it).
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError>;
+    /// The current record failed (in `write` or at the commit): discard its row, if still
+    /// open, and whatever writing it changed.
+    fn discard(&mut self, l: &mut ResultSetLoader) {
+        if l.row_open() {
+            l.discard_row();
+        }
+    }
     /// The current record as text, for `_corrupt_record`.
     fn raw(&self) -> String;
     /// An input error about the current record.
@@ -195,9 +202,7 @@ impl Driver {
             match written {
                 Ok(()) => self.rows += 1,
                 Err(e) => {
-                    if l.row_open() {
-                        l.discard_row();
-                    }
+                    src.discard(l);
                     self.on_bad_record(src, l, e)?;
                 }
             }

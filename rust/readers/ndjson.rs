@@ -54,6 +54,7 @@ impl RecordSource for JsonLines {
     }
 
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
+        self.discovery.begin_row(l);
         // Validate the line once (ASCII runs go word by word) so the parser need not check
         // each string it reads.
         let text = match std::str::from_utf8(&self.line) {
@@ -83,6 +84,13 @@ impl RecordSource for JsonLines {
             (Ok(()), _) => Ok(()),
             (Err(_), Some(e)) => Err(loader_error(self, e)),
             (Err(e), None) => Err(self.error(Some(e.column()), syntax_message(&e))),
+        }
+    }
+
+    /// A line that fails leaves no column, element type or null-only field behind.
+    fn discard(&mut self, l: &mut ResultSetLoader) {
+        if self.discovery.undo_row(l) {
+            self.keys = KeyCache::default();
         }
     }
 
