@@ -416,11 +416,12 @@ def test_nested_projection_through_structs_and_lists(schema, data):
 
 def test_a_failed_row_leaves_no_column_or_type_behind():
     """What discovery learnt from a row that then fails is taken back with the row: the
-    columns it added (top-level and struct members) and the element type it gave a list
-    first seen empty. The rows after it read as if it had never been written: the oracle
+    columns it added (top-level and struct members), the element type it gave a list first
+    seen empty, and the widening of an int column it met a float in (exactly: 2**53 + 1 has
+    no float64). The rows after it read as if it had never been written: the oracle
     is the same rows without it."""
-    before = [{"a": 1, "t": [], "m": {"x": 1}}]
-    bad = {"a": 2, "new": 5, "t": [1], "m": {"x": 1, "y": 2.5}, "z": object()}
+    before = [{"a": 2**53 + 1, "t": [], "m": {"x": 1}}]
+    bad = {"a": 2.5, "new": 5, "t": [1], "m": {"x": 1, "y": 2.5}, "z": object()}
     after = [{"a": 3, "new": "text", "t": ["s"], "m": {"x": 2, "y": "w"}}]
     loader = bl.ResultSetLoader()
     with pytest.raises(bl.SchemaConflictError, match="row 1: new column 'z'"):
@@ -432,7 +433,7 @@ def test_a_failed_row_leaves_no_column_or_type_behind():
         got.to_pylist()
         == want.to_pylist()
         == [
-            {"a": 1, "t": [], "m": {"x": 1, "y": None}, "new": None},
+            {"a": 2**53 + 1, "t": [], "m": {"x": 1, "y": None}, "new": None},
             {"a": 3, "t": ["s"], "m": {"x": 2, "y": "w"}, "new": "text"},
         ]
     )

@@ -79,15 +79,15 @@ impl Discovery {
 
     /// A row starts: what it discovers can be taken back by `undo_row`.
     #[inline]
-    pub fn begin_row(&mut self, l: &ResultSetLoader) {
+    pub fn begin_row(&mut self, l: &mut ResultSetLoader) {
         self.row = Some((l.schema_mark(), self.null_only.len()));
         if !self.settled.is_empty() {
             self.settled.clear();
         }
     }
 
-    /// The row failed: discard it, with the columns it added, the list element types it
-    /// settled and the null-only fields it noted (see
+    /// The row failed: discard it, with the columns it added or widened, the list element
+    /// types it settled and the null-only fields it noted (see
     /// [`ResultSetLoader::forget_columns_since`]), as if it had never been read. Returns
     /// whether columns were forgotten: their ids will be reused, so caches of ids must go.
     pub fn undo_row(&mut self, l: &mut ResultSetLoader) -> bool {

@@ -56,6 +56,9 @@ pub struct ResultSetLoader {
     pub(crate) harvested_rows: u64,
     pub(crate) harvested_batches: u64,
     pub(crate) schema_version: u64,
+    /// Columns widened to float64 since the last schema mark or split: (id, entries, the
+    /// int64 values then), so that `forget_columns_since` can narrow them back exactly.
+    pub(crate) widened: Vec<(ColumnId, usize, arrow_buffer::MutableBuffer)>,
 }
 
 impl ResultSetLoader {
@@ -82,6 +85,7 @@ impl ResultSetLoader {
             harvested_rows: 0,
             harvested_batches: 0,
             schema_version: 0,
+            widened: Vec::new(),
         };
         loader.build_node(
             &root_field,

@@ -185,6 +185,8 @@ impl ResultSetLoader {
     /// Set entries `0..at` of every node aside (zero-copy) and keep the rest (the overflow
     /// row) as the active buffers, list offsets rebased at every level.
     pub(crate) fn split_tree(&mut self, at: usize) -> FrozenBatch {
+        // values set aside are not narrowed back
+        self.widened.clear();
         let mut nodes: Vec<Option<Frozen>> = (0..self.nodes.len()).map(|_| None).collect();
         self.split_node(ROOT, at, &mut nodes);
         let bytes = nodes

@@ -5,7 +5,7 @@
 use arrow_schema::DataType;
 
 use super::lifecycle::ResultSetLoader;
-use super::node::{ColumnId, Data, Role, ROOT};
+use super::node::{ColumnId, Data, Physical, Role, ROOT};
 
 /// The loader's columns at one moment (see [`ResultSetLoader::forget_columns_since`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,21 +24,27 @@ impl SchemaMark {
 }
 
 impl ResultSetLoader {
-    /// Mark the columns as they are now.
-    pub fn schema_mark(&self) -> SchemaMark {
+    /// Mark the columns as they are now. Widenings before it can no longer be undone.
+    pub fn schema_mark(&mut self) -> SchemaMark {
+        if !self.widened.is_empty() {
+            self.widened.clear();
+        }
         SchemaMark(self.nodes.len())
     }
 
-    /// Undo every `add_column` and `replace_element` since `mark`: the columns go with
-    /// whatever they hold, a retyped list gets its element column back. Call it on a row
+    /// Undo every `add_column`, `replace_element` and `widen_to_float64` since `mark` (the
+    /// newest one): the columns go with whatever they hold, a retyped list gets its element
+    /// column back, a widened column its int64 values. Call it on a row
     /// being discarded (before or after `discard_row`); it is meant for columns discovered
     /// from that row. Returns whether anything was undone: the ids of the forgotten columns
     /// will be given to new ones. A batch set aside since (an overflow in the same row)
-    /// loses the new columns too; but if it holds a retyped list, nothing is undone.
+    /// loses the new columns too; but if it holds a retyped list, nothing is undone, and a
+    /// column widened before it stays widened.
     pub fn forget_columns_since(&mut self, mark: SchemaMark) -> bool {
         let first = mark.0;
+        let narrowed = self.narrow_widened(first);
         if self.nodes.len() <= first {
-            return false;
+            return narrowed;
         }
         if let Some(frozen) = &mut self.frozen {
             // A batch set aside since, with a retyped list: its elements have the new type.
@@ -67,6 +73,38 @@ impl ResultSetLoader {
         self.row_shape = None;
         self.schema_version += 1;
         true
+    }
+
+    /// Give the columns widened since the mark (that existed before it) their int64 values
+    /// back; entries written since the widening go (the row is being discarded).
+    fn narrow_widened(&mut self, first: ColumnId) -> bool {
+        let widened = std::mem::take(&mut self.widened);
+        let mut narrowed = false;
+        for (id, len, mut ints) in widened.into_iter().rev().filter(|w| w.0 < first) {
+            self.truncate(id, len);
+            let node = &mut self.nodes[id];
+            if let Data::Fixed { values, .. } = &mut node.data {
+                // the row may already be discarded: fewer entries than at the widening
+                ints.truncate(node.len.min(len) * 8);
+                *values = ints;
+            }
+            node.physical = Some(Physical::Int {
+                width: 8,
+                signed: true,
+            });
+            let field = node.field.as_ref().clone().with_data_type(DataType::Int64);
+            node.field = std::sync::Arc::new(field);
+            if node.projected {
+                let own = node.own_bytes();
+                self.account(id, own);
+                self.schema_version += 1;
+            }
+            narrowed = true;
+        }
+        if narrowed {
+            self.row_shape = None;
+        }
+        narrowed
     }
 
     /// Remove member `id`, the last one added, from struct `parent`.

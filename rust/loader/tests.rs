@@ -813,3 +813,40 @@ fn a_batch_set_aside_by_the_failed_row_loses_its_new_columns_too() {
     assert_eq!(l.schema().fields().len(), 1);
     assert_eq!(l.active_bytes(), l.recount_bytes());
 }
+
+#[test]
+fn forgetting_narrows_a_column_widened_by_the_failed_row_exactly() {
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    let a = l
+        .add_column(ROOT, Field::new("a", DataType::Int64, true))
+        .unwrap();
+    let big = (1i64 << 53) + 1; // no float64 holds it
+    for v in [big, -7] {
+        l.start_row().unwrap();
+        l.set(a, Value::Int(v)).unwrap();
+        l.save_row().unwrap();
+    }
+    for discard_first in [false, true] {
+        let mark = l.schema_mark();
+        l.start_row().unwrap();
+        l.widen_to_float64(a).unwrap();
+        l.set(a, Value::Float(0.5)).unwrap();
+        if discard_first {
+            l.discard_row();
+        }
+        assert!(l.forget_columns_since(mark));
+        l.discard_row();
+        assert_eq!(l.field(a).data_type(), &DataType::Int64);
+        assert_eq!(l.active_bytes(), l.recount_bytes());
+    }
+    l.start_row().unwrap();
+    l.set(a, Value::Int(3)).unwrap();
+    l.save_row().unwrap();
+    let batch = l.harvest().unwrap();
+    let ints = batch.column(0).as_primitive::<Int64Type>();
+    assert_eq!(
+        ints.iter().collect::<Vec<_>>(),
+        [Some(big), Some(-7), Some(3)]
+    );
+}

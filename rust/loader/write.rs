@@ -471,7 +471,8 @@ impl ResultSetLoader {
 
     /// Widen an int64 column to float64 (schema discovery: an int column met a float). The
     /// current batch's values are converted; batches already set aside keep int64. Counts as
-    /// a schema change.
+    /// a schema change. Until the next schema mark or split it can be undone
+    /// (`forget_columns_since`): the int64 values are kept.
     pub fn widen_to_float64(&mut self, id: ColumnId) -> Result<()> {
         self.check_open()?;
         let node = &self.nodes[id];
@@ -481,6 +482,12 @@ impl ResultSetLoader {
                 node.path,
                 node.field.data_type()
             )));
+        }
+        let node = &self.nodes[id];
+        if let Data::Fixed { values, .. } = &node.data {
+            let mut ints = arrow_buffer::MutableBuffer::new(values.len());
+            ints.extend_from_slice(values.as_slice());
+            self.widened.push((id, node.len, ints));
         }
         self.nodes[id].widen_to_float64();
         if self.nodes[id].projected {
