@@ -437,3 +437,57 @@ def test_a_failed_row_leaves_no_column_or_type_behind():
             {"a": 3, "t": ["s"], "m": {"x": 2, "y": "w"}, "new": "text"},
         ]
     )
+
+
+LOOSE_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-2, 2), st.text(max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from("xyz"), inner, max_size=3),
+    ),
+    max_leaves=6,
+)
+
+
+def write_one_by_one(rows, row_limit):
+    """Each row through its own `write_rows`; a row that fails is counted and left out.
+    Returns every batch (schema and rows) and the number of failures."""
+    loader = bl.ResultSetLoader(row_limit=row_limit)
+    batches, failures = [], 0
+    for row in rows:
+        try:
+            batches += loader.write_rows([row])
+        except bl.SchemaConflictError:
+            failures += 1
+    return [(b.schema, b.to_pylist()) for b in batches], failures
+
+
+@given(
+    rows=st.lists(st.dictionaries(st.sampled_from("abcd"), LOOSE_VALUES, max_size=4), max_size=12),
+    broken=st.sets(st.integers(0, 11), max_size=4),
+    row_limit=st.integers(1, 4),
+)
+def test_failed_rows_change_nothing_in_how_the_others_are_written(rows, broken, row_limit):
+    """A row that fails after its other keys were written (a last key whose value no column
+    can take) is left out as if it had never been written: the oracle is the same rows
+    without it. Keys and types vary freely, so good rows may fail too: alike in both."""
+    unconvertible = object()
+    written = [{**row, "zz": unconvertible} if i in broken else row for i, row in enumerate(rows)]
+    good = [row for i, row in enumerate(rows) if i not in broken]
+    got, got_failures = write_one_by_one(written, row_limit)
+    want, want_failures = write_one_by_one(good, row_limit)
+    assert got == want
+    assert got_failures == want_failures + len(written) - len(good)
+
+
+@pytest.mark.parametrize(
+    ("column_type", "value", "why"),
+    [
+        (pa.list_(pa.int64()), False, "bool value False: a list needs a sequence"),
+        (pa.map_(pa.utf8(), pa.int64()), 5, r"int value 5: a map needs a dict or \(key"),
+    ],
+)
+def test_a_scalar_for_a_list_or_map_names_row_column_and_value(column_type, value, why):
+    loader = bl.ResultSetLoader(pa.schema([("c", column_type)]))
+    with pytest.raises(bl.SchemaConflictError, match=rf"row 1: column 'c' .*{why}"):
+        list(loader.write_rows([{"c": None}, {"c": value}]))

@@ -812,3 +812,14 @@ def test_a_failed_line_does_not_widen_an_int_column(tmp_path):
     kept = data_table(bl.Scan(path, on_error="permissive"))
     assert kept.schema.field("a").type == pa.int64()
     assert kept.column("a").to_pylist() == [2**53 + 1, None, 2]
+
+
+def test_keys_cached_from_a_failed_line_are_forgotten_with_its_columns(tmp_path):
+    """The failed line's second struct element caches its key (`x`) for the column the first
+    one created; that column is forgotten, and a later line reuses the ids for columns of
+    another type: the cached key must not lead there."""
+    path = tmp_path / "k.json"
+    write_lines(path, ['{"a": [{"x": 1}, {"x": 2}], "b', '{"a": [{"x": "s"}, {"x": "t"}]}'])
+    got = data_table(bl.Scan(path, on_error="skip"))
+    assert got.schema == pa.schema([("a", pa.list_(pa.struct([("x", pa.utf8())])))])
+    assert got.to_pylist() == [{"a": [{"x": "s"}, {"x": "t"}]}]

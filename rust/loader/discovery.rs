@@ -86,10 +86,11 @@ impl Discovery {
         }
     }
 
-    /// The row failed: discard it, with the columns it added or widened, the list element
-    /// types it settled and the null-only fields it noted (see
+    /// The row begun last (`begin_row`) failed: discard it, with the columns it added or
+    /// widened, the list element types it settled and the null-only fields it noted (see
     /// [`ResultSetLoader::forget_columns_since`]), as if it had never been read. Returns
-    /// whether columns were forgotten: their ids will be reused, so caches of ids must go.
+    /// whether the schema was undone: ids of forgotten columns will be reused, so caches of
+    /// ids must go.
     pub fn undo_row(&mut self, l: &mut ResultSetLoader) -> bool {
         let Some((mark, nulls)) = self.row.take() else {
             if l.row_open() {

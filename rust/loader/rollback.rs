@@ -1,6 +1,7 @@
-//! Undoing the schema changes made since a mark: the columns a failed row added and the list
-//! elements it retyped, so that schema discovery from a row that is then discarded leaves
-//! nothing behind (a corrupt line must not add a column, or type one that later lines need).
+//! Undoing the schema changes made since a mark: the columns a failed row added, the list
+//! elements it retyped and the int64 columns it widened, so that schema discovery from a row
+//! that is then discarded leaves nothing behind (a corrupt line must not add a column, or
+//! type one that later lines need).
 
 use arrow_schema::DataType;
 
@@ -34,12 +35,12 @@ impl ResultSetLoader {
 
     /// Undo every `add_column`, `replace_element` and `widen_to_float64` since `mark` (the
     /// newest one): the columns go with whatever they hold, a retyped list gets its element
-    /// column back, a widened column its int64 values. Call it on a row
-    /// being discarded (before or after `discard_row`); it is meant for columns discovered
-    /// from that row. Returns whether anything was undone: the ids of the forgotten columns
-    /// will be given to new ones. A batch set aside since (an overflow in the same row)
-    /// loses the new columns too; but if it holds a retyped list, nothing is undone, and a
-    /// column widened before it stays widened.
+    /// column back, a widened column its int64 values. Call it on a row being discarded
+    /// (before or after `discard_row`); it is meant for what was discovered from that row.
+    /// Returns whether anything was undone: the ids of forgotten columns will be given to
+    /// new ones. A batch set aside since (an overflow in the same row) loses the new columns
+    /// too; but if it holds a retyped list, the columns stay, and a column widened before
+    /// it stays widened.
     pub fn forget_columns_since(&mut self, mark: SchemaMark) -> bool {
         let first = mark.0;
         let narrowed = self.narrow_widened(first);
@@ -53,7 +54,7 @@ impl ResultSetLoader {
                     && frozen.nodes.get(id).is_some_and(Option::is_some)
             };
             if (first..self.nodes.len()).any(retyped) {
-                return false;
+                return narrowed;
             }
             // New columns set aside with it (back-fill only) go from it too.
             frozen.nodes.truncate(first);

@@ -350,7 +350,10 @@ impl RowWriter<'_> {
                 element(self, &item)?;
             }
         } else {
-            for item in obj.try_iter()? {
+            let items = obj
+                .try_iter()
+                .map_err(|_| conflict(self.l, id, obj, "a list needs a sequence of elements"))?;
+            for item in items {
                 element(self, &item?)?;
             }
         }
@@ -369,7 +372,10 @@ impl RowWriter<'_> {
                 self.l.save_element(id)?;
             }
         } else {
-            for pair in obj.try_iter()? {
+            let pairs = obj.try_iter().map_err(|_| {
+                conflict(self.l, id, obj, "a map needs a dict or (key, value) pairs")
+            })?;
+            for pair in pairs {
                 let pair = pair?;
                 let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
                     pair.extract().map_err(|_| {
