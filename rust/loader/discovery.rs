@@ -92,16 +92,19 @@ impl Discovery {
     /// whether the schema was undone: ids of forgotten columns will be reused, so caches of
     /// ids must go.
     pub fn undo_row(&mut self, l: &mut ResultSetLoader) -> bool {
-        let Some((mark, nulls)) = self.row.take() else {
-            if l.row_open() {
-                l.discard_row();
-            }
-            return false;
+        let undone = match self.row.take() {
+            Some((mark, nulls)) => self.undo_since(l, mark, nulls),
+            None => false,
         };
-        let forgotten = l.forget_columns_since(mark);
         if l.row_open() {
             l.discard_row();
         }
+        undone
+    }
+
+    /// `undo_row`'s undoing, back to `mark` and `nulls` null-only fields.
+    fn undo_since(&mut self, l: &mut ResultSetLoader, mark: SchemaMark, nulls: usize) -> bool {
+        let undone = l.forget_columns_since(mark);
         self.null_only.truncate(nulls);
         for list in std::mem::take(&mut self.settled) {
             // a guess stands again unless its replacement was kept
@@ -109,7 +112,7 @@ impl Discovery {
                 set_flag(&mut self.guessed, list, true);
             }
         }
-        if forgotten {
+        if undone {
             for flags in [
                 &mut self.discovered,
                 &mut self.guessed,
@@ -118,7 +121,7 @@ impl Discovery {
                 flags.truncate(mark.columns());
             }
         }
-        forgotten
+        undone
     }
 
     /// Field `name` of struct `parent` was seen as null, with no column yet.

@@ -87,7 +87,7 @@ impl RecordSource for JsonLines {
         }
     }
 
-    /// A line that fails leaves no column, element type or null-only field behind.
+    /// A line that fails leaves nothing it discovered behind (see `Discovery::undo_row`).
     fn discard(&mut self, l: &mut ResultSetLoader) {
         if self.discovery.undo_row(l) {
             self.keys = KeyCache::default();
