@@ -6,7 +6,7 @@
 use arrow_schema::DataType;
 
 use super::lifecycle::ResultSetLoader;
-use super::node::{ColumnId, Data, Physical, Role, ROOT};
+use super::node::{ColumnId, Data, Frozen, Physical, Role, ROOT};
 
 /// The loader's columns at one moment (see [`ResultSetLoader::forget_columns_since`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,25 +39,16 @@ impl ResultSetLoader {
     /// (before or after `discard_row`); it is meant for what was discovered from that row.
     /// Returns whether anything was undone: the ids of forgotten columns will be given to
     /// new ones. A batch set aside since (an overflow in the same row) loses the new columns
-    /// too; but if it holds a retyped list, the columns stay, and a column widened before
-    /// it stays widened.
+    /// too, and a list retyped since gets its old (scalar) element type back there as well;
+    /// a column widened before the split stays widened.
     pub fn forget_columns_since(&mut self, mark: SchemaMark) -> bool {
         let first = mark.0;
         let narrowed = self.narrow_widened(first);
         if self.nodes.len() <= first {
             return narrowed;
         }
-        if let Some(frozen) = &mut self.frozen {
-            // A batch set aside since, with a retyped list: its elements have the new type.
-            let retyped = |id: usize| {
-                matches!(self.nodes[id].role, Role::Element(list) if list < first)
-                    && frozen.nodes.get(id).is_some_and(Option::is_some)
-            };
-            if (first..self.nodes.len()).any(retyped) {
-                return narrowed;
-            }
-            // New columns set aside with it (back-fill only) go from it too.
-            frozen.nodes.truncate(first);
+        if self.frozen.is_some() && !self.forget_in_set_aside(first) {
+            return narrowed;
         }
         for id in (first..self.nodes.len()).rev() {
             if self.nodes[id].projected {
@@ -73,6 +64,32 @@ impl ResultSetLoader {
         self.breach = None;
         self.row_shape = None;
         self.schema_version += 1;
+        true
+    }
+
+    /// The batch set aside by an overflow since the mark: the new columns go from it and
+    /// its retyped lists get their old elements back. `false` (nothing changed) if one of
+    /// them cannot.
+    fn forget_in_set_aside(&mut self, first: ColumnId) -> bool {
+        let retyped: Vec<(ColumnId, ColumnId)> = (first..self.nodes.len())
+            .filter_map(|id| match self.nodes[id].role {
+                Role::Element(list) if list < first => Some((list, id)),
+                _ => None,
+            })
+            .collect();
+        if !retyped
+            .iter()
+            .all(|&(list, new)| self.can_refreeze(list, new))
+        {
+            return false;
+        }
+        for (list, new) in retyped {
+            self.refreeze_element(list, new);
+        }
+        // new columns set aside with the batch (back-fill only)
+        if let Some(frozen) = &mut self.frozen {
+            frozen.nodes.truncate(first);
+        }
         true
     }
 
@@ -121,14 +138,52 @@ impl ResultSetLoader {
         }
     }
 
-    /// Give list `list` back the element column it had before its newest replacement: the
-    /// newest of the older nodes that are its elements.
-    fn restore_element(&mut self, list: ColumnId) {
-        let newest = self.child_of(list).expect("a list");
-        let Some(old) = (0..newest)
+    /// The element column list `list` had before element `newest` replaced it: the newest
+    /// of the older nodes that are its elements.
+    fn previous_element(&self, list: ColumnId, newest: ColumnId) -> Option<ColumnId> {
+        (0..newest)
             .rev()
             .find(|&id| self.nodes[id].role == Role::Element(list))
+    }
+
+    /// The entries of element `new` in the batch set aside, if it has it.
+    fn set_aside_len(&self, new: ColumnId) -> Option<usize> {
+        let frozen = self.frozen.as_ref()?;
+        frozen.nodes.get(new)?.as_ref().map(|f| f.len)
+    }
+
+    /// Whether `refreeze_element` can take back list `list`'s element `new`: the element it
+    /// replaced is a scalar (a discovery guess) holding the entries set aside.
+    fn can_refreeze(&self, list: ColumnId, new: ColumnId) -> bool {
+        let Some(n) = self.set_aside_len(new) else {
+            return true; // set aside before the replacement: it has the old element
+        };
+        self.previous_element(list, new)
+            .is_some_and(|old| self.nodes[old].physical.is_some() && self.nodes[old].len >= n)
+    }
+
+    /// A batch set aside since list `list` got element `new` (see `can_refreeze`): its
+    /// elements, nulls (only a list holding no element but nulls is retyped), are set aside
+    /// again from the element column `new` replaced.
+    fn refreeze_element(&mut self, list: ColumnId, new: ColumnId) {
+        let (Some(n), Some(old)) = (self.set_aside_len(new), self.previous_element(list, new))
         else {
+            return;
+        };
+        let (head, _) = self.nodes[old].split_own(n);
+        let frozen = self.frozen.as_mut().expect("a batch set aside");
+        let replaced = frozen.nodes[new].take().map_or(0, |f| frozen_bytes(&f));
+        frozen.bytes = frozen.bytes + frozen_bytes(&head) - replaced;
+        frozen.nodes[old] = Some(head);
+        if let Some(Some(set_aside)) = frozen.nodes.get_mut(list) {
+            set_aside.children = vec![old];
+        }
+    }
+
+    /// Give list `list` back the element column it had before its newest replacement.
+    fn restore_element(&mut self, list: ColumnId) {
+        let newest = self.child_of(list).expect("a list");
+        let Some(old) = self.previous_element(list, newest) else {
             return;
         };
         if let Data::List { child, .. } = &mut self.nodes[list].data {
@@ -151,4 +206,10 @@ impl ResultSetLoader {
         let field = self.nodes[list].field.as_ref().clone().with_data_type(dt);
         self.nodes[list].field = std::sync::Arc::new(field);
     }
+}
+
+/// Bytes of a set-aside node's own buffers.
+fn frozen_bytes(f: &Frozen) -> usize {
+    f.validity.as_ref().map_or(0, |v| v.inner().len())
+        + f.buffers.iter().map(|b| b.len()).sum::<usize>()
 }

@@ -850,3 +850,57 @@ fn forgetting_narrows_a_column_widened_by_the_failed_row_exactly() {
         [Some(big), Some(-7), Some(3)]
     );
 }
+
+#[test]
+fn a_batch_set_aside_by_the_failed_row_gets_its_list_element_type_back() {
+    // `t` (elements a utf8 guess, nulls so far) is retyped, then `s` overflows mid-row: the
+    // batch set aside holds `t`'s null elements in the new type until the row is undone
+    let fields = vec![
+        Field::new("s", DataType::Utf8, true),
+        Field::new("t", utf8_list(), true),
+    ];
+    let mut l = loader(fields, 64);
+    let (s, t) = (l.column(ROOT, "s").unwrap(), l.column(ROOT, "t").unwrap());
+    for _ in 0..3 {
+        l.start_row().unwrap();
+        l.set(s, Value::Str("0123456789")).unwrap();
+        l.begin(t).unwrap();
+        l.set(l.element(t).unwrap(), Value::Null).unwrap();
+        l.save_element(t).unwrap();
+        l.save_row().unwrap();
+    }
+    let mark = l.schema_mark();
+    l.start_row().unwrap();
+    l.begin(t).unwrap();
+    let e = l
+        .replace_element(t, Field::new("item", DataType::Int64, true))
+        .unwrap();
+    l.set(e, Value::Int(7)).unwrap();
+    l.save_element(t).unwrap();
+    l.set(s, Value::Str(&"x".repeat(50))).unwrap();
+    assert!(l.is_full(), "the row overflowed");
+    assert!(l.forget_columns_since(mark));
+    l.discard_row();
+    assert_eq!(l.field(t).data_type(), &utf8_list());
+    let expected = l.batch_bytes();
+    let batch = l.harvest().unwrap();
+    assert_eq!(exported_bytes(&batch), expected);
+    assert_eq!(batch.num_rows(), 3);
+    assert_eq!(batch.schema().field(1).data_type(), &utf8_list());
+    let lists = batch.column(1).as_list::<i32>();
+    for i in 0..3 {
+        assert_eq!(lists.value(i).len(), 1);
+        assert!(lists.value(i).is_null(0));
+    }
+    // the next batch takes strings in `t` again
+    l.start_batch().unwrap();
+    l.start_row().unwrap();
+    l.begin(t).unwrap();
+    l.set(l.element(t).unwrap(), Value::Str("ok")).unwrap();
+    l.save_element(t).unwrap();
+    l.save_row().unwrap();
+    assert_eq!(l.active_bytes(), l.recount_bytes());
+    let batch = l.harvest().unwrap();
+    let lists = batch.column(1).as_list::<i32>();
+    assert_eq!(lists.value(0).as_string::<i32>().value(0), "ok");
+}
