@@ -40,7 +40,8 @@ class ResultSetLoader:
         reserve: tuple[int, int, int] = (0, 0, 0),
     ) -> None:
         """`discover`: rows written with write_row/write_rows may add columns, typed from
-        their first non-null value (default: True when no schema is given).
+        their first non-null value (default: True when no schema is given); a row that
+        fails takes back the columns, element types and widenings it brought.
         `reserve`: (bytes per row, bytes per batch, largest buffer's bytes per row) kept free
         in every batch for columns added outside the loader, so they fit the limits too."""
     def start_batch(self) -> bool:
