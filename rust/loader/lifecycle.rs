@@ -56,9 +56,9 @@ pub struct ResultSetLoader {
     pub(crate) harvested_rows: u64,
     pub(crate) harvested_batches: u64,
     pub(crate) schema_version: u64,
-    /// Columns widened to float64 since the last schema mark or split: (id, entries, the
-    /// int64 values then), so that `forget_columns_since` can narrow them back exactly.
-    pub(crate) widened: Vec<(ColumnId, usize, arrow_buffer::MutableBuffer)>,
+    /// Columns widened to float64 since the last schema mark, with their int64 values then,
+    /// so that `forget_columns_since` can narrow them back exactly.
+    pub(crate) widened: Vec<super::rollback::Widened>,
 }
 
 impl ResultSetLoader {

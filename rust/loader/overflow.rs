@@ -185,8 +185,6 @@ impl ResultSetLoader {
     /// Set entries `0..at` of every node aside (zero-copy) and keep the rest (the overflow
     /// row) as the active buffers, list offsets rebased at every level.
     pub(crate) fn split_tree(&mut self, at: usize) -> FrozenBatch {
-        // values set aside are not narrowed back
-        self.widened.clear();
         let mut nodes: Vec<Option<Frozen>> = (0..self.nodes.len()).map(|_| None).collect();
         self.split_node(ROOT, at, &mut nodes);
         let bytes = nodes
@@ -202,6 +200,15 @@ impl ResultSetLoader {
         }
         self.bytes = self.recount_bytes();
         self.breach = None;
+        // a widening can still be undone: remember how many of its entries went
+        for w in &mut self.widened {
+            w.set_aside = Some(
+                nodes
+                    .get(w.id)
+                    .and_then(Option::as_ref)
+                    .map_or(0, |f| f.len),
+            );
+        }
         FrozenBatch {
             nodes,
             rows: at,

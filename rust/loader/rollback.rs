@@ -3,10 +3,21 @@
 //! that is then discarded leaves nothing behind (a corrupt line must not add a column, or
 //! type one that later lines need).
 
+use arrow_buffer::{Buffer, MutableBuffer};
 use arrow_schema::DataType;
 
 use super::lifecycle::ResultSetLoader;
 use super::node::{ColumnId, Data, Frozen, Physical, Role, ROOT};
+
+/// A widening `forget_columns_since` can undo: column `id`'s `len` entries as int64 then.
+pub(crate) struct Widened {
+    pub id: ColumnId,
+    pub len: usize,
+    pub ints: MutableBuffer,
+    /// How many of those entries a batch set aside since has (an overflow in the row);
+    /// `None`: no batch was set aside since.
+    pub set_aside: Option<usize>,
+}
 
 /// The loader's columns at one moment (see [`ResultSetLoader::forget_columns_since`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,8 +50,8 @@ impl ResultSetLoader {
     /// (before or after `discard_row`); it is meant for what was discovered from that row.
     /// Returns whether anything was undone: the ids of forgotten columns will be given to
     /// new ones. A batch set aside since (an overflow in the same row) loses the new columns
-    /// too, and a list retyped since gets its old (scalar) element type back there as well;
-    /// a column widened before the split stays widened.
+    /// too, and a list retyped or a column widened since gets its old type back there as
+    /// well.
     pub fn forget_columns_since(&mut self, mark: SchemaMark) -> bool {
         let first = mark.0;
         let narrowed = self.narrow_widened(first);
@@ -94,20 +105,30 @@ impl ResultSetLoader {
     }
 
     /// Give the columns widened since the mark (that existed before it) their int64 values
-    /// back; entries written since the widening go (the row is being discarded).
+    /// back, in a batch set aside since too; entries written since the widening go (the row
+    /// is being discarded).
     fn narrow_widened(&mut self, first: ColumnId) -> bool {
         let widened = std::mem::take(&mut self.widened);
         let mut narrowed = false;
-        for (id, len, mut ints) in widened.into_iter().rev().filter(|w| w.0 < first) {
-            self.truncate(id, len);
+        for w in widened.into_iter().rev().filter(|w| w.id < first) {
+            let (id, width) = (w.id, 8);
+            let n = w.set_aside.map_or(0, |n| n.min(w.len));
+            let frozen = self.frozen.as_mut().filter(|_| w.set_aside.is_some());
+            if let Some(Some(head)) = frozen.and_then(|f| f.nodes.get_mut(id)) {
+                head.buffers = vec![Buffer::from_slice_ref(&w.ints.as_slice()[..n * width])];
+                head.data_type = DataType::Int64;
+            }
+            // the entries that stayed: the overflow row's, from position `n` on
+            self.truncate(id, w.len - n);
             let node = &mut self.nodes[id];
             if let Data::Fixed { values, .. } = &mut node.data {
-                // the row may already be discarded: fewer entries than at the widening
-                ints.truncate(node.len.min(len) * 8);
+                let kept = &w.ints.as_slice()[n * width..(n + node.len) * width];
+                let mut ints = MutableBuffer::new(kept.len());
+                ints.extend_from_slice(kept);
                 *values = ints;
             }
             node.physical = Some(Physical::Int {
-                width: 8,
+                width,
                 signed: true,
             });
             let field = node.field.as_ref().clone().with_data_type(DataType::Int64);

@@ -904,3 +904,57 @@ fn a_batch_set_aside_by_the_failed_row_gets_its_list_element_type_back() {
     let lists = batch.column(1).as_list::<i32>();
     assert_eq!(lists.value(0).as_string::<i32>().value(0), "ok");
 }
+
+#[test]
+fn a_batch_set_aside_by_the_failed_row_gets_its_int_column_back() {
+    // the failed row widens `a`, and `s` overflows before or after: the batch set aside
+    // must hold `a`'s exact int64 values either way
+    let big = (1i64 << 53) + 1;
+    for widen_first in [true, false] {
+        let fields = vec![
+            Field::new("s", DataType::Utf8, true),
+            Field::new("a", DataType::Int64, true),
+        ];
+        let mut l = loader(fields, 64);
+        let (s, a) = (l.column(ROOT, "s").unwrap(), l.column(ROOT, "a").unwrap());
+        for v in [big, -7, 5] {
+            l.start_row().unwrap();
+            l.set(s, Value::Str("0123456789")).unwrap();
+            l.set(a, Value::Int(v)).unwrap();
+            l.save_row().unwrap();
+        }
+        let mark = l.schema_mark();
+        l.start_row().unwrap();
+        if !widen_first {
+            l.set(s, Value::Str(&"x".repeat(50))).unwrap();
+        }
+        l.widen_to_float64(a).unwrap();
+        l.set(a, Value::Float(0.5)).unwrap();
+        if widen_first {
+            l.set(s, Value::Str(&"x".repeat(50))).unwrap();
+        }
+        assert!(l.is_full(), "the row overflowed");
+        assert!(l.forget_columns_since(mark));
+        l.discard_row();
+        assert_eq!(l.field(a).data_type(), &DataType::Int64);
+        let expected = l.batch_bytes();
+        let batch = l.harvest().unwrap();
+        assert_eq!(exported_bytes(&batch), expected);
+        assert_eq!(batch.schema().field(1).data_type(), &DataType::Int64);
+        let ints = batch.column(1).as_primitive::<Int64Type>();
+        let want = [Some(big), Some(-7), Some(5)];
+        assert_eq!(
+            ints.iter().collect::<Vec<_>>(),
+            want,
+            "widen first: {widen_first}"
+        );
+        l.start_batch().unwrap();
+        l.start_row().unwrap();
+        l.set(a, Value::Int(3)).unwrap();
+        l.save_row().unwrap();
+        assert_eq!(l.active_bytes(), l.recount_bytes());
+        let batch = l.harvest().unwrap();
+        let ints = batch.column(1).as_primitive::<Int64Type>();
+        assert_eq!(ints.iter().collect::<Vec<_>>(), [Some(3)]);
+    }
+}

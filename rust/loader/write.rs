@@ -9,6 +9,7 @@ use super::node::{
     Physical, Role, ROOT,
 };
 use super::options::{ElementFate, Projection};
+use super::rollback::Widened;
 use super::value::Value;
 
 impl ResultSetLoader {
@@ -471,8 +472,8 @@ impl ResultSetLoader {
 
     /// Widen an int64 column to float64 (schema discovery: an int column met a float). The
     /// current batch's values are converted; batches already set aside keep int64. Counts as
-    /// a schema change. Until the next schema mark or split it can be undone
-    /// (`forget_columns_since`): the int64 values are kept.
+    /// a schema change. Until the next schema mark it can be undone (`forget_columns_since`):
+    /// the int64 values are kept.
     pub fn widen_to_float64(&mut self, id: ColumnId) -> Result<()> {
         self.check_open()?;
         let node = &self.nodes[id];
@@ -487,7 +488,12 @@ impl ResultSetLoader {
         if let Data::Fixed { values, .. } = &node.data {
             let mut ints = arrow_buffer::MutableBuffer::new(values.len());
             ints.extend_from_slice(values.as_slice());
-            self.widened.push((id, node.len, ints));
+            self.widened.push(Widened {
+                id,
+                len: node.len,
+                ints,
+                set_aside: None,
+            });
         }
         self.nodes[id].widen_to_float64();
         if self.nodes[id].projected {
