@@ -51,7 +51,8 @@ impl ResultSetLoader {
     /// Returns whether anything was undone: the ids of forgotten columns will be given to
     /// new ones. A batch set aside since (an overflow in the same row) loses the new columns
     /// too, and a list retyped or a column widened since gets its old type back there as
-    /// well.
+    /// well; only if a retyped list's old element there is not a scalar (discovery's guess
+    /// always is) do the columns stay.
     pub fn forget_columns_since(&mut self, mark: SchemaMark) -> bool {
         let first = mark.0;
         let narrowed = self.narrow_widened(first);
