@@ -186,3 +186,15 @@ def expected_value(field: pa.Field, value: Any) -> Any:
 def expected(row: dict[str, Any], schema: pa.Schema) -> dict[str, Any]:
     """The row the loader must produce for `row`."""
     return {f.name: expected_value(f, row.get(f.name, OMIT)) for f in schema}
+
+
+# JSON-like values of any type, nested in lists and dicts keyed x/y/z: few enough shapes that
+# rows drawn from them keep meeting each other's keys, with types that conflict freely.
+loose_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-2, 2), st.text(max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from("xyz"), inner, max_size=3),
+    ),
+    max_leaves=6,
+)

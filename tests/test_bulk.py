@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import batchloader as bl
 
-from strategies import expected, rows, schemas
+from strategies import expected, loose_values, rows, schemas
 
 # ------------------------------------------------------------------ oracles
 
@@ -439,16 +439,6 @@ def test_a_failed_row_leaves_no_column_or_type_behind():
     )
 
 
-LOOSE_VALUES = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-2, 2), st.text(max_size=3)),
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3),
-        st.dictionaries(st.sampled_from("xyz"), inner, max_size=3),
-    ),
-    max_leaves=6,
-)
-
-
 def write_one_by_one(rows, row_limit):
     """Each row through its own `write_rows`; a row that fails is counted and left out.
     Returns every batch (schema and rows) and the number of failures."""
@@ -463,7 +453,7 @@ def write_one_by_one(rows, row_limit):
 
 
 @given(
-    rows=st.lists(st.dictionaries(st.sampled_from("abcd"), LOOSE_VALUES, max_size=4), max_size=12),
+    rows=st.lists(st.dictionaries(st.sampled_from("abcd"), loose_values, max_size=4), max_size=12),
     broken=st.sets(st.integers(0, 11), max_size=4),
     row_limit=st.integers(1, 4),
 )

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 import batchloader as bl
 from batchloader.bench import NESTED_SCHEMA, nested_rows
 
+from strategies import loose_values
+
 DATA_COLUMNS = ["fqn", "filepath", "filename", "suffix"]
 
 
@@ -720,19 +722,10 @@ def test_a_value_after_a_batch_of_nulls_says_why_the_column_has_the_null_type(tm
 
 # ------------------------------------------------------- failed lines leave no trace
 
-LOOSE_VALUES = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-2, 2), st.text(max_size=3)),
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3),
-        st.dictionaries(st.sampled_from("xyz"), inner, max_size=3),
-    ),
-    max_leaves=6,
-)
-
 
 @given(
     lines=st.lists(
-        st.tuples(st.dictionaries(st.sampled_from("abcd"), LOOSE_VALUES, max_size=4), st.data()),
+        st.tuples(st.dictionaries(st.sampled_from("abcd"), loose_values, max_size=4), st.data()),
         min_size=1,
         max_size=12,
     ),

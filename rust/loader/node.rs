@@ -144,6 +144,14 @@ pub(crate) struct Frozen {
     pub children: Vec<ColumnId>,
 }
 
+impl Frozen {
+    /// Bytes of its own buffers (validity included).
+    pub fn bytes(&self) -> usize {
+        self.validity.as_ref().map_or(0, |v| v.inner().len())
+            + self.buffers.iter().map(|b| b.len()).sum::<usize>()
+    }
+}
+
 pub(crate) fn offset_width(large: bool) -> usize {
     if large {
         8
@@ -490,12 +498,12 @@ impl Node {
             }
         }
         self.physical = Some(Physical::Float64);
-        self.field = std::sync::Arc::new(
-            self.field
-                .as_ref()
-                .clone()
-                .with_data_type(DataType::Float64),
-        );
+        self.set_data_type(DataType::Float64);
+    }
+
+    /// Give the node's field type `dt` (name, nullability and metadata stay).
+    pub fn set_data_type(&mut self, dt: DataType) {
+        self.field = std::sync::Arc::new(self.field.as_ref().clone().with_data_type(dt));
     }
 
     /// Append a checked value as a new entry.

@@ -187,14 +187,7 @@ impl ResultSetLoader {
     pub(crate) fn split_tree(&mut self, at: usize) -> FrozenBatch {
         let mut nodes: Vec<Option<Frozen>> = (0..self.nodes.len()).map(|_| None).collect();
         self.split_node(ROOT, at, &mut nodes);
-        let bytes = nodes
-            .iter()
-            .flatten()
-            .map(|f| {
-                f.validity.as_ref().map_or(0, |v| v.inner().len())
-                    + f.buffers.iter().map(|b| b.len()).sum::<usize>()
-            })
-            .sum();
+        let bytes = nodes.iter().flatten().map(Frozen::bytes).sum();
         for node in self.nodes.iter_mut().filter(|n| n.projected) {
             node.counted = node.own_bytes();
         }

@@ -7,7 +7,7 @@ use arrow_buffer::{Buffer, MutableBuffer};
 use arrow_schema::DataType;
 
 use super::lifecycle::ResultSetLoader;
-use super::node::{ColumnId, Data, Frozen, Physical, Role, ROOT};
+use super::node::{ColumnId, Data, Physical, Role, ROOT};
 
 /// A widening `forget_columns_since` can undo: column `id`'s `len` entries as int64 then.
 pub(crate) struct Widened {
@@ -132,8 +132,7 @@ impl ResultSetLoader {
                 width,
                 signed: true,
             });
-            let field = node.field.as_ref().clone().with_data_type(DataType::Int64);
-            node.field = std::sync::Arc::new(field);
+            node.set_data_type(DataType::Int64);
             if node.projected {
                 let own = node.own_bytes();
                 self.account(id, own);
@@ -194,8 +193,8 @@ impl ResultSetLoader {
         };
         let (head, _) = self.nodes[old].split_own(n);
         let frozen = self.frozen.as_mut().expect("a batch set aside");
-        let replaced = frozen.nodes[new].take().map_or(0, |f| frozen_bytes(&f));
-        frozen.bytes = frozen.bytes + frozen_bytes(&head) - replaced;
+        let replaced = frozen.nodes[new].take().map_or(0, |f| f.bytes());
+        frozen.bytes = frozen.bytes + head.bytes() - replaced;
         frozen.nodes[old] = Some(head);
         if let Some(Some(set_aside)) = frozen.nodes.get_mut(list) {
             set_aside.children = vec![old];
@@ -221,17 +220,6 @@ impl ResultSetLoader {
             self.account(old, own);
         }
         let element = self.nodes[old].field.clone();
-        let dt = match self.nodes[list].field.data_type() {
-            DataType::LargeList(_) => DataType::LargeList(element),
-            _ => DataType::List(element),
-        };
-        let field = self.nodes[list].field.as_ref().clone().with_data_type(dt);
-        self.nodes[list].field = std::sync::Arc::new(field);
+        self.set_list_element(list, element);
     }
-}
-
-/// Bytes of a set-aside node's own buffers.
-fn frozen_bytes(f: &Frozen) -> usize {
-    f.validity.as_ref().map_or(0, |v| v.inner().len())
-        + f.buffers.iter().map(|b| b.len()).sum::<usize>()
 }

@@ -703,17 +703,24 @@ fn types_nest_at_most_max_nesting_levels() {
     }
 }
 
+/// A loader built without a schema, its batch started, and its one column: int64 `a`
+/// (added the way discovery adds columns).
+fn schemaless_with_int64_a() -> (ResultSetLoader, ColumnId) {
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    let a = l
+        .add_column(ROOT, Field::new("a", DataType::Int64, true))
+        .unwrap();
+    (l, a)
+}
+
 fn utf8_list() -> DataType {
     DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
 }
 
 #[test]
 fn forgetting_columns_undoes_what_a_failed_row_discovered() {
-    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
-    l.start_batch().unwrap();
-    let a = l
-        .add_column(ROOT, Field::new("a", DataType::Int64, true))
-        .unwrap();
+    let (mut l, a) = schemaless_with_int64_a();
     let t = l
         .add_column(ROOT, Field::new("t", utf8_list(), true))
         .unwrap();
@@ -816,11 +823,7 @@ fn a_batch_set_aside_by_the_failed_row_loses_its_new_columns_too() {
 
 #[test]
 fn forgetting_narrows_a_column_widened_by_the_failed_row_exactly() {
-    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
-    l.start_batch().unwrap();
-    let a = l
-        .add_column(ROOT, Field::new("a", DataType::Int64, true))
-        .unwrap();
+    let (mut l, a) = schemaless_with_int64_a();
     let big = (1i64 << 53) + 1; // no float64 holds it
     for v in [big, -7] {
         l.start_row().unwrap();

@@ -745,16 +745,20 @@ impl ResultSetLoader {
         let id = self.build_node(&element, Role::Element(list), projection, path, false)?;
         self.set_child(list, id);
         self.backfill(id, held);
-        let dt = match self.nodes[list].field.data_type() {
-            DataType::LargeList(_) => DataType::LargeList(element),
-            _ => DataType::List(element),
-        };
-        let field = self.nodes[list].field.as_ref().clone().with_data_type(dt);
-        self.nodes[list].field = std::sync::Arc::new(field);
+        self.set_list_element(list, element);
         if self.nodes[list].projected {
             self.schema_version += 1;
         }
         Ok(id)
+    }
+
+    /// Give list `list`'s field the element field `element` (a list or large list still).
+    pub(crate) fn set_list_element(&mut self, list: ColumnId, element: FieldRef) {
+        let dt = match self.nodes[list].field.data_type() {
+            DataType::LargeList(_) => DataType::LargeList(element),
+            _ => DataType::List(element),
+        };
+        self.nodes[list].set_data_type(dt);
     }
 
     /// Commit row entry `p`: back-fill what the row did not write. A top-level column whose

@@ -407,14 +407,10 @@ impl RowWriter<'_> {
         r
     }
 
-    /// A row failed: discard it, and if discovering, the columns and element types it
-    /// brought (then the key caches, which hold column ids, start over).
+    /// A row failed: discard it, with what it discovered (a row begun without discovery
+    /// has nothing to undo); the key caches, which hold column ids, start over if ids went.
     fn discard(&mut self) {
-        if !self.state.discover {
-            if self.l.row_open() {
-                self.l.discard_row();
-            }
-        } else if self.state.discovery.undo_row(self.l) {
+        if self.state.discovery.undo_row(self.l) {
             self.state.keys.clear();
             self.state.order.clear();
         }
