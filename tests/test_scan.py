@@ -598,3 +598,32 @@ def test_names_in_any_script_are_projected_bare(tmp_path, builtin):
     assert [name.lower() for name in batch.schema.names] == ["città", "größe"]
     assert batch.column(0).to_pylist() == [1]
     assert [list(v.values()) for v in batch.column(1).to_pylist()] == [[2]]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(columns=["a", "m.b", "c[1]", "filename"]),
+        dict(columns=["a", "z"], schema=pa.schema([("a", pa.int64()), ("q", pa.float64())])),
+        dict(columns=["a", "z"], null_type=pa.int32()),
+        dict(columns=None, schema=pa.schema([("a", pa.int64())])),
+        dict(columns=None),
+        dict(columns=[]),
+    ],
+)
+@pytest.mark.parametrize("content", ["", "\n \n", '{"a": ]\n'])
+def test_a_scan_that_reads_no_row_has_the_schema_a_row_without_the_columns_gives(
+    tmp_path, options, content
+):
+    """No row read (an empty file, blank lines, every line skipped): the projected columns
+    still have their types, as they would for rows that lack them, so a query over an empty
+    input can still name them."""
+    (tmp_path / "no_rows.json").write_text(content)
+    (tmp_path / "other").mkdir()
+    write(f"{tmp_path}/other/lacking.json", [{"unrelated": 1}])
+    empty = bl.Scan(tmp_path / "no_rows.json", on_error="skip", **options)
+    assert list(empty) == []
+    lacking = bl.Scan(tmp_path / "other" / "lacking.json", **options)
+    list(lacking)
+    expected = [f for f in lacking.schema if f.name != "unrelated"]
+    assert list(empty.schema) == expected

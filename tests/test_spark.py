@@ -142,6 +142,16 @@ def test_the_sampled_schema_has_the_columns_of_every_sampled_file(spark, tmp_pat
     assert got == [(1, None), (2, "new")]
 
 
+def test_an_input_without_rows_still_has_the_projected_columns(spark, tmp_path):
+    """A query over empty files can name the columns it asked for: they are there, with the
+    types a file lacking them gives, and there are no rows."""
+    (tmp_path / "empty.json").write_text("\n")
+    df = bls.read(spark, str(tmp_path), columns=["id", "address.city"])
+    assert df.columns == ["id", "address"]
+    assert df.schema["address"].dataType.simpleString() == "struct<city:string>"
+    assert df.select("id", "address.city").count() == 0
+
+
 def test_executor_input_error_reaches_the_driver(spark, tmp_path):
     write(f"{tmp_path}/ok.json", [{"a": 1}])
     with open(f"{tmp_path}/bad.json", "w") as f:

@@ -219,7 +219,8 @@ class Scan:
 
     @property
     def schema(self) -> pa.Schema:
-        """The output schema (complete once the first file with data was read)."""
+        """The output schema (complete once the first file with data was read, or, if no
+        file had any, once the scan has ended)."""
         return self.tracker.output_schema()
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
@@ -233,7 +234,7 @@ class Scan:
         ends its file, and may be small)."""
         for index, path in enumerate(self.files):
             if self.limit is not None and self.rows_read >= self.limit:
-                return
+                break
             file = ScanFile(path, self.root, index)
             values = ImplicitColumns.values(path, self.root)
             implicit: dict[str, pa.Array] = {}  # per file: built once, sliced per batch
@@ -247,6 +248,7 @@ class Scan:
                 self.tracker.mark_resolved()
                 yield out, full
             self.files_read += 1
+        self.tracker.resolve_without_rows()
 
     def _builtin_format(self, path: str) -> str:
         if self.format in ("ndjson", "json", "csv", "tsv"):

@@ -374,6 +374,13 @@ class ScanSchemaTracker:
             element = self.null_type
         return pa.list_(element) if pc.wants_array else element
 
+    def resolve_without_rows(self) -> None:
+        """The scan ended before any batch: the projected reader columns still unknown take
+        the types a file lacking them would give them, so an empty input has the schema
+        its projection names."""
+        if not self._resolved:
+            self.missing_columns(pa.schema([]))
+
     def mark_resolved(self) -> None:
         """A batch was handed out: from now on the schema is fixed (unless allowed to grow)."""
         self._resolved = True
