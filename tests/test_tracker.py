@@ -7,6 +7,7 @@ import pytest
 
 import batchloader as bl
 from batchloader import ScanSchemaTracker, parse_projection
+from batchloader.schema import conform
 
 
 def test_explicit_projection_resolves_with_the_first_reader_schema():
@@ -91,3 +92,46 @@ def test_implicit_values():
     assert ("partition", 2) not in values
     assert bl.ImplicitColumns().kind_of("DIR3") == ("partition", 3)
     assert bl.ImplicitColumns().kind_of("direction") is None
+
+
+NESTED_VALUES = [
+    {"s": {"l": [1, None], "t": "a"}, "ls": [{"x": 1}, None], "ll": [[1], None, []]},
+    None,
+    {"s": None, "ls": None, "ll": None},
+    {"s": {"l": None, "t": None}, "ls": [], "ll": [[2, 3]]},
+    {"s": {"l": [], "t": "b"}, "ls": [{"x": None}, {"x": 4}], "ll": [None]},
+]
+NESTED_TYPE = pa.struct(
+    [
+        ("s", pa.struct([("l", pa.list_(pa.int64())), ("t", pa.utf8())])),
+        ("ls", pa.list_(pa.struct([("x", pa.int64())]))),
+        ("ll", pa.list_(pa.list_(pa.int64()))),
+    ]
+)
+# members reordered, some added, at every level
+WIDER_TYPE = pa.struct(
+    [
+        ("ll", pa.list_(pa.list_(pa.int64()))),
+        ("new", pa.utf8()),
+        ("ls", pa.list_(pa.struct([("y", pa.float64()), ("x", pa.int64())]))),
+        ("s", pa.struct([("t", pa.utf8()), ("u", pa.int32()), ("l", pa.list_(pa.int64()))])),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "start,stop", [(a, b) for a in range(len(NESTED_VALUES) + 1) for b in range(a, 6)]
+)
+def test_conforming_a_slice_equals_slicing_the_conformed_array(start, stop):
+    """Arrays may come sliced (a batch cut by a consumer): conform shapes what the slice
+    holds, nulls included."""
+    whole = pa.array(NESTED_VALUES, NESTED_TYPE)
+    part = conform(whole.slice(start, stop - start), WIDER_TYPE)
+    part.validate(full=True)
+    assert part.type == WIDER_TYPE
+    assert part.to_pylist() == conform(whole, WIDER_TYPE).to_pylist()[start:stop]
+    # and the oracle itself: every value kept, the added members null
+    for got, value in zip(part.to_pylist(), NESTED_VALUES[start:stop], strict=True):
+        assert (got is None) == (value is None)
+        if value is not None:
+            assert got["new"] is None and got["ll"] == value["ll"]
