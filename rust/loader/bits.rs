@@ -23,7 +23,7 @@ impl Bits {
     pub fn append(&mut self, bit: bool) {
         let shift = self.len % 8;
         if shift == 0 {
-            self.buf.push(u8::from(bit));
+            super::append::push(&mut self.buf, u8::from(bit));
         } else if bit {
             // the byte of bit `len` is the last one (bytes past `len` bits are not kept)
             if let Some(last) = self.buf.as_slice_mut().last_mut() {

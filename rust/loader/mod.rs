@@ -15,6 +15,7 @@
 //!   (`overflow.rs`). Writing then simply continues, mid-value and at any depth.
 //! - Harvest turns the set-aside buffers into Arrow arrays without copying (`export.rs`).
 
+mod append;
 mod bits;
 mod discovery;
 mod error;

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer};
 
+use super::append::{extend, push, zeros};
 use super::bits::Bits;
 use arrow_schema::{DataType, FieldRef};
 
@@ -179,9 +180,9 @@ pub(crate) fn offset_push(buf: &mut MutableBuffer, large: bool, v: usize) {
     // i32 offsets wrap past 2 GiB; the byte limits move the row away before that matters
     // (rebasing uses wrapping arithmetic, so the moved row's offsets stay right).
     if large {
-        buf.push(v as i64)
+        push(buf, v as i64)
     } else {
-        buf.push(v as i32)
+        push(buf, v as i32)
     }
 }
 
@@ -335,7 +336,7 @@ impl Node {
         self.push_validity(false);
         match &mut self.data {
             Data::Bool(b) => b.append(false),
-            Data::Fixed { width, values } => values.extend_zeros(*width),
+            Data::Fixed { width, values } => zeros(values, *width),
             Data::Var {
                 large,
                 offsets,
@@ -360,9 +361,9 @@ impl Node {
             Data::Bool(b) => b.append(self.default.first() == Some(&1)),
             Data::Fixed { width, values } => {
                 if self.default.is_empty() {
-                    values.extend_zeros(*width)
+                    zeros(values, *width)
                 } else {
-                    values.extend_from_slice(&self.default[..*width])
+                    extend(values, &self.default[..*width])
                 }
             }
             Data::Var {
@@ -370,7 +371,7 @@ impl Node {
                 offsets,
                 data,
             } => {
-                data.extend_from_slice(&self.default);
+                extend(data, &self.default);
                 offset_push(offsets, *large, data.len())
             }
             Data::List { large, offsets, .. } => {
@@ -513,15 +514,15 @@ impl Node {
             (Encoded::Null, _) => return self.push_null(),
             (Encoded::Bool(b), Data::Bool(bits)) => bits.append(*b),
             (Encoded::Int(i), Data::Fixed { width, values }) => match width {
-                1 => values.push(*i as i8),
-                2 => values.push(*i as i16),
-                4 => values.push(*i as i32),
-                _ => values.push(*i),
+                1 => push(values, *i as i8),
+                2 => push(values, *i as i16),
+                4 => push(values, *i as i32),
+                _ => push(values, *i),
             },
-            (Encoded::Float32(x), Data::Fixed { values, .. }) => values.push(*x),
-            (Encoded::Float64(x), Data::Fixed { values, .. }) => values.push(*x),
+            (Encoded::Float32(x), Data::Fixed { values, .. }) => push(values, *x),
+            (Encoded::Float64(x), Data::Fixed { values, .. }) => push(values, *x),
             (Encoded::Decimal(lo, hi), Data::Fixed { values, .. }) => {
-                values.push(((*hi as i128) << 64) | *lo as i128)
+                push(values, ((*hi as i128) << 64) | *lo as i128)
             }
             (
                 Encoded::Bytes(b),
@@ -531,7 +532,7 @@ impl Node {
                     data,
                 },
             ) => {
-                data.extend_from_slice(b);
+                extend(data, b);
                 offset_push(offsets, *large, data.len())
             }
             _ => unreachable!("encode() matched the value to the column"),

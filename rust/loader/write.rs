@@ -2,6 +2,7 @@
 
 use arrow_schema::DataType;
 
+use super::append::{extend, push};
 use super::error::{LoaderError, Result};
 use super::lifecycle::ResultSetLoader;
 use super::node::{
@@ -142,11 +143,11 @@ impl ResultSetLoader {
                 Value::Timestamp(i) | Value::Int(i),
                 Data::Fixed { values, .. },
             ) => {
-                values.push(i);
+                push(values, i);
                 8
             }
             (Physical::Float64, Value::Float(x), Data::Fixed { values, .. }) => {
-                values.push(x);
+                push(values, x);
                 8
             }
             (
@@ -158,7 +159,7 @@ impl ResultSetLoader {
                     data,
                 },
             ) => {
-                data.extend_from_slice(text.as_bytes());
+                extend(data, text.as_bytes());
                 offset_push(offsets, *large, data.len());
                 text.len() + offset_width(*large)
             }
