@@ -181,3 +181,69 @@ def test_struct_members_by_index_and_tuple():
         {"m": {"x": 1, "y": "second"}},
         {"m": {"x": 2, "y": "tuple"}},
     ]
+
+
+NUMPY_CASES = [
+    (pa.int64(), ["int64", "int32", "uint8", "uint64"], [0, 1, 127]),
+    (pa.int8(), ["int64", "int16"], [-128, 5, 127]),
+    (pa.uint64(), ["uint64"], [0, 2**64 - 1]),
+    (pa.float64(), ["float64", "float32", "float16", "int64"], [0.5, -2.0, 1e4]),
+    (pa.float32(), ["float32", "float64"], [1.5, -0.0]),
+    (pa.bool_(), ["bool"], [True, False]),
+    (pa.decimal128(10, 2), ["int64", "int8"], [7, -3]),
+]
+
+
+@pytest.mark.parametrize(
+    ("t", "dtypes", "vals"), NUMPY_CASES, ids=[str(t) for t, _, _ in NUMPY_CASES]
+)
+def test_numpy_scalars_and_arrays_are_written_as_pyarrow_writes_them(t, dtypes, vals):
+    """Rows built from NumPy data (zip over arrays, itertuples) hold NumPy scalars, and list
+    values may be arrays: written as the Python numbers they hold, as pyarrow does."""
+    np = pytest.importorskip("numpy")
+    schema = pa.schema([("v", t), ("xs", pa.list_(t))])
+    for dtype in dtypes:
+        array = np.array(vals, dtype=dtype)
+        rows = [{"v": s, "xs": array} for s in array]
+        batches = list(bl.ResultSetLoader(schema).write_rows(rows))
+        got = pa.Table.from_batches(batches, schema=schema)
+        native = [{"v": s.item(), "xs": array.tolist()} for s in array]
+        want = pa.Table.from_pylist(native, schema=schema)
+        assert got.equals(want), (dtype, got.to_pylist(), want.to_pylist())
+        try:  # and as pyarrow writes the NumPy values themselves, where it takes them
+            assert got.equals(pa.Table.from_pylist(rows, schema=schema))
+        except pa.ArrowTypeError:
+            assert pa.types.is_decimal(t)  # pyarrow wants a Python int for a decimal
+
+
+def test_numpy_values_that_do_not_fit_raise_schema_conflict():
+    np = pytest.importorskip("numpy")
+    for t, value, why in [
+        (pa.int8(), np.int64(300), "out of range"),
+        (pa.uint8(), np.int8(-1), "out of range"),
+        (pa.int64(), np.float64(1.5), "does not fit"),
+        (pa.int64(), np.float32(2.0), "does not fit"),
+        (pa.utf8(), np.int64(1), "does not fit"),
+        (pa.int64(), np.datetime64("2020-01-01"), "unsupported"),
+    ]:
+        loader = bl.ResultSetLoader(pa.schema([("v", t)]))
+        with pytest.raises(bl.SchemaConflictError, match=rf"row 0: column 'v'.*{why}"):
+            list(loader.write_rows([{"v": value}]))
+
+
+def test_discovery_types_numpy_values_by_the_python_number_they_hold():
+    np = pytest.importorskip("numpy")
+    rows = [
+        {"i": np.int32(1), "f": np.float32(0.5), "b": np.bool_(True), "w": np.int64(1)},
+        {"i": np.uint8(2), "f": np.float64(1.5), "b": np.bool_(False), "w": np.float32(2.5)},
+    ]
+    loader = bl.ResultSetLoader()
+    table = pa.Table.from_batches(list(loader.write_rows(rows)))
+    assert table.schema == pa.schema(
+        [("i", pa.int64()), ("f", pa.float64()), ("b", pa.bool_()), ("w", pa.float64())]
+    )
+    # an int column meeting a NumPy float widens, as with a Python float
+    assert table.to_pylist() == [
+        {"i": 1, "f": 0.5, "b": True, "w": 1.0},
+        {"i": 2, "f": 1.5, "b": False, "w": 2.5},
+    ]

@@ -104,6 +104,57 @@ pub(crate) fn is_decimal(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     obj.is_instance(decimal.bind(py))
 }
 
+/// NumPy's abstract scalar classes: (`floating`, (`integer`, `floating`, `bool`)).
+static NUMPY_NUMBERS: PyOnceLock<(Py<PyAny>, Py<PyAny>)> = PyOnceLock::new();
+
+/// Whether `obj`'s class is NumPy's (checked by module: NumPy is never imported for this,
+/// an object NumPy made means NumPy is loaded).
+fn is_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(obj.get_type().module()?.to_str()? == "numpy")
+}
+
+fn numpy_numbers(py: Python<'_>) -> PyResult<&(Py<PyAny>, Py<PyAny>)> {
+    NUMPY_NUMBERS.get_or_try_init(py, || {
+        let np = py.import("numpy")?;
+        let floating = np.getattr("floating")?;
+        let all = (
+            np.getattr("integer")?,
+            floating.clone(),
+            np.getattr("bool_")?,
+        );
+        Ok((
+            floating.unbind(),
+            all.into_pyobject(py)?.into_any().unbind(),
+        ))
+    })
+}
+
+/// A NumPy integer, float or bool as the Python int, float or bool it holds (`None`: `obj`
+/// is no NumPy number). Rows built from NumPy data hold these, and pyarrow takes them.
+pub(crate) fn numpy_number<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if !is_from_numpy(obj)? {
+        return Ok(None);
+    }
+    let (_, all) = numpy_numbers(obj.py())?;
+    if obj.is_instance(all.bind(obj.py()))? {
+        Ok(Some(obj.call_method0("item")?))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Whether `obj` is a Python or NumPy float (what widens a discovered int64 column).
+pub(crate) fn is_float(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(true);
+    }
+    if obj.is_exact_instance_of::<PyInt>() || !is_from_numpy(obj)? {
+        return Ok(false);
+    }
+    let (floating, _) = numpy_numbers(obj.py())?;
+    obj.is_instance(floating.bind(obj.py()))
+}
+
 fn utc_micros(dt: &Bound<'_, PyDateTime>) -> PyResult<i64> {
     let days = days_from_civil(
         dt.get_year() as i64,
@@ -221,6 +272,8 @@ fn write_other_scalar(
             }
             _ => return Err(conflict(l, id, obj, "wrong type")),
         }
+    } else if let Some(number) = numpy_number(obj)? {
+        return write_scalar(l, id, &number);
     } else if is_decimal(obj)? {
         match l.field(id).data_type() {
             DataType::Decimal128(_, scale) => {

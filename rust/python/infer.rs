@@ -9,7 +9,7 @@ use pyo3::types::{
     PyTzInfoAccess,
 };
 
-use super::convert::{is_decimal, short_repr, type_name};
+use super::convert::{is_decimal, numpy_number, short_repr, type_name};
 
 /// The element type of a list seen only empty, until an element says better (DESIGN.md:
 /// the scan's default null type).
@@ -61,6 +61,8 @@ fn infer_type(
         DataType::Timestamp(TimeUnit::Microsecond, tz)
     } else if value.is_instance_of::<PyDate>() {
         DataType::Date32
+    } else if let Some(number) = numpy_number(value).map_err(py_err)? {
+        return infer_type(&number, path, guesses);
     } else if is_decimal(value).map_err(py_err)? {
         let exponent: i64 = value
             .call_method0("as_tuple")

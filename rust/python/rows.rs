@@ -5,9 +5,11 @@
 use arrow_schema::DataType;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
-use super::convert::{conflict, short_repr, type_name, write_scalar, WriteError, WriteResult};
+use super::convert::{
+    conflict, is_float, short_repr, type_name, write_scalar, WriteError, WriteResult,
+};
 use super::infer::{infer_element, infer_field, Guesses, Step};
 use crate::loader::{
     ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
@@ -62,9 +64,9 @@ impl RowWriter<'_> {
             return self.compound(id, kind, obj);
         }
         if self.state.discover
-            && obj.is_instance_of::<PyFloat>()
             && self.l.field(id).data_type() == &DataType::Int64
             && self.state.discovery.is_discovered(id)
+            && is_float(obj)?
         {
             self.l.widen_to_float64(id)?;
         }
