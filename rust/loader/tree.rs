@@ -287,7 +287,7 @@ impl ResultSetLoader {
     }
 
     /// The index of the entry a write to `id` lands in.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pos(&self, id: ColumnId) -> usize {
         match self.nodes[id].anchor {
             None => self.row_pos,

@@ -1,6 +1,7 @@
 //! Python scalars into loader values, with fast paths for exact built-in types.
 
 use arrow_schema::{DataType, TimeUnit};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{
@@ -211,12 +212,23 @@ pub(crate) fn write_scalar(
     } else if obj.is_none() {
         return set_checked(l, id, obj, Value::Null);
     } else if obj.is_exact_instance_of::<PyInt>() {
-        if let Ok(i) = obj.extract::<i64>() {
+        if let Some(i) = exact_int_i64(obj) {
             return set_checked(l, id, obj, Value::Int(i));
         }
     }
     // may run Python code (`__index__`, `utcoffset`...): own `obj`, which may be borrowed
     write_other_scalar(l, id, &obj.clone())
+}
+
+/// An exact `int` as i64, `None` if it does not fit. One C call that reports overflow in a
+/// flag (an exact int raises nothing), where `extract` checks for a Python error after
+/// every -1.
+#[inline(always)]
+fn exact_int_i64(obj: &Bound<'_, PyAny>) -> Option<i64> {
+    let mut overflow = 0;
+    // SAFETY: the GIL is held and `obj` is an exact int.
+    let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(obj.as_ptr(), &mut overflow) };
+    (overflow == 0).then_some(v)
 }
 
 /// `write_scalar` for everything but the common exact types (and their errors).
