@@ -109,11 +109,13 @@ pub(crate) fn is_decimal(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
 static NUMPY_NUMBERS: PyOnceLock<(Py<PyAny>, Py<PyAny>)> = PyOnceLock::new();
 
 /// Whether `obj`'s class is NumPy's (checked by module: NumPy is never imported for this,
-/// an object NumPy made means NumPy is loaded).
-fn is_from_numpy(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(obj.get_type().module()?.to_str()? == "numpy")
+/// an object NumPy made means NumPy is loaded). A class without a module is not.
+fn is_from_numpy(obj: &Bound<'_, PyAny>) -> bool {
+    let module = obj.get_type().module();
+    module.is_ok_and(|m| m.to_str().is_ok_and(|m| m == "numpy"))
 }
 
+/// NumPy's scalar classes (NumPy is loaded: `is_from_numpy` said so).
 fn numpy_numbers(py: Python<'_>) -> PyResult<&(Py<PyAny>, Py<PyAny>)> {
     NUMPY_NUMBERS.get_or_try_init(py, || {
         let np = py.import("numpy")?;
@@ -133,7 +135,7 @@ fn numpy_numbers(py: Python<'_>) -> PyResult<&(Py<PyAny>, Py<PyAny>)> {
 /// A NumPy integer, float or bool as the Python int, float or bool it holds (`None`: `obj`
 /// is no NumPy number). Rows built from NumPy data hold these, and pyarrow takes them.
 pub(crate) fn numpy_number<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
-    if !is_from_numpy(obj)? {
+    if !is_from_numpy(obj) {
         return Ok(None);
     }
     let (_, all) = numpy_numbers(obj.py())?;
@@ -149,7 +151,7 @@ pub(crate) fn is_float(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     if obj.is_instance_of::<PyFloat>() {
         return Ok(true);
     }
-    if obj.is_exact_instance_of::<PyInt>() || !is_from_numpy(obj)? {
+    if obj.is_exact_instance_of::<PyInt>() || !is_from_numpy(obj) {
         return Ok(false);
     }
     let (floating, _) = numpy_numbers(obj.py())?;
