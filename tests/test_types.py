@@ -237,13 +237,23 @@ def test_discovery_types_numpy_values_by_the_python_number_they_hold():
         {"i": np.int32(1), "f": np.float32(0.5), "b": np.bool_(True), "w": np.int64(1)},
         {"i": np.uint8(2), "f": np.float64(1.5), "b": np.bool_(False), "w": np.float32(2.5)},
     ]
+    # arrays are lists, a 2-D array a list of lists
+    rows[0] |= {"xs": np.array([1, 2], dtype="int16"), "m": np.array([[0.5], [1.5]])}
+    rows[1] |= {"xs": np.array([], dtype="int16"), "m": np.zeros((0, 3))}
     loader = bl.ResultSetLoader()
     table = pa.Table.from_batches(list(loader.write_rows(rows)))
     assert table.schema == pa.schema(
-        [("i", pa.int64()), ("f", pa.float64()), ("b", pa.bool_()), ("w", pa.float64())]
+        [
+            ("i", pa.int64()),
+            ("f", pa.float64()),
+            ("b", pa.bool_()),
+            ("w", pa.float64()),
+            ("xs", pa.list_(pa.int64())),
+            ("m", pa.list_(pa.list_(pa.float64()))),
+        ]
     )
     # an int column meeting a NumPy float widens, as with a Python float
     assert table.to_pylist() == [
-        {"i": 1, "f": 0.5, "b": True, "w": 1.0},
-        {"i": 2, "f": 1.5, "b": False, "w": 2.5},
+        {"i": 1, "f": 0.5, "b": True, "w": 1.0, "xs": [1, 2], "m": [[0.5], [1.5]]},
+        {"i": 2, "f": 1.5, "b": False, "w": 2.5, "xs": [], "m": []},
     ]

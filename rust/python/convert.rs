@@ -105,8 +105,17 @@ pub(crate) fn is_decimal(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     obj.is_instance(decimal.bind(py))
 }
 
-/// NumPy's abstract scalar classes: (`floating`, (`integer`, `floating`, `bool`)).
-static NUMPY_NUMBERS: PyOnceLock<(Py<PyAny>, Py<PyAny>)> = PyOnceLock::new();
+/// The NumPy classes the conversions recognise.
+struct NumPy {
+    /// `numpy.floating`
+    floating: Py<PyAny>,
+    /// (`numpy.integer`, `numpy.floating`, `numpy.bool_`)
+    numbers: Py<PyAny>,
+    /// `numpy.ndarray`
+    ndarray: Py<PyAny>,
+}
+
+static NUMPY: PyOnceLock<NumPy> = PyOnceLock::new();
 
 /// Whether `obj`'s class is NumPy's (checked by module: NumPy is never imported for this,
 /// an object NumPy made means NumPy is loaded). A class without a module is not.
@@ -115,35 +124,45 @@ fn is_from_numpy(obj: &Bound<'_, PyAny>) -> bool {
     module.is_ok_and(|m| m.to_str().is_ok_and(|m| m == "numpy"))
 }
 
-/// NumPy's scalar classes (NumPy is loaded: `is_from_numpy` said so).
-fn numpy_numbers(py: Python<'_>) -> PyResult<&(Py<PyAny>, Py<PyAny>)> {
-    NUMPY_NUMBERS.get_or_try_init(py, || {
+/// NumPy's classes (NumPy is loaded: `is_from_numpy` said so).
+fn numpy(py: Python<'_>) -> PyResult<&NumPy> {
+    NUMPY.get_or_try_init(py, || {
         let np = py.import("numpy")?;
         let floating = np.getattr("floating")?;
-        let all = (
+        let numbers = (
             np.getattr("integer")?,
             floating.clone(),
             np.getattr("bool_")?,
         );
-        Ok((
-            floating.unbind(),
-            all.into_pyobject(py)?.into_any().unbind(),
-        ))
+        Ok(NumPy {
+            floating: floating.unbind(),
+            numbers: numbers.into_pyobject(py)?.into_any().unbind(),
+            ndarray: np.getattr("ndarray")?.unbind(),
+        })
     })
+}
+
+/// Whether `obj` is an instance of NumPy's class `which` (false if `obj` is not NumPy's).
+fn is_numpy(obj: &Bound<'_, PyAny>, which: impl FnOnce(&NumPy) -> &Py<PyAny>) -> PyResult<bool> {
+    if !is_from_numpy(obj) {
+        return Ok(false);
+    }
+    obj.is_instance(which(numpy(obj.py())?).bind(obj.py()))
 }
 
 /// A NumPy integer, float or bool as the Python int, float or bool it holds (`None`: `obj`
 /// is no NumPy number). Rows built from NumPy data hold these, and pyarrow takes them.
 pub(crate) fn numpy_number<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
-    if !is_from_numpy(obj) {
-        return Ok(None);
-    }
-    let (_, all) = numpy_numbers(obj.py())?;
-    if obj.is_instance(all.bind(obj.py()))? {
+    if is_numpy(obj, |np| &np.numbers)? {
         Ok(Some(obj.call_method0("item")?))
     } else {
         Ok(None)
     }
+}
+
+/// Whether `obj` is a NumPy array (discovery reads it as a list, as pyarrow does).
+pub(crate) fn is_numpy_array(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    is_numpy(obj, |np| &np.ndarray)
 }
 
 /// Whether `obj` is a Python or NumPy float (what widens a discovered int64 column).
@@ -151,11 +170,10 @@ pub(crate) fn is_float(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     if obj.is_instance_of::<PyFloat>() {
         return Ok(true);
     }
-    if obj.is_exact_instance_of::<PyInt>() || !is_from_numpy(obj) {
+    if obj.is_exact_instance_of::<PyInt>() {
         return Ok(false);
     }
-    let (floating, _) = numpy_numbers(obj.py())?;
-    obj.is_instance(floating.bind(obj.py()))
+    is_numpy(obj, |np| &np.floating)
 }
 
 fn utc_micros(dt: &Bound<'_, PyDateTime>) -> PyResult<i64> {

@@ -9,7 +9,7 @@ use pyo3::types::{
     PyTzInfoAccess,
 };
 
-use super::convert::{is_decimal, numpy_number, short_repr, type_name};
+use super::convert::{is_decimal, is_numpy_array, numpy_number, short_repr, type_name};
 
 /// The element type of a list seen only empty, until an element says better (DESIGN.md:
 /// the scan's default null type).
@@ -86,7 +86,10 @@ fn infer_type(
             members.push(Field::new(name, dt, true));
         }
         DataType::Struct(Fields::from(members))
-    } else if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+    } else if value.is_instance_of::<PyList>()
+        || value.is_instance_of::<PyTuple>()
+        || is_numpy_array(value).map_err(py_err)?
+    {
         let mut element = None;
         for item in value.try_iter().map_err(py_err)? {
             let item = item.map_err(py_err)?;
