@@ -420,7 +420,8 @@ def conform(array: pa.Array, target: pa.DataType) -> pa.Array:
         mask = array.is_null() if array.null_count or not children else None
         return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
     if pa.types.is_list(target) and pa.types.is_list(array.type):
-        if array.offset:  # a slice: from_arrays takes no sliced offsets with a mask, copy it
+        if array.offset and array.null_count:
+            # a slice with nulls: from_arrays takes no sliced offsets with a mask, copy it
             array = pa.concat_arrays([array])
         values = conform(array.values, target.value_type)
         mask = array.is_null() if array.null_count else None
