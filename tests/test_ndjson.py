@@ -4,6 +4,7 @@ compression, projection pushdown."""
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import gzip
 import json
 import math
@@ -841,3 +842,70 @@ def test_keys_cached_from_a_failed_line_are_forgotten_with_its_columns(tmp_path)
     got = data_table(bl.Scan(path, on_error="skip"))
     assert got.schema == pa.schema([("a", pa.list_(pa.struct([("x", pa.utf8())])))])
     assert got.to_pylist() == [{"a": [{"x": "s"}, {"x": "t"}]}]
+
+
+def test_numbers_into_decimal_columns_keep_every_digit(tmp_path):
+    """A JSON number read into a decimal column is read from its digits, not through a
+    float: 12345678901234567.89 stays exact, as pyarrow.json reads it, in members, lists
+    and map values alike."""
+    schema = pa.schema(
+        [
+            ("m", pa.decimal128(20, 2)),
+            ("b", pa.decimal128(38, 0)),
+            ("e", pa.decimal128(10, 3)),
+            ("s", pa.decimal128(20, 2)),
+            ("l", pa.list_(pa.decimal128(20, 1))),
+            ("t", pa.struct([("x", pa.decimal128(30, 10))])),
+            ("k", pa.map_(pa.utf8(), pa.decimal128(19, 0))),
+        ]
+    )
+    lines = [
+        '{"m": 12345678901234567.89, "b": 18446744073709551616, "e": 1.5e3, '
+        '"s": "12345678901234567.89", "l": [0.1, 123456789012345678.5, null], '
+        '"t": {"x": 0.1234567891}, "k": {"a": 9223372036854775808}}',
+        '{"m": -0.01, "b": -99999999999999999999999999999999999999, "e": 25E-3, '
+        '"s": null, "l": [], "t": {"x": -1e-10}, "k": {}}',
+    ]
+    path = tmp_path / "dec.json"
+    path.write_text("\n".join(lines) + "\n")
+    got = data_table(bl.Scan(path, schema=schema, columns=schema.names))
+    no_map = pa.schema([f for f in schema if f.name != "k"])  # pyarrow.json reads no maps
+    want = pj.read_json(path, parse_options=pj.ParseOptions(explicit_schema=no_map))
+    assert got.drop_columns(["k"]).to_pylist() == want.select(no_map.names).to_pylist()
+    assert got.column("m").to_pylist()[0] == decimal.Decimal("12345678901234567.89")
+    assert got.column("k").to_pylist() == [[("a", decimal.Decimal(2**63))], []]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    digits=st.text("0123456789", min_size=1, max_size=40),
+    point=st.integers(0, 40),
+    exponent=st.one_of(st.none(), st.integers(-45, 45)),
+    style=st.sampled_from(["e", "E", "e+"]),
+    negative=st.booleans(),
+    scale=st.integers(0, 12),
+)
+def test_any_json_number_reads_into_a_decimal_column_exactly_or_fails(
+    tmp_path_factory, digits, point, exponent, style, negative, scale
+):
+    """The value is the number's exact decimal value when the column's scale and precision
+    hold it, and an error naming the line otherwise: never a rounded value."""
+    digits = digits.lstrip("0") or "0"
+    point = min(point, len(digits) - 1)
+    text = digits if point == 0 else f"{digits[:-point]}.{digits[-point:]}"
+    if exponent is not None:
+        text += f"{style[0]}{exponent}" if exponent < 0 else f"{style}{exponent}"
+    text = ("-" if negative else "") + text
+    path = tmp_path_factory.mktemp("dec") / "n.json"
+    path.write_text('{"v": ' + text + "}\n")
+    t = pa.decimal128(38, scale)
+    with decimal.localcontext(decimal.Context(prec=200)):
+        value = decimal.Decimal(text)
+        stored = value.scaleb(scale)  # the integer the column keeps, if it is one
+        fits = stored == stored.to_integral_value() and abs(stored) < 10**38
+    scan = bl.Scan(path, schema=pa.schema([("v", t)]))
+    if fits:
+        assert data_table(scan).column("v").to_pylist() == [value]
+    else:
+        with pytest.raises(bl.InputError, match=r"line 1.*'v'"):
+            list(scan)

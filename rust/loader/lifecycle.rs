@@ -6,7 +6,7 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, FieldRef, Fields, Schema};
 
 use super::error::{LoaderError, Result};
-use super::node::{ColumnId, ColumnKind, Data, Node, Role, ROOT};
+use super::node::{ColumnId, ColumnKind, Data, Node, Physical, Role, ROOT};
 use super::options::{LoaderOptions, Projection};
 use super::overflow::FrozenBatch;
 use super::tree::{validate_field, RowShape};
@@ -330,6 +330,12 @@ impl ResultSetLoader {
     /// The dotted path of column `id`, for messages.
     pub fn path(&self, id: ColumnId) -> &str {
         &self.nodes[id].path
+    }
+
+    /// Whether `id` is a decimal column (readers take its values from their text).
+    #[inline]
+    pub fn is_decimal(&self, id: ColumnId) -> bool {
+        matches!(self.nodes[id].physical, Some(Physical::Decimal { .. }))
     }
 
     /// Whether writes to `id` are kept.

@@ -171,25 +171,52 @@ fn parse_default(field: &Field, physical: Physical, path: &str) -> Result<Option
     Ok(Some(bytes))
 }
 
-/// `"-12.5"` at scale 2 -> -1250. `None` if malformed or more fractional digits than `scale`.
+/// `"-12.5"` at scale 2 -> -1250; an exponent is taken exactly (`"1.5e3"`, `"25E-3"`).
+/// `None` if malformed, if it needs more fractional digits than `scale`, or if it does not fit
+/// an i128.
 pub fn parse_decimal(text: &str, scale: i8) -> Option<i128> {
-    let (neg, digits) = match text.strip_prefix('-') {
+    let (neg, rest) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
-    let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
-    if int_part.is_empty() && frac_part.is_empty() {
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => (&rest[..at], rest[at + 1..].parse::<i32>().ok()?),
+        None => (rest, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if (int_part.is_empty() && frac_part.is_empty()) || scale < 0 {
         return None;
     }
-    let frac_part = frac_part.trim_end_matches('0');
-    if scale < 0 || frac_part.len() > scale as usize {
-        return None;
+    let digits = int_part.bytes().chain(frac_part.bytes());
+    // the value is digits x 10^shift at the column's scale; a negative shift drops digits,
+    // which must be zeros
+    let mut shift = i64::from(exponent) - frac_part.len() as i64 + i64::from(scale);
+    let mut kept: Vec<u8> = Vec::with_capacity(int_part.len() + frac_part.len());
+    for d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        if !(kept.is_empty() && d == b'0') {
+            kept.push(d - b'0');
+        }
+    }
+    while shift < 0 {
+        match kept.last() {
+            None => shift = 0, // zero at any scale
+            Some(0) => {
+                kept.pop();
+                shift += 1;
+            }
+            Some(_) => return None,
+        }
     }
     let mut v: i128 = 0;
-    for c in int_part.chars().chain(frac_part.chars()) {
-        v = v.checked_mul(10)?.checked_add(c.to_digit(10)? as i128)?;
+    for d in kept {
+        v = v.checked_mul(10)?.checked_add(i128::from(d))?;
     }
-    v = v.checked_mul(10i128.checked_pow(scale as u32 - frac_part.len() as u32)?)?;
+    if v != 0 {
+        v = v.checked_mul(10i128.checked_pow(u32::try_from(shift).ok()?)?)?;
+    }
     Some(if neg { -v } else { v })
 }
 
@@ -844,6 +871,18 @@ mod tests {
         assert_eq!(parse_decimal("1.234", 2), None);
         assert_eq!(parse_decimal("1.2300", 2), Some(123));
         assert_eq!(parse_decimal("x", 2), None);
+        assert_eq!(parse_decimal("1.5e3", 0), Some(1500));
+        assert_eq!(parse_decimal("25E-3", 3), Some(25));
+        assert_eq!(parse_decimal("25E-3", 2), None);
+        assert_eq!(parse_decimal("-1e-10", 10), Some(-1));
+        assert_eq!(parse_decimal("1200e-2", 0), Some(12));
+        assert_eq!(parse_decimal("0e-999", 0), Some(0));
+        assert_eq!(parse_decimal("0.000", 0), Some(0));
+        assert_eq!(parse_decimal("1e39", 0), None);
+        assert_eq!(parse_decimal("1e999999", 0), None);
+        assert_eq!(parse_decimal("1e", 0), None);
+        assert_eq!(parse_decimal("1.2.3", 2), None);
+        assert_eq!(parse_decimal(".5", 1), Some(5));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Fields};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 
 use super::driver::note_ignored;
 use super::temporal::{parse_date, parse_timestamp};
@@ -273,15 +274,6 @@ impl JsonWriter<'_> {
                 self.l.widen_to_float64(id).map_err(|e| self.fail(e))?;
                 self.set(id, Value::Float(x))
             }
-            DataType::Decimal128(_, scale) => {
-                let scale = *scale;
-                match parse_decimal(&format!("{x}"), scale) {
-                    Some(d) => self.set(id, Value::Decimal(d)),
-                    None => {
-                        Err(self.conflict(id, &format!("number {x}: too precise or too large")))
-                    }
-                }
-            }
             _ => self.set(id, Value::Float(x)),
         }
     }
@@ -304,6 +296,31 @@ impl JsonWriter<'_> {
             _ => Value::Str(s),
         };
         self.set(id, value)
+    }
+
+    /// Write the JSON text of one value (`raw`, as the line has it) to decimal column `id`:
+    /// a number from its digits (a float would round 12345678901234567.89), a string from
+    /// its content.
+    #[cold]
+    #[inline(never)]
+    fn write_decimal<E: de::Error>(&mut self, id: ColumnId, raw: &str) -> Result<(), E> {
+        let DataType::Decimal128(_, scale) = *self.l.field(id).data_type() else {
+            unreachable!("a decimal column")
+        };
+        match raw.as_bytes().first() {
+            Some(b'n') => self.set(id, Value::Null),
+            Some(b'"') => {
+                let text: Cow<'_, str> = serde_json::from_str(raw).map_err(E::custom)?;
+                self.write_str(id, &text)
+            }
+            Some(b'-' | b'0'..=b'9') => match parse_decimal(raw, scale) {
+                Some(d) => self.set(id, Value::Decimal(d)),
+                None => Err(self.conflict(id, &format!("number {raw}: too precise or too large"))),
+            },
+            Some(b't' | b'f') => Err(self.conflict(id, "a boolean")),
+            Some(b'{') => Err(self.conflict(id, "an object")),
+            _ => Err(self.conflict(id, "an array")),
+        }
     }
 
     /// Where key `key` at position `pos` of an object of struct `parent` goes, when the key
@@ -416,6 +433,20 @@ impl ValueSeed<'_, '_, '_> {
     }
 }
 
+/// Deserializes one value into decimal column `id` from its text (see `write_decimal`).
+struct DecimalSeed<'w, 'a> {
+    w: &'w mut JsonWriter<'a>,
+    id: ColumnId,
+}
+
+impl<'de> DeserializeSeed<'de> for DecimalSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        let raw = <&'de RawValue as de::Deserialize>::deserialize(d)?;
+        self.w.write_decimal(self.id, raw.get())
+    }
+}
+
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -493,6 +524,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                     };
                     pos += 1;
                     match slot {
+                        Some(Slot::Column(c)) if self.w.l.is_decimal(c) => {
+                            map.next_value_seed(DecimalSeed { w: self.w, id: c })?
+                        }
                         Some(slot) => map.next_value_seed(ValueSeed { w: self.w, slot })?,
                         None => {
                             map.next_value::<IgnoredAny>()?;
@@ -507,10 +541,18 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 let key = self.w.l.column_at(entries, 0).expect("key");
                 let value = self.w.l.column_at(entries, 1).expect("value");
                 self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
+                let decimal = self.w.l.is_decimal(value);
                 while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
                     self.w.write_str(key, &k)?;
-                    let slot = Slot::Column(value);
-                    map.next_value_seed(ValueSeed { w: self.w, slot })?;
+                    if decimal {
+                        map.next_value_seed(DecimalSeed {
+                            w: self.w,
+                            id: value,
+                        })?;
+                    } else {
+                        let slot = Slot::Column(value);
+                        map.next_value_seed(ValueSeed { w: self.w, slot })?;
+                    }
                     self.w.l.save_element(id).map_err(|e| self.w.fail(e))?;
                 }
                 self.w.shallower();
@@ -532,6 +574,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         }
         self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
         let selective = self.w.l.selects_elements(id);
+        let decimal = self.w.l.element(id).filter(|&e| self.w.l.is_decimal(e));
         loop {
             let fate = if selective {
                 self.w.l.element_fate(id)
@@ -539,10 +582,13 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 ElementFate::Keep
             };
             let more = match fate {
-                ElementFate::Keep => {
-                    let slot = Slot::Element(id);
-                    seq.next_element_seed(ValueSeed { w: self.w, slot })?
-                }
+                ElementFate::Keep => match decimal {
+                    Some(e) => seq.next_element_seed(DecimalSeed { w: self.w, id: e })?,
+                    None => {
+                        let slot = Slot::Element(id);
+                        seq.next_element_seed(ValueSeed { w: self.w, slot })?
+                    }
+                },
                 // not asked for (`c[1]` projected): skipped unparsed, saved as a null
                 ElementFate::Null => seq.next_element::<IgnoredAny>()?.map(|_| ()),
                 ElementFate::Drop => {
