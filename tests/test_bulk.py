@@ -481,3 +481,42 @@ def test_a_scalar_for_a_list_or_map_names_row_column_and_value(column_type, valu
     loader = bl.ResultSetLoader(pa.schema([("c", column_type)]))
     with pytest.raises(bl.SchemaConflictError, match=rf"row 1: column 'c' .*{why}"):
         list(loader.write_rows([{"c": None}, {"c": value}]))
+
+
+@pytest.mark.parametrize(
+    ("row", "column"),
+    [
+        ({"id": 1, "ID": 2}, "id"),
+        ({"id": 1, "m": {"x": 1, "X": None}}, "m.x"),
+        ({"id": 1, "m": {"x": 1}, "M": None}, "m"),
+        ({"id": 1, "ev": [{"k": "a", "K": "b"}]}, r"ev\[\]\.k"),
+    ],
+)
+def test_a_row_naming_a_column_twice_is_refused(row, column):
+    """Names are case-insensitive: {"id": 1, "ID": 2} gives column id twice, and keeping
+    either value would drop the other silently. The rows around it are written."""
+    schema = pa.schema(
+        [
+            ("id", pa.int64()),
+            ("m", pa.struct([("x", pa.int64())])),
+            ("ev", pa.list_(pa.struct([("k", pa.utf8())]))),
+        ]
+    )
+    loader = bl.ResultSetLoader(schema)
+    good = {"id": 0, "m": {"x": 0}, "ev": [{"k": "z"}]}
+    with pytest.raises(bl.SchemaConflictError, match=rf"row 1: column '{column}' is given twice"):
+        list(loader.write_rows([good, row]))
+    rest = pa.Table.from_batches(list(loader.write_rows([good])), schema=schema)
+    assert rest.to_pylist() == pa.Table.from_pylist([good, good], schema=schema).to_pylist()
+
+
+def test_the_column_writer_still_overwrites():
+    """Only whole rows refuse a second value; `writer[...].set` twice overwrites."""
+    loader = bl.ResultSetLoader(pa.schema([("a", pa.int64())]))
+    loader.start_batch()
+    w = loader.writer
+    w.start()
+    w["a"].set(1)
+    w["A"].set(2)
+    w.save()
+    assert loader.harvest().to_pylist() == [{"a": 2}]

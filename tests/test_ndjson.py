@@ -290,7 +290,8 @@ def test_on_error_modes(tmp_path, position):
 def test_a_line_that_is_not_an_object_says_so(tmp_path, line, what, schema):
     path = tmp_path / "scalar.json"
     write_lines(path, [GOOD, line, GOOD])
-    with pytest.raises(bl.InputError, match=f"line 2: a line must hold a JSON object, not {what}"):
+    says = rf"line 2, column \d+: a line must hold a JSON object, not {what}"
+    with pytest.raises(bl.InputError, match=says):
         list(bl.Scan(path, schema=schema))
     scan = bl.Scan(path, on_error="skip", schema=schema)
     assert data_table(scan).num_rows == 2
@@ -382,7 +383,7 @@ def test_conversion_failure_follows_the_policy(tmp_path):
     path = tmp_path / "t.json"
     write_lines(path, ['{"t": "2024-01-02T03:04:05Z"}', '{"t": "not a time"}'])
     schema = pa.schema([("t", pa.timestamp("us", tz="UTC"))])
-    with pytest.raises(bl.InputError, match=r"line 2: column 't'.*not an ISO-8601"):
+    with pytest.raises(bl.InputError, match=r"line 2, column \d+: column 't'.*not an ISO-8601"):
         list(bl.Scan(path, schema=schema))
     scan = bl.Scan(path, schema=schema, on_error="skip")
     assert data_table(scan).column("t").to_pylist()[0].isoformat() == "2024-01-02T03:04:05+00:00"
@@ -458,7 +459,7 @@ def test_iso_dates_and_timestamps_agree_with_python(tmp_path_factory, dates, sta
 def test_narrowing_ints_checks_range(tmp_path):
     path = tmp_path / "t.json"
     write_lines(path, ['{"x": 100}', '{"x": 300}'])
-    with pytest.raises(bl.InputError, match=r"line 2: .*out of range"):
+    with pytest.raises(bl.InputError, match=r"line 2, column \d+: .*out of range"):
         list(bl.Scan(path, schema=pa.schema([("x", pa.int8())])))
 
 
@@ -604,7 +605,7 @@ def test_half_a_surrogate_pair_is_named_as_such(tmp_path, escape):
 def test_a_value_of_another_shape_names_the_column_and_what_it_met(tmp_path, first, then, says):
     path = tmp_path / "shape.json"
     write_lines(path, [first, then, first])
-    with pytest.raises(bl.InputError, match=r"line 2: " + says):
+    with pytest.raises(bl.InputError, match=r"line 2, column \d+: " + says):
         list(bl.Scan(path))
     scan = bl.Scan(path, on_error="skip")
     assert data_table(scan).num_rows == 2 and scan.skipped_lines == 1
@@ -626,7 +627,8 @@ def test_invalid_utf8_is_its_own_error(tmp_path):
 def test_line_longer_than_the_batch_limit(tmp_path):
     path = tmp_path / "long.json"
     write_lines(path, [json.dumps({"s": "x" * 10}), json.dumps({"s": "y" * 5000})])
-    with pytest.raises(bl.InputError, match=r"line 2: the record is larger than the batch limits"):
+    says = r"line 2, column \d+: the record is larger than the batch limits"
+    with pytest.raises(bl.InputError, match=says):
         list(bl.Scan(path, vector_byte_limit=1000))
 
 
@@ -909,3 +911,39 @@ def test_any_json_number_reads_into_a_decimal_column_exactly_or_fails(
     else:
         with pytest.raises(bl.InputError, match=r"line 1.*'v'"):
             list(scan)
+
+
+DUPLICATES = [
+    ('{"a": 1, "a": 2}', "a"),
+    ('{"A": 1, "a": 2}', "a"),
+    ('{"m": {"x": 1, "X": 2}}', "m.x"),
+    ('{"m": {"x": 1}, "M": {"x": 2}}', "m"),
+    ('{"l": [1], "L": [2]}', "l"),
+    ('{"ev": [{"k": 1, "k": 2}]}', "ev[].k"),
+    ('{"a": 1, "b": "x", "a": null}', "a"),
+]
+
+
+@pytest.mark.parametrize(("line", "column"), DUPLICATES)
+def test_an_object_naming_a_column_twice_is_bad_input(tmp_path, line, column):
+    """`{"A": 1, "a": 2}` names one column twice (names are case-insensitive, as in Drill):
+    keeping either value would silently drop the other, so the line is bad input under
+    every policy (pyarrow.json and duckdb refuse duplicate names too)."""
+    first = '{"a": 0, "b": "y", "m": {"x": 0}, "l": [0], "ev": [{"k": 0}]}'
+    path = tmp_path / "dup.json"
+    write_lines(path, [first, line, first])
+    with pytest.raises(
+        bl.InputError, match=rf"line 2, column \d+: column '{re.escape(column)}' is given twice"
+    ):
+        list(bl.Scan(path))
+    clean = tmp_path / "clean.json"
+    write_lines(clean, [first, first])
+    skipped = bl.Scan(path, on_error="skip")
+    assert data_table(skipped).to_pylist() == data_table(bl.Scan(clean)).to_pylist()
+    assert skipped.skipped_lines == 1
+    kept = bl.Scan(path, on_error="permissive")
+    table = pa.Table.from_batches(list(kept), schema=kept.schema)
+    assert table.column("_corrupt_record").to_pylist() == [None, line, None]
+    # a projection that leaves the column out does not look at it
+    other = "b" if column.split(".")[0].split("[")[0].lower() != "b" else "a"
+    assert len(data_table(bl.Scan(path, columns=[other]))) == 3

@@ -36,6 +36,9 @@ pub struct ResultSetLoader {
     pub(crate) row_pos: usize,
     /// A row was started and not yet saved.
     pub(crate) row_open: bool,
+    /// The open row is one record (`start_record`): each column takes one value per entry,
+    /// and a second write is refused instead of overwriting.
+    pub(crate) record: bool,
     /// Exported bytes of the active buffers.
     pub(crate) bytes: usize,
     /// The first node a mutation took over `vector_byte_limit` since the last check.
@@ -75,6 +78,7 @@ impl ResultSetLoader {
             state: State::Idle,
             row_pos: 0,
             row_open: false,
+            record: false,
             bytes: 0,
             breach: None,
             budget_rows: usize::MAX,
@@ -166,8 +170,18 @@ impl ResultSetLoader {
             return Ok(false);
         }
         self.row_open = true;
+        self.record = false;
         self.top_writes.fill(0);
         Ok(true)
+    }
+
+    /// `start_row` for a row written from one record (a JSON object, a Python dict): a column
+    /// given twice in it (`{"A": 1, "a": 2}`: names are case-insensitive) is refused with a
+    /// `SchemaConflict`, where a row from `start_row` overwrites.
+    pub fn start_record(&mut self) -> Result<bool> {
+        let started = self.start_row()?;
+        self.record = started;
+        Ok(started)
     }
 
     /// Whether a row is started and not yet saved.

@@ -210,6 +210,7 @@ impl ResultSetLoader {
             return self.after_write(id);
         }
         self.check_writable(id)?;
+        self.refuse_second_write(id)?;
         let node = &self.nodes[id];
         if !node.projected {
             return Ok(());
@@ -264,6 +265,19 @@ impl ResultSetLoader {
                 node.field.data_type()
             ),
         })
+    }
+
+    /// In a record (`start_record`), the error of a second write to `id` in the entry being
+    /// written; `Ok` otherwise.
+    fn refuse_second_write(&self, id: ColumnId) -> Result<()> {
+        let node = &self.nodes[id];
+        if self.record && node.projected && id != ROOT && node.len > self.pos(id) {
+            return Err(LoaderError::SchemaConflict(format!(
+                "column '{}' is given twice (names are case-insensitive)",
+                node.path
+            )));
+        }
+        Ok(())
     }
 
     /// Write SQL NULL to column `id`.
@@ -375,6 +389,7 @@ impl ResultSetLoader {
         if !self.check_compound(id)? {
             return Ok(());
         }
+        self.refuse_second_write(id)?;
         self.prepare_entry(id);
         self.mutate(id, Node::open_entry);
         self.after_write(id)

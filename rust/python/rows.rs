@@ -394,7 +394,7 @@ impl RowWriter<'_> {
     /// `start` + members + `save`; on any failure the row is discarded (with what it
     /// discovered).
     pub fn row(&mut self, row: &Bound<'_, PyAny>) -> WriteResult {
-        if !self.l.start_row()? {
+        if !self.l.start_record()? {
             return Err(WriteError::Loader(LoaderError::State(
                 "the batch is full: harvest() it, then start_batch()".into(),
             )));

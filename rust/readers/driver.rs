@@ -187,7 +187,7 @@ impl Driver {
                 }
                 self.pending = true;
             }
-            if !l.start_row()? {
+            if !l.start_record()? {
                 src.flush(l)?;
                 return Ok(true);
             }

@@ -82,7 +82,13 @@ impl RecordSource for JsonLines {
             .and_then(|_| de.end());
         match (parsed, writer.error.take()) {
             (Ok(()), _) => Ok(()),
-            (Err(_), Some(e)) => Err(loader_error(self, e)),
+            (Err(stop), Some(e)) => {
+                // where the parser was when the writer stopped it: just past the value
+                let mut error = loader_error(self, e);
+                error.column = Some(stop.column());
+                error.excerpt = excerpt(&self.line, error.column);
+                Err(error)
+            }
             (Err(e), None) => Err(self.error(Some(e.column()), syntax_message(&e))),
         }
     }
