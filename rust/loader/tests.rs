@@ -961,3 +961,49 @@ fn a_batch_set_aside_by_the_failed_row_gets_its_int_column_back() {
         assert_eq!(ints.iter().collect::<Vec<_>>(), [Some(3)]);
     }
 }
+
+#[test]
+fn a_record_refuses_a_second_write_where_a_row_overwrites() {
+    let pair = Fields::from(vec![Field::new("k", DataType::Int64, true)]);
+    let mut l = loader(
+        vec![
+            Field::new("x", DataType::Int64, true),
+            Field::new("e", DataType::new_list(DataType::Struct(pair), true), true),
+        ],
+        1 << 20,
+    );
+    let x = l.column(ROOT, "x").unwrap();
+    let e = l.column(ROOT, "e").unwrap();
+    let item = l.element(e).unwrap();
+    let k = l.column(item, "k").unwrap();
+    // a row overwrites
+    assert!(l.start_row().unwrap());
+    l.set(x, Value::Int(1)).unwrap();
+    l.set(x, Value::Int(2)).unwrap();
+    l.save_row().unwrap();
+    // a record refuses, at the top and in a list element, scalar or compound, and the
+    // loader goes on
+    assert!(l.start_record().unwrap());
+    l.set(x, Value::Int(3)).unwrap();
+    let twice = l.set(x, Value::Null).unwrap_err().to_string();
+    assert!(twice.contains("'x' is given twice"), "{twice}");
+    l.begin(e).unwrap();
+    l.begin(item).unwrap();
+    l.set(k, Value::Int(4)).unwrap();
+    let twice = l.set(k, Value::Int(5)).unwrap_err().to_string();
+    assert!(twice.contains("'e[].k' is given twice"), "{twice}");
+    l.save_element(e).unwrap();
+    l.begin(item).unwrap(); // the next element is fresh
+    l.set(k, Value::Int(6)).unwrap();
+    l.save_element(e).unwrap();
+    let twice = l.begin(e).unwrap_err().to_string();
+    assert!(twice.contains("'e' is given twice"), "{twice}");
+    l.save_row().unwrap();
+    let batch = l.harvest().unwrap();
+    let xs = batch
+        .column(0)
+        .as_primitive::<arrow_array::types::Int64Type>();
+    assert_eq!(xs.values().to_vec(), vec![2, 3]);
+    let lists = batch.column(1).as_list::<i32>();
+    assert_eq!(lists.value_length(1), 2);
+}
