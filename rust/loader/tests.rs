@@ -714,6 +714,16 @@ fn schemaless_with_int64_a() -> (ResultSetLoader, ColumnId) {
     (l, a)
 }
 
+/// Retype list `t`'s element to int64 (as discovery does when a number meets a guessed
+/// element) and save `value` as its next element.
+fn save_int_element_retyping(l: &mut ResultSetLoader, t: ColumnId, value: i64) {
+    let e = l
+        .replace_element(t, Field::new("item", DataType::Int64, true))
+        .unwrap();
+    l.set(e, Value::Int(value)).unwrap();
+    l.save_element(t).unwrap();
+}
+
 fn utf8_list() -> DataType {
     DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
 }
@@ -750,11 +760,7 @@ fn forgetting_columns_undoes_what_a_failed_row_discovered() {
     let e = l.element(t).unwrap();
     l.set(e, Value::Null).unwrap();
     l.save_element(t).unwrap();
-    let e = l
-        .replace_element(t, Field::new("item", DataType::Int64, true))
-        .unwrap();
-    l.set(e, Value::Int(7)).unwrap();
-    l.save_element(t).unwrap();
+    save_int_element_retyping(&mut l, t, 7);
     assert!(l.forget_columns_since(mark));
     l.discard_row();
     assert_eq!(l.schema(), before);
@@ -875,11 +881,7 @@ fn a_batch_set_aside_by_the_failed_row_gets_its_list_element_type_back() {
     let mark = l.schema_mark();
     l.start_row().unwrap();
     l.begin(t).unwrap();
-    let e = l
-        .replace_element(t, Field::new("item", DataType::Int64, true))
-        .unwrap();
-    l.set(e, Value::Int(7)).unwrap();
-    l.save_element(t).unwrap();
+    save_int_element_retyping(&mut l, t, 7);
     l.set(s, Value::Str(&"x".repeat(50))).unwrap();
     assert!(l.is_full(), "the row overflowed");
     assert!(l.forget_columns_since(mark));
