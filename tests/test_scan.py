@@ -246,6 +246,72 @@ def test_a_concrete_type_change_names_column_types_and_file(tmp_path):
         scan_all(tmp_path, columns=["a"])
 
 
+def _whole_then_fractions(tmp_path):
+    """Numbers that are whole in the first file and not in the second, at the top, in a
+    struct member and in list elements; the third file has none of them."""
+    write(f"{tmp_path}/1.json", [{"a": 1, "m": {"x": 2}, "l": [3]}, {"a": 4, "m": None, "l": []}])
+    write(f"{tmp_path}/2.json", [{"a": 2.5, "m": {"x": 0.5}, "l": [1, 1.5]}])
+    write(f"{tmp_path}/3.json", [{"a": 7}])
+
+
+@pytest.mark.parametrize("builtin", [False, True], ids=["python-reader", "ndjson-reader"])
+def test_whole_numbers_then_fractions_in_a_later_file_widen_when_the_schema_may_change(
+    tmp_path, builtin
+):
+    """Within a file an int64 column meeting a float widens to float64; across files it does
+    too when the scan allows schema changes: the first file's batches keep int64, later ones
+    are float64, and a later file of whole numbers is read into float64."""
+    _whole_then_fractions(tmp_path)
+    options = {} if builtin else {"reader": json_lines}
+    scan = bl.Scan(tmp_path, columns=["a", "m", "l"], allow_schema_change=True, **options)
+    batches = list(scan)
+    first, rest = batches[0], pa.Table.from_batches(batches[1:])
+    assert first.schema == pa.schema(
+        [("a", pa.int64()), ("m", pa.struct([("x", pa.int64())])), ("l", pa.list_(pa.int64()))]
+    )
+    assert first.to_pylist() == [{"a": 1, "m": {"x": 2}, "l": [3]}, {"a": 4, "m": None, "l": []}]
+    widened = pa.schema(
+        [
+            ("a", pa.float64()),
+            ("m", pa.struct([("x", pa.float64())])),
+            ("l", pa.list_(pa.float64())),
+        ]
+    )
+    assert rest.schema == widened == scan.schema
+    assert rest.to_pylist() == [
+        {"a": 2.5, "m": {"x": 0.5}, "l": [1.0, 1.5]},
+        {"a": 7.0, "m": None, "l": None},
+    ]
+
+
+@pytest.mark.parametrize("builtin", [False, True], ids=["python-reader", "ndjson-reader"])
+def test_fractions_after_a_first_batch_of_whole_numbers_say_why_the_column_is_int64(
+    tmp_path, builtin
+):
+    """By default the first batch fixes the schema: a fraction in a later file is refused,
+    and the error says where, why the column is int64 and what to do."""
+    _whole_then_fractions(tmp_path)
+    options = {} if builtin else {"reader": json_lines}
+    error = bl.InputError if builtin else bl.SchemaConflictError
+    with pytest.raises(error) as caught:
+        list(bl.Scan(tmp_path, columns=["a", "m", "l"], **options))
+    message = str(caught.value)
+    assert "2.json" in message and "2.5" in message
+    assert "'a' is int64 as the scan's first batch fixed it from the data" in message
+    assert "schema=" in message and "allow_schema_change=True" in message
+
+
+def test_a_declared_int64_column_never_widens(tmp_path):
+    """A type the user gave is not a guess from the data: a fraction there is bad input,
+    schema changes allowed or not, and no hint about inference is added."""
+    _whole_then_fractions(tmp_path)
+    schema = pa.schema([("a", pa.int64())])
+    for allow in (False, True):
+        with pytest.raises(bl.InputError, match=r"2\.json.*'a'.*2\.5") as caught:
+            list(bl.Scan(tmp_path, columns=["a"], schema=schema, allow_schema_change=allow))
+        assert "first batch" not in str(caught.value)
+
+
 def test_a_struct_member_type_change_is_a_conflict(tmp_path):
     write(f"{tmp_path}/1.json", [{"m": {"a": 1}}])
     write(f"{tmp_path}/2.json", [{"m": {"a": [1]}}])

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 
+import pyarrow as pa
 import pytest
 
 import batchloader.spark as bls
+from batchloader import InputError
 
 try:
     import pyspark.sql.datasource  # noqa: F401
@@ -224,6 +226,33 @@ def test_a_full_sample_sees_a_column_a_small_sample_misses(tmp_path):
     write(f"{tmp_path}/2.json", [{"a": 3, "late": "x"}])
     assert "late" not in bls.ScanPlan(str(tmp_path), sample_rows=2).schema.names
     assert "late" in bls.ScanPlan(str(tmp_path), sample_rows=None).schema.names
+
+
+def test_a_sample_of_whole_numbers_and_fractions_infers_float64(tmp_path):
+    """The driver's sample widens across files as a file widens within itself."""
+    write(f"{tmp_path}/1.json", [{"a": 1, "m": {"x": 1}}])
+    write(f"{tmp_path}/2.json", [{"a": 2.5, "m": {"x": 0.5}}])
+    plan = bls.ScanPlan(str(tmp_path), columns=["a", "m"])
+    assert plan.schema == pa.schema([("a", pa.float64()), ("m", pa.struct([("x", pa.float64())]))])
+    assert [b.to_pylist() for b in plan.scan(f"{tmp_path}/1.json")] == [
+        [{"a": 1.0, "m": {"x": 1.0}}]
+    ]
+
+
+def test_a_fraction_past_the_sample_says_the_type_came_from_the_sample(tmp_path):
+    """An executor meeting a value the sampled type cannot take says why the column has that
+    type and how to widen the sample; sample_rows=None reads it as float64."""
+    write(f"{tmp_path}/1.json", [{"a": 1}, {"a": 2}])
+    write(f"{tmp_path}/2.json", [{"a": 2.5}])
+    plan = bls.ScanPlan(str(tmp_path), sample_rows=2, columns=["a"])
+    assert plan.schema.field("a").type == pa.int64()
+    with pytest.raises(InputError) as caught:
+        list(plan.scan(f"{tmp_path}/2.json"))
+    message = str(caught.value)
+    assert "2.json, line 1" in message
+    assert "'a' is int64 as the driver inferred it from the first 2 rows (sample_rows)" in message
+    full = bls.ScanPlan(str(tmp_path), sample_rows=None, columns=["a"])
+    assert [b.to_pylist() for b in full.scan(f"{tmp_path}/2.json")] == [[{"a": 2.5}]]
 
 
 @needs_data_sources

@@ -38,12 +38,16 @@ class ResultSetLoader:
         limit: int | None = None,
         discover: bool | None = None,
         reserve: tuple[int, int, int] = (0, 0, 0),
+        inferred: Sequence[str] | None = None,
     ) -> None:
         """`discover`: rows written with write_row/write_rows may add columns, typed from
         their first non-null value (default: True when no schema is given); a row that
         fails takes back the columns, element types and widenings it brought.
         `reserve`: (bytes per row, bytes per batch, largest buffer's bytes per row) kept free
-        in every batch for columns added outside the loader, so they fit the limits too."""
+        in every batch for columns added outside the loader, so they fit the limits too.
+        `inferred`: top-level columns of `schema` typed from earlier data, not declared:
+        with `discover`, their int64s (at any depth) widen to float64 when a float comes,
+        as a discovered column's do."""
     def start_batch(self) -> bool:
         """Begin a batch; False once ``limit`` rows were harvested."""
     @property

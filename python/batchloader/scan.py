@@ -37,6 +37,7 @@ from batchloader.schema import (
     ImplicitColumns,
     ScanSchemaTracker,
     conform,
+    explain_type_conflict,
     fill_column,
     implicit_column,
     implicit_column_bytes,
@@ -45,6 +46,12 @@ from batchloader.schema import (
 
 #: suffixes of the compressed files the built-in readers decompress (and cannot split)
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
+
+#: why a column the data typed int64 refuses a later fraction (see explain_type_conflict)
+FIXED_TYPE = (
+    "'{name}' is {type} as the scan's first batch fixed it from the data: give its type in "
+    "schema= or pass allow_schema_change=True"
+)
 
 #: the column that keeps malformed lines whole (on_error="permissive")
 CORRUPT_RECORD = "_corrupt_record"
@@ -238,15 +245,23 @@ class Scan:
             file = ScanFile(path, self.root, index)
             values = ImplicitColumns.values(path, self.root)
             implicit: dict[str, pa.Array] = {}  # per file: built once, sliced per batch
-            for batch, full in self._read(file, values):
-                self.tracker.apply_reader_schema(batch.schema, path)
-                self.tracker.missing_columns(batch.schema)
-                out = self._assemble(batch, values, implicit)
-                self.rows_read += out.num_rows
-                # The first batch handed out fixes the schema (every batch has scan.schema);
-                # an empty file says nothing.
-                self.tracker.mark_resolved()
-                yield out, full
+            try:
+                for batch, full in self._read(file, values):
+                    self.tracker.apply_reader_schema(batch.schema, path)
+                    self.tracker.missing_columns(batch.schema)
+                    out = self._assemble(batch, values, implicit)
+                    self.rows_read += out.num_rows
+                    # The first batch handed out fixes the schema (every batch has
+                    # scan.schema); an empty file says nothing.
+                    self.tracker.mark_resolved()
+                    yield out, full
+            except BatchLoaderError as e:
+                explained = explain_type_conflict(
+                    e, self.tracker.fixed_inferred(), FIXED_TYPE, fractions_only=True
+                )
+                if explained is None:
+                    raise
+                raise explained from e
             self.files_read += 1
         self.tracker.resolve_without_rows()
 
@@ -304,6 +319,7 @@ class Scan:
             schema=self.tracker.reader_input_schema(),
             projection=self.tracker.reader_projection(),
             discover=not self.tracker.strict,
+            inferred=self.tracker.reader_inferred(),
             reserve=self._reserve(values),
             **limits,
         )

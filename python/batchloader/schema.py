@@ -10,6 +10,7 @@ from __future__ import annotations
 import array
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -247,6 +248,36 @@ class ScanSchemaTracker:
             return None
         return self.projection.loader_paths(exclude=implicit)
 
+    def _may_change(self) -> bool:
+        """Whether column types may still change: no batch fixed them yet, or the scan
+        allows schema changes."""
+        return not self.strict and (not self._resolved or self.allow_schema_change)
+
+    def _inferred(self) -> list[_Column]:
+        """Reader columns typed from earlier files' data: neither declared nor guessed."""
+        return [
+            c
+            for c in self._columns
+            if c.source == "reader" and c.field is not None and not c.declared and not c.guessed
+        ]
+
+    def reader_inferred(self) -> list[str]:
+        """The columns of `reader_input_schema` a reader may widen as it widens what it
+        discovers itself (int64 to float64): those typed from earlier files, while types may
+        still change."""
+        return [c.name for c in self._inferred()] if self._may_change() else []
+
+    def inferred_types(self) -> dict[str, pa.DataType]:
+        """By lower-case name, the reader columns' types taken from the data so far."""
+        return {c.name.lower(): c.field.type for c in self._inferred()}
+
+    def fixed_inferred(self) -> dict[str, pa.DataType]:
+        """`inferred_types` once the first batch fixed them (a later value that does not
+        fit them is an error worth explaining); empty while they may change."""
+        if self.strict or self._may_change():
+            return {}
+        return self.inferred_types()
+
     # ------------------------------------------------------------------ resolution
 
     def apply_reader_schema(self, reader_schema: pa.Schema, file: str | None = None) -> None:
@@ -339,6 +370,13 @@ class ScanSchemaTracker:
         if pa.types.is_list(old) and pa.types.is_list(new):
             element = self._merge_type(col, old.value_type, new.value_type, where)
             return pa.list_(old.value_field.with_type(element))
+        if (
+            pa.types.is_int64(old)
+            and pa.types.is_float64(new)
+            and not col.declared
+            and self._may_change()
+        ):
+            return new  # whole numbers in an earlier file, fractions in this one
         if col.guessed:
             raise SchemaConflictError(
                 f"column '{col.name}' was filled with nulls of type {old} (a guess: no earlier "
@@ -388,6 +426,28 @@ class ScanSchemaTracker:
     def output_schema(self) -> pa.Schema:
         """The schema every batch carries."""
         return pa.schema([c.field for c in self._columns if c.field is not None])
+
+
+_TYPE_CONFLICT = re.compile(r"column '([^']+)'.*(?:does not fit|cannot take)")
+_FRACTION_IN_INT64 = re.compile(r"column '([^']+)'.*float value \S+ does not fit Int64")
+
+
+def explain_type_conflict(
+    error: Exception, inferred: dict[str, pa.DataType], why: str, *, fractions_only: bool = False
+) -> Exception | None:
+    """`error` (a value that does not fit its column) again, saying `why` its column has
+    the type it has, if that is one of the `inferred` types (by lower-case top-level name);
+    None if it is about anything else. `fractions_only`: only a float refused by an int64
+    column. `why` may use {name} and {type}."""
+    pattern = _FRACTION_IN_INT64 if fractions_only else _TYPE_CONFLICT
+    match = pattern.search(str(error))
+    if match is None or not inferred:
+        return None
+    name = re.split(r"[.\[]", match.group(1), maxsplit=1)[0]
+    found = inferred.get(name.lower())
+    if found is None:
+        return None
+    return type(error)(f"{error} ({why.format(name=name, type=found)})")
 
 
 def _index_ci(schema: pa.Schema, name: str) -> int:

@@ -17,7 +17,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from batchloader._core import ResultSetLoader
+from batchloader._core import BatchLoaderError, ResultSetLoader
+from batchloader.schema import explain_type_conflict
 
 #: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
 _UNSIGNED = {
@@ -171,6 +172,10 @@ class ScanPlan:
             [c.field for c in probe.tracker.output_columns() if c.implicit is None and c.field]
         )
         self.schema = probe.schema
+        # types the sample inferred (not given in schema=): a value past the sample may not
+        # fit them, and the executor's error then says why the column has its type
+        self.inferred = probe.tracker.inferred_types() if sample_rows is not None else {}
+        self.sample_rows = sample_rows
         self.target = spark_arrow_schema(self.schema)
         self.options = dict(
             scan_options,
@@ -194,8 +199,21 @@ class ScanPlan:
         from batchloader.scan import Scan
 
         byte_range = None if start is None or end is None else (start, end)
-        for out in Scan(path, byte_range=byte_range, **self.options):
-            yield to_spark_batch(out, self.target)
+        try:
+            for out in Scan(path, byte_range=byte_range, **self.options):
+                yield to_spark_batch(out, self.target)
+        except BatchLoaderError as e:
+            if not self.inferred:
+                raise
+            why = (
+                f"'{{name}}' is {{type}} as the driver inferred it from the first "
+                f"{self.sample_rows:,} rows (sample_rows): pass sample_rows=None to infer it "
+                "from every row, or give its type in schema="
+            )
+            explained = explain_type_conflict(e, self.inferred, why)
+            if explained is None:
+                raise
+            raise explained from e
 
     def encode(self) -> str:
         """The plan as a data source option (`read` hands its plan to the data source)."""

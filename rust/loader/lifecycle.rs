@@ -62,6 +62,9 @@ pub struct ResultSetLoader {
     /// Columns widened to float64 since the last schema mark, with their int64 values then,
     /// so that `forget_columns_since` can narrow them back exactly.
     pub(crate) widened: Vec<super::rollback::Widened>,
+    /// Per top-level column (by position): its type was inferred from earlier data
+    /// (`LoaderOptions::inferred`), so discovering writers may widen its int64s.
+    pub(crate) inferred: Vec<bool>,
 }
 
 impl ResultSetLoader {
@@ -90,6 +93,7 @@ impl ResultSetLoader {
             harvested_batches: 0,
             schema_version: 0,
             widened: Vec::new(),
+            inferred: Vec::new(),
         };
         loader.build_node(
             &root_field,
@@ -103,7 +107,36 @@ impl ResultSetLoader {
                 loader.add_column(ROOT, field.clone())?;
             }
         }
+        loader.mark_inferred()?;
         Ok(loader)
+    }
+
+    /// Flag the top-level columns `options.inferred` names (see [`Self::is_inferred`]).
+    fn mark_inferred(&mut self) -> Result<()> {
+        for name in self.options.inferred.clone() {
+            let Some(id) = self.column(ROOT, &name) else {
+                return Err(LoaderError::InvalidArgument(format!(
+                    "inferred column '{name}' is not in the schema"
+                )));
+            };
+            let top = self.nodes[id].top;
+            if self.inferred.len() <= top {
+                self.inferred.resize(top + 1, false);
+            }
+            self.inferred[top] = true;
+        }
+        Ok(())
+    }
+
+    /// Whether column `id` belongs to a top-level column whose type was inferred from
+    /// earlier data (`LoaderOptions::inferred`): a discovering writer may widen it as if it
+    /// had discovered it.
+    pub fn is_inferred(&self, id: ColumnId) -> bool {
+        self.nodes
+            .get(id)
+            .and_then(|n| self.inferred.get(n.top))
+            .copied()
+            .unwrap_or(false)
     }
 
     pub(crate) fn check_open(&self) -> Result<()> {

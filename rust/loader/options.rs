@@ -212,6 +212,10 @@ pub struct LoaderOptions {
     /// Room kept in every batch for columns the consumer adds outside the loader (a scan's
     /// file and null columns), so the batch it finally hands on still respects the limits.
     pub reserve: Reserve,
+    /// Top-level columns of `schema` whose types were inferred from earlier data (a scan's
+    /// earlier files), not declared: writers that discover treat them as their own
+    /// discoveries, so an int64 in them (at any depth) widens to float64 when a float comes.
+    pub inferred: Vec<String>,
 }
 
 /// Bytes a consumer will add to each batch outside the loader.
@@ -253,6 +257,7 @@ impl Default for LoaderOptions {
             batch_byte_limit: None,
             limit: None,
             reserve: Reserve::default(),
+            inferred: Vec::new(),
         }
     }
 }

@@ -69,7 +69,7 @@ impl PyResultSetLoader {
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (schema=None, projection=None, row_limit=65536,
                         vector_byte_limit=16 * 1024 * 1024, batch_byte_limit=None, limit=None,
-                        discover=None, reserve=(0, 0, 0)))]
+                        discover=None, reserve=(0, 0, 0), inferred=None))]
     fn new(
         schema: Option<&Bound<'_, PyAny>>,
         projection: Option<&Bound<'_, PyAny>>,
@@ -79,6 +79,7 @@ impl PyResultSetLoader {
         limit: Option<i64>,
         discover: Option<bool>,
         reserve: (usize, usize, usize),
+        inferred: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let positive = |name: &str, v: i64| -> PyResult<usize> {
             usize::try_from(v).ok().filter(|v| *v >= 1).ok_or_else(|| {
@@ -122,6 +123,7 @@ impl PyResultSetLoader {
                 per_batch: reserve.1,
                 largest_buffer_per_row: reserve.2,
             },
+            inferred: inferred.unwrap_or_default(),
         };
         Ok(PyResultSetLoader {
             inner: ResultSetLoader::new(options).map_err(to_pyerr)?,

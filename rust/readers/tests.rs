@@ -332,3 +332,52 @@ fn a_byte_order_mark_is_skipped_on_the_first_line_only() {
         "{err:?}"
     );
 }
+
+/// A loader whose schema came from earlier data (`inferred`) widens its int64s, nested ones
+/// too, as if it had discovered them; the same schema declared (not inferred) refuses.
+#[test]
+fn inferred_columns_widen_like_discovered_ones() {
+    let member = Field::new("x", DataType::Int64, true);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("m", DataType::Struct(vec![member].into()), true),
+        Field::new("b", DataType::Int64, true),
+    ]));
+    let text =
+        "{\"a\": 1, \"m\": {\"x\": 2}, \"b\": 3}\n{\"a\": 1.5, \"m\": {\"x\": 0.5}, \"b\": 4}\n";
+    let inferred = LoaderOptions {
+        schema: Some(schema.clone()),
+        inferred: vec!["A".into(), "m".into()],
+        ..LoaderOptions::default()
+    };
+    let batches = read_all(text, inferred, OnError::Error).unwrap();
+    let b = &batches[0];
+    assert_eq!(b.num_rows(), 2);
+    let a = b.column(0).as_primitive::<Float64Type>();
+    assert_eq!(a.values().to_vec(), vec![1.0, 1.5]);
+    let x = b
+        .column(1)
+        .as_struct()
+        .column(0)
+        .as_primitive::<Float64Type>();
+    assert_eq!(x.values().to_vec(), vec![2.0, 0.5]);
+    // `b` was not inferred: it keeps int64
+    assert_eq!(b.column(2).data_type(), &DataType::Int64);
+
+    let declared = LoaderOptions {
+        schema: Some(schema.clone()),
+        ..LoaderOptions::default()
+    };
+    let Err(ReadError::Input(e)) = read_all(text, declared, OnError::Error) else {
+        panic!("a declared int64 took a float");
+    };
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("1.5"), "{}", e.message);
+
+    let unknown = LoaderOptions {
+        schema: Some(schema),
+        inferred: vec!["nope".into()],
+        ..LoaderOptions::default()
+    };
+    assert!(ResultSetLoader::new(unknown).is_err());
+}
