@@ -312,6 +312,84 @@ def test_a_declared_int64_column_never_widens(tmp_path):
         assert "first batch" not in str(caught.value)
 
 
+def _guesses_then_values(tmp_path):
+    """A first file whose columns show no type (only nulls, empty lists, a struct member
+    only null), a second that shows them all."""
+    write(f"{tmp_path}/1.json", [{"n": None, "l": [], "m": {"a": None, "b": "x"}}])
+    write(f"{tmp_path}/2.json", [{"n": 5, "l": [1, 2], "m": {"a": 1.5, "b": "y"}}])
+
+
+@pytest.mark.parametrize("builtin", [False, True], ids=["python-reader", "ndjson-reader"])
+def test_types_guessed_from_nulls_and_empty_lists_give_way_to_a_later_files_values(
+    tmp_path, builtin
+):
+    """A type no value showed is a guess (null_type, list<null_type>): with schema changes
+    allowed, a later file types the column from its values, and a member the values showed
+    keeps its type."""
+    _guesses_then_values(tmp_path)
+    options = {} if builtin else {"reader": json_lines}
+    scan = bl.Scan(tmp_path, columns=["n", "l", "m"], allow_schema_change=True, **options)
+    batches = list(scan)
+    # members keep the order the reader met them in (the Python path waits for a value)
+    m = scan.schema.field("m").type
+    assert {f.name: f.type for f in m} == {"a": pa.float64(), "b": pa.utf8()}
+    assert scan.schema == pa.schema([("n", pa.int64()), ("l", pa.list_(pa.int64())), ("m", m)])
+    assert batches[-1].schema == scan.schema
+    rows = [r for b in batches for r in b.to_pylist()]
+    rows[0]["m"].setdefault("a", None)  # the Python path's first batch has no `a` yet
+    assert rows == [
+        {"n": None, "l": [], "m": {"a": None, "b": "x"}},
+        {"n": 5, "l": [1, 2], "m": {"a": 1.5, "b": "y"}},
+    ]
+
+
+def test_a_guess_the_first_batch_fixed_is_explained(tmp_path):
+    """By default the first batch fixes even a guessed type: a later file's value is bad
+    input, and the error says the type was a guess and what to do."""
+    _guesses_then_values(tmp_path)
+    with pytest.raises(bl.InputError) as caught:
+        list(bl.Scan(tmp_path, columns=["l"]))
+    message = str(caught.value)
+    assert "2.json, line 1" in message
+    assert "'l[]' had only nulls or empty lists before, so its type was a guess" in message
+    assert "allow_schema_change=True" in message
+
+
+@pytest.mark.parametrize(
+    ("values", "unconfirmed"),
+    [
+        (pa.array([None, None], pa.int64()), {"c"}),
+        (pa.array([1, None]), set()),
+        (pa.array([[], None, []], pa.list_(pa.utf8())), {"c[]"}),
+        (pa.array([[], [None]], pa.list_(pa.utf8())), {"c[]"}),
+        (pa.array([[], ["x"]]), set()),
+        (
+            pa.array(
+                [{"a": None, "b": [], "c": {"d": None}}, None, {"a": None, "b": [1], "c": None}],
+                pa.struct(
+                    [
+                        ("a", pa.utf8()),
+                        ("b", pa.list_(pa.int64())),
+                        ("c", pa.struct([("d", pa.utf8())])),
+                    ]
+                ),
+            ),
+            {"c.a", "c.c.d"},
+        ),
+        (
+            pa.array([[{"k": None}], []], pa.list_(pa.struct([("k", pa.int64())]))),
+            {"c[].k"},
+        ),
+        (pa.array([[1, 2], [3]]).slice(1), set()),
+        (pa.array([[1, 2], []]).slice(1), {"c[]"}),
+    ],
+)
+def test_no_value_paths_are_the_parts_no_value_shows(values, unconfirmed):
+    from batchloader.schema import no_value_paths
+
+    assert no_value_paths(values, "c") == unconfirmed
+
+
 def test_a_struct_member_type_change_is_a_conflict(tmp_path):
     write(f"{tmp_path}/1.json", [{"m": {"a": 1}}])
     write(f"{tmp_path}/2.json", [{"m": {"a": [1]}}])

@@ -239,6 +239,16 @@ def test_a_sample_of_whole_numbers_and_fractions_infers_float64(tmp_path):
     ]
 
 
+def test_a_sample_types_columns_a_first_file_had_only_as_nulls_or_empty_lists(tmp_path):
+    """Spark's own JSON inference types such columns from the files that have values; so
+    does the driver's sample, and the first file is then read with those types."""
+    write(f"{tmp_path}/1.json", [{"n": None, "l": []}])
+    write(f"{tmp_path}/2.json", [{"n": 5, "l": [1]}])
+    plan = bls.ScanPlan(str(tmp_path), columns=["n", "l"])
+    assert plan.schema == pa.schema([("n", pa.int64()), ("l", pa.list_(pa.int64()))])
+    assert [b.to_pylist() for b in plan.scan(f"{tmp_path}/1.json")] == [[{"n": None, "l": []}]]
+
+
 def test_a_fraction_past_the_sample_says_the_type_came_from_the_sample(tmp_path):
     """An executor meeting a value the sampled type cannot take says why the column has that
     type and how to widen the sample; sample_rows=None reads it as float64."""

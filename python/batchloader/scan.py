@@ -47,12 +47,6 @@ from batchloader.schema import (
 #: suffixes of the compressed files the built-in readers decompress (and cannot split)
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
 
-#: why a column the data typed int64 refuses a later fraction (see explain_type_conflict)
-FIXED_TYPE = (
-    "'{name}' is {type} as the scan's first batch fixed it from the data: give its type in "
-    "schema= or pass allow_schema_change=True"
-)
-
 #: the column that keeps malformed lines whole (on_error="permissive")
 CORRUPT_RECORD = "_corrupt_record"
 
@@ -248,6 +242,7 @@ class Scan:
             try:
                 for batch, full in self._read(file, values):
                     self.tracker.apply_reader_schema(batch.schema, path)
+                    self.tracker.note_values(batch)
                     self.tracker.missing_columns(batch.schema)
                     out = self._assemble(batch, values, implicit)
                     self.rows_read += out.num_rows
@@ -256,9 +251,7 @@ class Scan:
                     self.tracker.mark_resolved()
                     yield out, full
             except BatchLoaderError as e:
-                explained = explain_type_conflict(
-                    e, self.tracker.fixed_inferred(), FIXED_TYPE, fractions_only=True
-                )
+                explained = explain_type_conflict(e, self.tracker.why_fixed)
                 if explained is None:
                     raise
                 raise explained from e

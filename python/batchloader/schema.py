@@ -11,6 +11,7 @@ import array
 import logging
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -86,6 +87,31 @@ class _Column:
     #: the type came from the provided or defined schema
     declared: bool = False
     projection: ProjectedColumn | None = None
+    #: lower-case paths (`n`, `m.x`, `l[]`) whose types no value has shown yet: a reader
+    #: gave them from nulls or empty lists (None: no batch had the column yet)
+    unconfirmed: frozenset[str] | None = None
+
+
+def no_value_paths(values: pa.Array, path: str) -> frozenset[str]:
+    """The paths in `values` (`path`, `path.member`, `path[]` for list elements; lower-case)
+    whose type no value in it shows: all null, or lists without an element."""
+    if values.null_count == len(values):
+        return frozenset([path])
+    t = values.type
+    if pa.types.is_struct(t):
+        out: frozenset[str] = frozenset()
+        for f, member in zip(t, values.flatten(), strict=True):
+            out |= no_value_paths(member, f"{path}.{f.name.lower()}")
+        return out
+    if _is_list(t):
+        elements = values.flatten()
+        return no_value_paths(elements, f"{path}[]") if len(elements) else frozenset([f"{path}[]"])
+    return frozenset()
+
+
+def _within(path: str, paths: frozenset[str] | None) -> bool:
+    """Whether `path` is one of `paths` or lies under one (a member or element of it)."""
+    return any(path == p or path.startswith((f"{p}.", f"{p}[]")) for p in paths or ())
 
 
 def _is_list(t: pa.DataType) -> bool:
@@ -233,9 +259,20 @@ class ScanSchemaTracker:
 
     def reader_input_schema(self) -> pa.Schema:
         """The reader columns whose type is already known (the reader writes into them)."""
-        return pa.schema(
-            [c.field for c in self._columns if c.source == "reader" and c.field and not c.guessed]
-        )
+        return pa.schema([c.field for c in self._typed_for_readers()])
+
+    def _typed_for_readers(self) -> list[_Column]:
+        """The reader columns a reader is given typed: known, not invented, and, while types
+        may change, with every type shown by a value (a reader retypes the rest afresh)."""
+        may_change = self._may_change()
+        return [
+            c
+            for c in self._columns
+            if c.source == "reader"
+            and c.field is not None
+            and not c.guessed
+            and not (may_change and c.unconfirmed)
+        ]
 
     def reader_projection(self) -> list[str] | None:
         """The projection handed to the loader: implicit columns removed; with a wildcard and
@@ -265,18 +302,39 @@ class ScanSchemaTracker:
         """The columns of `reader_input_schema` a reader may widen as it widens what it
         discovers itself (int64 to float64): those typed from earlier files, while types may
         still change."""
-        return [c.name for c in self._inferred()] if self._may_change() else []
+        if not self._may_change():
+            return []
+        given = {id(c) for c in self._typed_for_readers()}
+        return [c.name for c in self._inferred() if id(c) in given]
 
     def inferred_types(self) -> dict[str, pa.DataType]:
         """By lower-case name, the reader columns' types taken from the data so far."""
         return {c.name.lower(): c.field.type for c in self._inferred()}
 
-    def fixed_inferred(self) -> dict[str, pa.DataType]:
-        """`inferred_types` once the first batch fixed them (a later value that does not
-        fit them is an error worth explaining); empty while they may change."""
+    def why_fixed(self, path: str, message: str) -> str | None:
+        """Why column `path` (as an error names it: `a`, `m.x`, `l[]`) refuses a value, if
+        the first batch fixed its type from the data: a guess from nulls or empty lists, or
+        an int64 meeting a fraction; None otherwise."""
         if self.strict or self._may_change():
-            return {}
-        return self.inferred_types()
+            return None
+        top = re.split(r"[.\[]", path, maxsplit=1)[0]
+        col = self._find(top)
+        if col is None or col.source != "reader" or col.declared or col.field is None:
+            return None
+        if _within(path.lower(), col.unconfirmed):
+            if "null type" in message:
+                return None  # the reader said so already
+            return (
+                f"'{path}' had only nulls or empty lists before, so its type was a guess that "
+                "the scan's first batch fixed: give its type in schema=, or pass "
+                "allow_schema_change=True to let a later file retype it"
+            )
+        if _FRACTION_IN_INT64.search(message):
+            return (
+                f"'{top}' is {col.field.type} as the scan's first batch fixed it from the data: "
+                "give its type in schema= or pass allow_schema_change=True"
+            )
+        return None
 
     # ------------------------------------------------------------------ resolution
 
@@ -307,9 +365,28 @@ class ScanSchemaTracker:
                 self.schema_version += 1
                 continue
             merged = self._merge_type(col, col.field.type, f.type, where)
+            if col.guessed and self._may_change():
+                col.guessed = False  # a reader gave it a type: its values say how sure
             if merged != col.field.type:
                 col.field = col.field.with_type(merged)
                 self.schema_version += 1
+
+    def note_values(self, batch: pa.RecordBatch) -> None:
+        """Learn from a reader's batch (after `apply_reader_schema`) which of its columns'
+        types a value has shown: the others stay guesses a later file may replace while
+        types may change."""
+        for name, values in zip(batch.schema.names, batch.columns, strict=True):
+            col = self._find(name)
+            if col is None or col.source != "reader" or col.declared or col.guessed:
+                continue
+            paths = no_value_paths(values, col.name.lower())
+            if col.unconfirmed is None:
+                col.unconfirmed = paths
+            else:  # unconfirmed in both, a retyped part as this batch has it
+                old = col.unconfirmed
+                col.unconfirmed = frozenset(
+                    p for p in old | paths if _within(p, old) and _within(p, paths)
+                )
 
     def note_ignored(self, names: list[str], file: str) -> None:
         """Log the columns a reader met that the fixed wildcard schema left out."""
@@ -350,10 +427,13 @@ class ScanSchemaTracker:
         return f.with_type(pa.struct(members))
 
     def _merge_type(
-        self, col: _Column, old: pa.DataType, new: pa.DataType, where: str
+        self, col: _Column, old: pa.DataType, new: pa.DataType, where: str, path: str = ""
     ) -> pa.DataType:
+        path = path or col.name.lower()
         if old == new:
             return old
+        if self._may_change() and (col.guessed or _within(path, col.unconfirmed)):
+            return new  # no value showed the old type: a guess gives way
         if pa.types.is_struct(old) and pa.types.is_struct(new):
             members = {m.name.lower(): m for m in old}
             out = list(old)
@@ -365,10 +445,11 @@ class ScanSchemaTracker:
                     out.append(m)
                 elif have.type != m.type:
                     i = out.index(have)
-                    out[i] = have.with_type(self._merge_type(col, have.type, m.type, where))
+                    member = f"{path}.{m.name.lower()}"
+                    out[i] = have.with_type(self._merge_type(col, have.type, m.type, where, member))
             return pa.struct(out)
         if pa.types.is_list(old) and pa.types.is_list(new):
-            element = self._merge_type(col, old.value_type, new.value_type, where)
+            element = self._merge_type(col, old.value_type, new.value_type, where, f"{path}[]")
             return pa.list_(old.value_field.with_type(element))
         if (
             pa.types.is_int64(old)
@@ -433,21 +514,14 @@ _FRACTION_IN_INT64 = re.compile(r"column '([^']+)'.*float value \S+ does not fit
 
 
 def explain_type_conflict(
-    error: Exception, inferred: dict[str, pa.DataType], why: str, *, fractions_only: bool = False
+    error: Exception, why: Callable[[str, str], str | None]
 ) -> Exception | None:
-    """`error` (a value that does not fit its column) again, saying `why` its column has
-    the type it has, if that is one of the `inferred` types (by lower-case top-level name);
-    None if it is about anything else. `fractions_only`: only a float refused by an int64
-    column. `why` may use {name} and {type}."""
-    pattern = _FRACTION_IN_INT64 if fractions_only else _TYPE_CONFLICT
-    match = pattern.search(str(error))
-    if match is None or not inferred:
-        return None
-    name = re.split(r"[.\[]", match.group(1), maxsplit=1)[0]
-    found = inferred.get(name.lower())
-    if found is None:
-        return None
-    return type(error)(f"{error} ({why.format(name=name, type=found)})")
+    """`error` again with `why(column path, message)` added, if it is about a value its
+    column's type cannot take and `why` explains that type; None otherwise."""
+    message = str(error)
+    match = _TYPE_CONFLICT.search(message)
+    note = why(match.group(1), message) if match else None
+    return None if note is None else type(error)(f"{message} ({note})")
 
 
 def _index_ci(schema: pa.Schema, name: str) -> int:

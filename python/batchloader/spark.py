@@ -12,6 +12,7 @@ import base64
 import json
 import os
 import pickle
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -205,12 +206,20 @@ class ScanPlan:
         except BatchLoaderError as e:
             if not self.inferred:
                 raise
-            why = (
-                f"'{{name}}' is {{type}} as the driver inferred it from the first "
-                f"{self.sample_rows:,} rows (sample_rows): pass sample_rows=None to infer it "
-                "from every row, or give its type in schema="
-            )
-            explained = explain_type_conflict(e, self.inferred, why)
+            inferred, rows = self.inferred, self.sample_rows
+
+            def why(path: str, message: str) -> str | None:
+                top = re.split(r"[.\[]", path, maxsplit=1)[0]
+                found = inferred.get(top.lower())
+                if found is None:
+                    return None
+                return (
+                    f"'{top}' is {found} as the driver inferred it from the first {rows:,} rows "
+                    "(sample_rows): pass sample_rows=None to infer it from every row, or give "
+                    "its type in schema="
+                )
+
+            explained = explain_type_conflict(e, why)
             if explained is None:
                 raise
             raise explained from e
