@@ -8,6 +8,7 @@ import decimal
 import gzip
 import json
 import math
+import pickle
 import re
 
 import pyarrow as pa
@@ -616,6 +617,28 @@ def test_invalid_utf8_is_its_own_error(tmp_path):
     path.write_bytes(b'{"s": "ok"}\n{"s": "\xff\xfe"}\n')
     with pytest.raises(bl.InputError, match=r"line 2, column 8: invalid UTF-8 at byte 8"):
         list(bl.Scan(path))
+
+
+def test_an_input_error_carries_its_place_as_attributes(tmp_path):
+    """Code that handles bad input need not parse the message: the file, line, byte column,
+    reason and excerpt are attributes, and survive pickling (as across processes)."""
+    path = tmp_path / "bad.json"
+    write_lines(path, [GOOD, BAD, GOOD])
+    with pytest.raises(bl.InputError) as caught:
+        list(bl.Scan(path))
+    e = caught.value
+    assert (e.path, e.line) == (str(path), 2)
+    assert BAD[e.column - 1 :].startswith("}")  # the byte column points at the bad token
+    assert e.reason.startswith("malformed JSON") and e.reason in str(e)
+    assert e.excerpt and e.excerpt in BAD
+    copy = pickle.loads(pickle.dumps(e))
+    assert (copy.path, copy.line, copy.column, copy.reason, str(copy)) == (
+        e.path,
+        e.line,
+        e.column,
+        e.reason,
+        str(e),
+    )
     # also in a field the projection skips: the line is not JSON text
     path.write_bytes(b'{"a": 1, "s": "ok"}\n{"a": 2, "s": "\xff"}\n')
     with pytest.raises(bl.InputError, match=r"line 2, column 16: invalid UTF-8"):

@@ -8,7 +8,27 @@ class ProjectionError(BatchLoaderError, ValueError):
 
 
 class InputError(BatchLoaderError):
-    """Bad input data: the message names the file, line and column."""
+    """Bad input data: the message names the file, line and column, and so do the
+    attributes: `path`, `line` (1-based; 0 when the file could not be read at all),
+    `column` (1-based byte column in the line, or None), `reason` (what is wrong, without
+    the place) and `excerpt` (the text around the column, or "")."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int = 0,
+        column: int | None = None,
+        reason: str | None = None,
+        excerpt: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.column = column
+        self.reason = message if reason is None else reason
+        self.excerpt = excerpt
 
 
 class SessionError(BatchLoaderError):

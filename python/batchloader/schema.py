@@ -521,7 +521,11 @@ def explain_type_conflict(
     message = str(error)
     match = _TYPE_CONFLICT.search(message)
     note = why(match.group(1), message) if match else None
-    return None if note is None else type(error)(f"{message} ({note})")
+    if note is None:
+        return None
+    explained = type(error)(f"{message} ({note})")
+    explained.__dict__.update(error.__dict__)  # an InputError's place (path, line, ...)
+    return explained
 
 
 def _index_ci(schema: pa.Schema, name: str) -> int:

@@ -3,6 +3,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use pyo3::types::PyDict;
 
 use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
@@ -11,7 +12,8 @@ use crate::readers::{CsvOptions, CsvReader, InputError, NdjsonReader, OnError, R
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-/// `batchloader.InputError(message)` (defined in Python, next to the other Python errors).
+/// `batchloader.InputError(message, path=..., line=..., column=..., reason=..., excerpt=...)`
+/// (defined in Python, next to the other Python errors).
 fn input_error(py: Python<'_>, e: InputError) -> PyErr {
     let class = INPUT_ERROR.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
         Ok(py
@@ -19,7 +21,16 @@ fn input_error(py: Python<'_>, e: InputError) -> PyErr {
             .getattr("InputError")?
             .unbind())
     });
-    match class.and_then(|c| c.bind(py).call1((e.to_string(),))) {
+    let call = |c: &Py<PyAny>| -> PyResult<Bound<'_, PyAny>> {
+        let place = PyDict::new(py);
+        place.set_item("path", &e.path)?;
+        place.set_item("line", e.line)?;
+        place.set_item("column", e.column)?;
+        place.set_item("reason", &e.message)?;
+        place.set_item("excerpt", &e.excerpt)?;
+        c.bind(py).call((e.to_string(),), Some(&place))
+    };
+    match class.and_then(call) {
         Ok(err) => PyErr::from_value(err),
         Err(err) => err,
     }
