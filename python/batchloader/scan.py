@@ -37,7 +37,7 @@ from batchloader.schema import (
     ImplicitColumns,
     ScanSchemaTracker,
     conform,
-    explain_type_conflict,
+    explaining_type_conflicts,
     fill_column,
     implicit_column,
     implicit_column_bytes,
@@ -239,7 +239,7 @@ class Scan:
             file = ScanFile(path, self.root, index)
             values = ImplicitColumns.values(path, self.root)
             implicit: dict[str, pa.Array] = {}  # per file: built once, sliced per batch
-            try:
+            with explaining_type_conflicts(self.tracker.why_fixed):
                 for batch, full in self._read(file, values):
                     self.tracker.apply_reader_schema(batch.schema, path)
                     self.tracker.note_values(batch)
@@ -250,11 +250,6 @@ class Scan:
                     # scan.schema); an empty file says nothing.
                     self.tracker.mark_resolved()
                     yield out, full
-            except BatchLoaderError as e:
-                explained = explain_type_conflict(e, self.tracker.why_fixed)
-                if explained is None:
-                    raise
-                raise explained from e
             self.files_read += 1
         self.tracker.resolve_without_rows()
 

@@ -8,16 +8,17 @@ file columns, and keeps the output schema stable (or lets it grow, if allowed).
 from __future__ import annotations
 
 import array
+import contextlib
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from batchloader._core import ResultSetLoader, SchemaConflictError
+from batchloader._core import BatchLoaderError, ResultSetLoader, SchemaConflictError
 from batchloader.projection import ProjectedColumn, Projection
 
 log = logging.getLogger("batchloader")
@@ -107,6 +108,11 @@ def no_value_paths(values: pa.Array, path: str) -> frozenset[str]:
         elements = values.flatten()
         return no_value_paths(elements, f"{path}[]") if len(elements) else frozenset([f"{path}[]"])
     return frozenset()
+
+
+def top_name(path: str) -> str:
+    """The top-level column of a column path as errors name it (`m.x`, `l[]`: `m`, `l`)."""
+    return re.split(r"[.\[]", path, maxsplit=1)[0]
 
 
 def _within(path: str, paths: frozenset[str] | None) -> bool:
@@ -304,8 +310,7 @@ class ScanSchemaTracker:
         still change."""
         if not self._may_change():
             return []
-        given = {id(c) for c in self._typed_for_readers()}
-        return [c.name for c in self._inferred() if id(c) in given]
+        return [c.name for c in self._typed_for_readers() if not c.declared]
 
     def inferred_types(self) -> dict[str, pa.DataType]:
         """By lower-case name, the reader columns' types taken from the data so far."""
@@ -317,7 +322,7 @@ class ScanSchemaTracker:
         an int64 meeting a fraction; None otherwise."""
         if self.strict or self._may_change():
             return None
-        top = re.split(r"[.\[]", path, maxsplit=1)[0]
+        top = top_name(path)
         col = self._find(top)
         if col is None or col.source != "reader" or col.declared or col.field is None:
             return None
@@ -511,6 +516,19 @@ class ScanSchemaTracker:
 
 _TYPE_CONFLICT = re.compile(r"column '([^']+)'.*(?:does not fit|cannot take)")
 _FRACTION_IN_INT64 = re.compile(r"column '([^']+)'.*float value \S+ does not fit Int64")
+
+
+@contextlib.contextmanager
+def explaining_type_conflicts(why: Callable[[str, str], str | None]) -> Iterator[None]:
+    """Re-raise a `BatchLoaderError` raised inside with `why`'s note (see
+    `explain_type_conflict`); any other error passes unchanged."""
+    try:
+        yield
+    except BatchLoaderError as e:
+        explained = explain_type_conflict(e, why)
+        if explained is None:
+            raise
+        raise explained from e
 
 
 def explain_type_conflict(

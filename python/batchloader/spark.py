@@ -12,14 +12,13 @@ import base64
 import json
 import os
 import pickle
-import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pyarrow as pa
 
-from batchloader._core import BatchLoaderError, ResultSetLoader
-from batchloader.schema import explain_type_conflict
+from batchloader._core import ResultSetLoader
+from batchloader.schema import explaining_type_conflicts, top_name
 
 #: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
 _UNSIGNED = {
@@ -200,29 +199,21 @@ class ScanPlan:
         from batchloader.scan import Scan
 
         byte_range = None if start is None or end is None else (start, end)
-        try:
+        with explaining_type_conflicts(self._why_sampled):
             for out in Scan(path, byte_range=byte_range, **self.options):
                 yield to_spark_batch(out, self.target)
-        except BatchLoaderError as e:
-            if not self.inferred:
-                raise
-            inferred, rows = self.inferred, self.sample_rows
 
-            def why(path: str, message: str) -> str | None:
-                top = re.split(r"[.\[]", path, maxsplit=1)[0]
-                found = inferred.get(top.lower())
-                if found is None:
-                    return None
-                return (
-                    f"'{top}' is {found} as the driver inferred it from the first {rows:,} rows "
-                    "(sample_rows): pass sample_rows=None to infer it from every row, or give "
-                    "its type in schema="
-                )
-
-            explained = explain_type_conflict(e, why)
-            if explained is None:
-                raise
-            raise explained from e
+    def _why_sampled(self, path: str, message: str) -> str | None:
+        """Why column `path` has the type a value did not fit: the driver's sample gave it."""
+        top = top_name(path)
+        found = self.inferred.get(top.lower())
+        if found is None:
+            return None
+        return (
+            f"'{top}' is {found} as the driver inferred it from the first {self.sample_rows:,} "
+            "rows (sample_rows): pass sample_rows=None to infer it from every row, or give its "
+            "type in schema="
+        )
 
     def encode(self) -> str:
         """The plan as a data source option (`read` hands its plan to the data source)."""

@@ -59,6 +59,12 @@ impl Discovery {
         self.discovered.get(id).copied().unwrap_or(false)
     }
 
+    /// Whether int64 column `id` may widen to float64 when a float comes: discovery created
+    /// it, or its type was inferred from earlier data (`LoaderOptions::inferred`).
+    pub fn may_widen(&self, l: &ResultSetLoader, id: ColumnId) -> bool {
+        self.is_discovered(id) || l.is_inferred(id)
+    }
+
     /// Record that list `list`'s element type is a guess.
     pub fn guess(&mut self, list: ColumnId) {
         set_flag(&mut self.guessed, list, true);

@@ -65,7 +65,7 @@ impl RowWriter<'_> {
         }
         if self.state.discover
             && self.l.field(id).data_type() == &DataType::Int64
-            && (self.state.discovery.is_discovered(id) || self.l.is_inferred(id))
+            && self.state.discovery.may_widen(self.l, id)
             && is_float(obj)?
         {
             self.l.widen_to_float64(id)?;

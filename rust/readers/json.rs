@@ -270,7 +270,7 @@ impl JsonWriter<'_> {
     fn write_float<E: de::Error>(&mut self, id: ColumnId, x: f64) -> Result<(), E> {
         self.scalar_column(id, "a number")?;
         match self.l.field(id).data_type() {
-            DataType::Int64 if self.discovery.is_discovered(id) || self.l.is_inferred(id) => {
+            DataType::Int64 if self.discovery.may_widen(self.l, id) => {
                 self.l.widen_to_float64(id).map_err(|e| self.fail(e))?;
                 self.set(id, Value::Float(x))
             }
