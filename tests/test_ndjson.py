@@ -762,6 +762,75 @@ def test_a_value_after_a_batch_of_nulls_says_why_the_column_has_the_null_type(tm
     assert data_table(bl.Scan(path)).column("x").to_pylist() == [None, None, 1.5]
 
 
+def test_with_schema_changes_allowed_a_batch_of_nulls_leaves_the_type_open(tmp_path):
+    """A column null in a whole batch goes out with the null type; with schema changes
+    allowed, a value in a later batch of the same file types it (top-level and member)
+    instead of being bad input."""
+    path = tmp_path / "n.json"
+    rows = [
+        {"a": 1, "x": None, "s": {"q": None}},
+        {"a": 2, "x": None, "s": {"q": None}},
+        {"a": 3, "x": 1.5, "s": {"q": 7}},
+        {"a": 4, "x": None, "s": {"q": None}},
+    ]
+    write_lines(path, [json.dumps(r) for r in rows])
+    batches = list(bl.Scan(path, row_limit=2, allow_schema_change=True))
+    first, second = (b.select(["a", "x", "s"]) for b in batches)
+    assert first.schema.field("x").type == pa.utf8()
+    assert first.schema.field("s").type == pa.struct([("q", pa.utf8())])
+    assert second.schema.field("x").type == pa.float64()
+    assert second.schema.field("s").type == pa.struct([("q", pa.int64())])
+    assert first.to_pylist() + second.to_pylist() == rows
+
+
+number_or_null = st.one_of(st.none(), st.integers(-5, 5), st.floats(-5, 5, allow_nan=False))
+
+
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "n": number_or_null,
+                "t": st.one_of(st.none(), st.text(max_size=3)),
+                "s": st.one_of(
+                    st.none(),
+                    st.fixed_dictionaries({}, optional={"q": st.one_of(st.none(), st.integers())}),
+                ),
+            },
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    row_limit=st.integers(1, 4),
+    byte_limit=st.sampled_from([None, 300]),
+)
+@settings(max_examples=100, deadline=None)
+def test_with_schema_changes_allowed_nulls_never_fix_a_type_within_a_file(
+    tmp_path_factory, rows, row_limit, byte_limit
+):
+    """Whatever batches the nulls and values of a column fall in (a byte limit moves rows
+    to the next batch half-written), a scan allowing schema changes reads every row as
+    json.loads does (a missing field, or member, as null)."""
+    path = tmp_path_factory.mktemp("n") / "n.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    limits = {"row_limit": row_limit} if byte_limit is None else {"batch_byte_limit": byte_limit}
+    scan = bl.Scan(path, allow_schema_change=True, **limits)
+    got = [r for b in scan for r in b.to_pylist()]
+    names = [n for n in ("n", "t", "s") if any(n in r for r in rows)]
+    members = any(isinstance(r.get("s"), dict) and "q" in r["s"] for r in rows)
+
+    def filled(row):
+        """The row with every column and member the file has: a batch before one's first
+        appearance lacks it (the schema grows later), as JSON lines may."""
+        out = {n: row.get(n) for n in names}
+        if isinstance(out.get("s"), dict) and members:
+            out["s"] = {"q": out["s"].get("q")}
+        return out
+
+    assert [filled(r) for r in got] == [filled(r) for r in rows]
+
+
 # ------------------------------------------------------- failed lines leave no trace
 
 

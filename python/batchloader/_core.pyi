@@ -160,7 +160,9 @@ class FileReader:
 
     CSV: with `header=True` columns by name, else one `columns` list<utf8> column.
     `byte_range=(start, end)`: only the lines of an uncompressed file that start in
-    `[start, end)` (one split of a file read by several tasks)."""
+    `[start, end)` (one split of a file read by several tasks). `retype_nulls=True` (NDJSON):
+    a column null in a whole batch, which goes out with the null type, takes its type from a
+    value in a later batch (for scans that allow schema changes)."""
 
     def __init__(
         self,
@@ -173,6 +175,7 @@ class FileReader:
         quote: str = '"',
         escape: str | None = None,
         byte_range: tuple[int, int] | None = None,
+        retype_nulls: bool = False,
     ) -> None: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

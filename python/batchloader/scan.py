@@ -282,6 +282,8 @@ class Scan:
             quote=self.quote,
             escape=self.escape,
             byte_range=self.byte_range,
+            # a column null in a whole batch is not fixed by it when types may change
+            retype_nulls=self.tracker.allow_schema_change,
         )
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:

@@ -27,6 +27,8 @@ pub struct Discovery {
     /// before it, and the lists whose guess it settled.
     row: Option<(SchemaMark, usize)>,
     settled: Vec<ColumnId>,
+    /// The loader's columns before and after the last `settle_nulls` that created some.
+    null_settled: Option<(SchemaMark, SchemaMark)>,
 }
 
 /// Set flag `id`, growing the vector as needed.
@@ -119,15 +121,20 @@ impl Discovery {
             }
         }
         if undone {
-            for flags in [
-                &mut self.discovered,
-                &mut self.guessed,
-                &mut self.null_typed,
-            ] {
-                flags.truncate(mark.columns());
-            }
+            self.forget_flags_from(mark);
         }
         undone
+    }
+
+    /// Drop what is remembered about the columns created since `mark` (they are gone).
+    fn forget_flags_from(&mut self, mark: SchemaMark) {
+        for flags in [
+            &mut self.discovered,
+            &mut self.guessed,
+            &mut self.null_typed,
+        ] {
+            flags.truncate(mark.columns());
+        }
     }
 
     /// Field `name` of struct `parent` was seen as null, with no column yet.
@@ -154,6 +161,11 @@ impl Discovery {
         l: &mut ResultSetLoader,
         null_type: &DataType,
     ) -> Result<(), LoaderError> {
+        self.null_settled = None;
+        if self.null_only.is_empty() {
+            return Ok(());
+        }
+        let before = l.schema_mark();
         for (parent, name) in std::mem::take(&mut self.null_only) {
             if l.column(parent, &name).is_some() {
                 continue;
@@ -165,7 +177,25 @@ impl Discovery {
                 set_flag(&mut self.null_typed, id, true);
             }
         }
+        let after = l.schema_mark();
+        self.null_settled = (after != before).then_some((before, after));
         Ok(())
+    }
+
+    /// Take back the columns the last `settle_nulls` created, before the next batch's first
+    /// row (call it when schema changes are allowed): the batch handed over keeps them, and
+    /// the next batch types each from its first value, or gives it the null type again.
+    /// Nothing happens if the loader has had columns added since. Returns whether columns
+    /// went (their ids will be reused: caches of ids must go).
+    pub fn forget_null_typed(&mut self, l: &mut ResultSetLoader) -> bool {
+        let Some((before, after)) = self.null_settled.take() else {
+            return false;
+        };
+        if l.row_open() || l.schema_mark() != after || !l.forget_columns_since(before) {
+            return false;
+        }
+        self.forget_flags_from(before);
+        true
     }
 }
 

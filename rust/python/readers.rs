@@ -86,6 +86,8 @@ macro_rules! on_reader {
 
 /// Reads one file (NDJSON or CSV; plain, `.gz`, `.zst`) into a loader, a batch at a time.
 /// `byte_range=(start, end)` reads only the lines of an uncompressed file that start in it.
+/// `retype_nulls=True` (NDJSON): a column null in a whole batch, which goes out with the null
+/// type, takes its type from a value in a later batch (for scans allowing schema changes).
 #[pyclass(module = "batchloader._core", name = "FileReader", unsendable)]
 pub struct PyFileReader {
     inner: AnyReader,
@@ -95,7 +97,8 @@ pub struct PyFileReader {
 impl PyFileReader {
     #[new]
     #[pyo3(signature = (path, format="ndjson", on_error="error", discover=true, header=false,
-                        delimiter=",", quote="\"", escape=None, byte_range=None))]
+                        delimiter=",", quote="\"", escape=None, byte_range=None,
+                        retype_nulls=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -108,6 +111,7 @@ impl PyFileReader {
         quote: &str,
         escape: Option<&str>,
         byte_range: Option<(u64, u64)>,
+        retype_nulls: bool,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
         let range = byte_range.map(|(start, end)| ByteRange { start, end });
@@ -117,7 +121,8 @@ impl PyFileReader {
             )));
         }
         let inner = match format {
-            "ndjson" => NdjsonReader::open(path, range, on_error, discover).map(AnyReader::Ndjson),
+            "ndjson" => NdjsonReader::open(path, range, on_error, discover)
+                .map(|r| AnyReader::Ndjson(r.retyping_nulls(retype_nulls))),
             "csv" => {
                 let options = CsvOptions {
                     header,

@@ -133,6 +133,8 @@ pub(crate) trait RecordSource {
     }
     /// Forget what was learnt about a loader's columns (a different loader is used now).
     fn forget_columns(&mut self) {}
+    /// A fill starts: the loader's batch may be a new one since the last `flush`.
+    fn fill_starts(&mut self, _l: &mut ResultSetLoader) {}
     /// Top-level fields of the input skipped because the projection leaves them out, in
     /// first-seen order (a scan with a fixed wildcard schema warns about them).
     fn ignored_columns(&self) -> &[String] {
@@ -297,6 +299,7 @@ impl<S: RecordSource> RecordReader<S> {
             self.src.forget_columns();
             self.loader = Some(l.instance_id());
         }
+        self.src.fill_starts(l);
         self.driver.fill(&mut self.src, l)
     }
 

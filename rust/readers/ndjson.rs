@@ -28,6 +28,8 @@ pub struct JsonLines {
     base: input::LineBase,
     /// Top-level keys skipped because the projection leaves them out.
     ignored: Vec<String>,
+    /// Columns given the null type at the end of a batch are typed anew by the next one.
+    retype_nulls: bool,
 }
 
 impl RecordSource for JsonLines {
@@ -127,6 +129,12 @@ impl RecordSource for JsonLines {
         self.discovery = Discovery::default();
     }
 
+    fn fill_starts(&mut self, l: &mut ResultSetLoader) {
+        if self.retype_nulls && self.discovery.forget_null_typed(l) {
+            self.keys = KeyCache::default();
+        }
+    }
+
     fn ignored_columns(&self) -> &[String] {
         &self.ignored
     }
@@ -168,8 +176,18 @@ impl NdjsonReader {
             line_no: 0,
             base: input::LineBase::default(),
             ignored: Vec::new(),
+            retype_nulls: false,
         };
         RecordReader::new(src, on_error)
+    }
+
+    /// Let a column seen only as null in a whole batch (which that batch gives the null
+    /// type) take its type from a value in a later batch, where by default the null type
+    /// stays and such a value is bad input. For consumers that allow the schema to change
+    /// between batches.
+    pub fn retyping_nulls(mut self, on: bool) -> Self {
+        self.src.retype_nulls = on;
+        self
     }
 }
 

@@ -22,8 +22,15 @@ fn read_all(
     options: LoaderOptions,
     on_error: OnError,
 ) -> Result<Vec<RecordBatch>, ReadError> {
+    read_all_with(ndjson_reader(text, on_error), options)
+}
+
+/// Every non-empty batch reader `r` fills, with a loader of `options`.
+fn read_all_with(
+    mut r: NdjsonReader,
+    options: LoaderOptions,
+) -> Result<Vec<RecordBatch>, ReadError> {
     let mut l = ResultSetLoader::new(options).unwrap();
-    let mut r = ndjson_reader(text, on_error);
     let mut out = Vec::new();
     l.start_batch().unwrap();
     while r.fill(&mut l)? {
@@ -380,4 +387,75 @@ fn inferred_columns_widen_like_discovered_ones() {
         ..LoaderOptions::default()
     };
     assert!(ResultSetLoader::new(unknown).is_err());
+}
+
+/// A column null in a whole batch goes out with the null type; a reader retyping nulls lets
+/// the next batch type it from its values (top-level and member), where by default such a
+/// value is bad input.
+#[test]
+fn a_batch_of_nulls_leaves_the_type_open_when_retyping_nulls() {
+    let text = "{\"x\": null, \"s\": {\"q\": null}}\n{\"x\": null, \"s\": {\"q\": null}}\n\
+                {\"x\": 1.5, \"s\": {\"q\": 7}}\n{\"x\": null, \"s\": {\"q\": 8}}\n";
+    let two = || LoaderOptions {
+        row_limit: 2,
+        ..LoaderOptions::default()
+    };
+    let r = ndjson_reader(text, OnError::Error).retyping_nulls(true);
+    let batches = read_all_with(r, two()).unwrap();
+    assert_eq!(batches.len(), 2);
+    let types = |b: &RecordBatch| -> Vec<String> {
+        b.schema()
+            .fields()
+            .iter()
+            .map(|f| format!("{}: {}", f.name(), f.data_type()))
+            .collect()
+    };
+    // `s` came with the first line, `x` when the batch was handed over
+    let q = |dt: &str| format!("s: Struct(\"q\": {dt})");
+    assert_eq!(types(&batches[0]), [q("Utf8"), "x: Utf8".to_string()]);
+    assert_eq!(batches[0].column(1).null_count(), 2);
+    assert_eq!(types(&batches[1]), [q("Int64"), "x: Float64".to_string()]);
+    let x = batches[1].column(1).as_primitive::<Float64Type>();
+    assert_eq!((x.value(0), x.is_null(1)), (1.5, true));
+    let s = batches[1].column(0).as_struct();
+    let q = s.column(0).as_primitive::<Int64Type>();
+    assert_eq!(q.values().to_vec(), vec![7, 8]);
+
+    let Err(ReadError::Input(e)) = read_all(text, two(), OnError::Error) else {
+        panic!("the null type took a float");
+    };
+    assert_eq!(e.line, 3);
+    assert!(e.message.contains("null in every row"), "{}", e.message);
+}
+
+/// Retyping takes back only the columns the reader gave the null type: a column the caller
+/// added to the loader between two fills stays, and so do the null-typed ones then.
+#[test]
+fn retyping_nulls_leaves_columns_added_between_fills() {
+    let text = "{\"x\": null}\n{\"x\": \"s\", \"y\": 1}\n";
+    let mut l = ResultSetLoader::new(LoaderOptions {
+        row_limit: 1,
+        ..LoaderOptions::default()
+    })
+    .unwrap();
+    let mut r = ndjson_reader(text, OnError::Error).retyping_nulls(true);
+    l.start_batch().unwrap();
+    assert!(r.fill(&mut l).unwrap());
+    assert_eq!(
+        l.harvest().unwrap().schema().field(0).data_type(),
+        &DataType::Utf8
+    );
+    l.start_batch().unwrap();
+    let extra = Field::new("extra", DataType::Boolean, true);
+    l.add_column(crate::loader::ROOT, extra).unwrap();
+    assert!(!r.fill(&mut l).unwrap());
+    let b = l.harvest().unwrap();
+    let names: Vec<&str> = b
+        .schema_ref()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(names, ["x", "extra", "y"]);
+    assert_eq!(b.column(0).as_string::<i32>().value(0), "s");
 }
