@@ -457,6 +457,29 @@ def test_directories_globs_and_hidden_files(tmp_path):
         bl.Scan(tmp_path / "nope", reader=json_lines)
 
 
+def test_file_uris_name_local_paths_however_spelt(tmp_path):
+    """`Path.as_uri()` (a space as %20), Hadoop's `file:/path` and `file://localhost/path`
+    name the same files, for the scan and for the Rust reader alike; a directory's URI is
+    the root its dirN columns count from. Another host is refused, saying why."""
+    root = tmp_path / "my data"
+    write(f"{root}/2024/a b.json", [{"a": 1}])
+    want = [{"a": 1, "dir0": "2024", "filename": "a b.json"}]
+    for spelt in (root.as_uri(), f"file:{root}", f"file://localhost{root}"):
+        _, table = scan_all(spelt, columns=["a", "dir0", "filename"])
+        assert table.to_pylist() == want, spelt
+    uri = (root / "2024" / "a b.json").as_uri()
+    assert "%20" in uri
+    reader = bl.FileReader(uri)
+    loader = bl.ResultSetLoader()
+    loader.start_batch()
+    assert not reader.fill(loader)
+    assert loader.harvest().to_pylist() == [{"a": 1}]
+    with pytest.raises(ValueError, match="'server': only local files"):
+        bl.Scan("file://server/share/a.json")
+    with pytest.raises(bl.InputError, match="only local files"):
+        bl.FileReader("file://server/share/a.json")
+
+
 def test_limit_across_files(tmp_path):
     for i in range(3):
         write(f"{tmp_path}/{i}.json", [{"a": i * 10 + j} for j in range(4)])

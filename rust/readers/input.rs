@@ -1,22 +1,58 @@
 //! Opening an input: local paths and `file://` URIs, gzip and zstd by suffix, read in chunks.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+
+use percent_encoding::percent_decode_str;
 
 use super::driver::InputError;
 
 /// Read buffer size: memory per open file, whatever the file's size.
 pub const READ_BUFFER: usize = 1 << 20;
 
-/// The local path of `path` (`file://` URIs accepted).
-pub fn local_path(path: &str) -> &str {
-    path.strip_prefix("file://").unwrap_or(path)
+/// The local path `path` names: a `file:` URI (`file:///a%20b`, `file://localhost/a`,
+/// Hadoop's `file:/a`) percent-decoded, anything else as is. A URI naming another host, or
+/// whose escapes decode to no UTF-8, is an error.
+pub fn local_path(path: &str) -> io::Result<Cow<'_, str>> {
+    let Some(rest) = path.strip_prefix("file:") else {
+        return Ok(Cow::Borrowed(path));
+    };
+    let invalid = |why: String| io::Error::new(io::ErrorKind::InvalidInput, why);
+    let absolute = match rest.strip_prefix("//") {
+        Some(authority_and_path) => {
+            let slash = authority_and_path
+                .find('/')
+                .unwrap_or(authority_and_path.len());
+            let (host, absolute) = authority_and_path.split_at(slash);
+            if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
+                return Err(invalid(format!(
+                    "{path:?} names host {host:?}: only local files can be read"
+                )));
+            }
+            absolute
+        }
+        None => rest,
+    };
+    if !absolute.starts_with('/') || absolute.contains(['?', '#']) {
+        return Err(invalid(format!(
+            "{path:?} is not a file URI of an absolute path (file:///path, ? as %3F, # as %23)"
+        )));
+    }
+    percent_decode_str(absolute)
+        .decode_utf8()
+        .map_err(|_| invalid(format!("{path:?}: its %-escapes decode to no UTF-8 text")))
+}
+
+/// Open the file `path` names (a local path or a `file:` URI).
+fn open_file(path: &str) -> io::Result<File> {
+    File::open(&*local_path(path)?)
 }
 
 /// Open `path` for buffered reading, decompressing `.gz` and `.zst` files as they stream.
 pub fn open(path: &str) -> io::Result<Box<dyn BufRead + Send>> {
-    let local = local_path(path);
-    let file = File::open(local)?;
+    let local = local_path(path)?;
+    let file = File::open(&*local)?;
     let lower = local.to_ascii_lowercase();
     Ok(if lower.ends_with(".gz") {
         let gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(READ_BUFFER, file));
@@ -96,7 +132,9 @@ pub struct ByteRange {
 
 /// Whether `path` is compressed (by suffix), so cannot be read by byte ranges.
 pub fn is_compressed(path: &str) -> bool {
-    let lower = local_path(path).to_ascii_lowercase();
+    let lower = local_path(path)
+        .unwrap_or(Cow::Borrowed(path))
+        .to_ascii_lowercase();
     lower.ends_with(".gz") || lower.ends_with(".zst") || lower.ends_with(".zstd")
 }
 
@@ -108,7 +146,7 @@ pub fn open_range(path: &str, range: ByteRange) -> io::Result<(Box<dyn BufRead +
             "a compressed file cannot be read by byte ranges",
         ));
     }
-    let mut file = BufReader::with_capacity(READ_BUFFER, File::open(local_path(path))?);
+    let mut file = BufReader::with_capacity(READ_BUFFER, open_file(path)?);
     let mut first = range.start;
     if range.start > 0 {
         // The line that holds byte `start - 1` belongs to the range before, unless that byte
@@ -215,7 +253,7 @@ impl LineBase {
 }
 
 fn count_lines(path: &str, upto: u64) -> io::Result<u64> {
-    let mut file = BufReader::with_capacity(READ_BUFFER, File::open(local_path(path))?).take(upto);
+    let mut file = BufReader::with_capacity(READ_BUFFER, open_file(path)?).take(upto);
     let mut lines = 0u64;
     loop {
         let buf = file.fill_buf()?;

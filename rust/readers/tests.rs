@@ -459,3 +459,42 @@ fn retyping_nulls_leaves_columns_added_between_fills() {
     assert_eq!(names, ["x", "extra", "y"]);
     assert_eq!(b.column(0).as_string::<i32>().value(0), "s");
 }
+
+/// `file:` URIs name local paths however they are spelt (`Path.as_uri()`, Hadoop's
+/// `file:/a`, `localhost`), %-escapes decoded; plain paths are taken as they are.
+#[test]
+fn file_uris_name_local_paths() {
+    use super::input::local_path;
+    let ok = |uri: &str| local_path(uri).unwrap().into_owned();
+    assert_eq!(ok("file:///tmp/a%20b/c%25.json"), "/tmp/a b/c%.json");
+    assert_eq!(ok("file://localhost/tmp/x.json"), "/tmp/x.json");
+    assert_eq!(ok("file:/tmp/x.json"), "/tmp/x.json");
+    assert_eq!(ok("/tmp/a%20b.json"), "/tmp/a%20b.json");
+    assert_eq!(ok("rel/x.json"), "rel/x.json");
+    for bad in [
+        "file://server/share/x.json",
+        "file:rel/x.json",
+        "file:///x%FF.json",
+        "file:///x.json?v=1",
+    ] {
+        assert!(local_path(bad).is_err(), "{bad}");
+    }
+
+    let dir = std::env::temp_dir().join(format!("batchloader uri {}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("a b.json");
+    std::fs::write(&file, "{\"a\": 1}\n").unwrap();
+    let uri = format!("file://{}", file.display()).replace(' ', "%20");
+    let reader = NdjsonReader::open(&uri, None, OnError::Error, true);
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    let more = reader.map(|mut r| r.fill(&mut l).is_ok_and(|more| !more));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(more.is_ok_and(|done| done), "{uri} was not read to its end");
+    assert_eq!(l.harvest().unwrap().num_rows(), 1);
+
+    let Err(e) = NdjsonReader::open("file://server/x.json", None, OnError::Error, true) else {
+        panic!("a remote host was opened");
+    };
+    assert!(e.message.contains("only local files"), "{}", e.message);
+}
