@@ -239,6 +239,17 @@ impl ResultSetLoader {
         Ok(())
     }
 
+    /// Drop what the open row wrote and begin it again in its place (a reader that tried a
+    /// quick way of writing a record and must write it another way). A batch the row
+    /// overflowed from stays set aside: the row goes on in the look-ahead batch.
+    pub fn restart_row(&mut self) {
+        if self.row_open {
+            self.truncate(ROOT, self.row_pos);
+            self.breach = None;
+            self.top_writes.fill(0);
+        }
+    }
+
     /// Drop everything written for the current row, at every level.
     pub fn discard_row(&mut self) {
         self.truncate(ROOT, self.row_pos);

@@ -83,16 +83,21 @@ impl ResultSetLoader {
         }
     }
 
-    /// `set`'s common case in one pass over one node: the first write, in an open entry, of
-    /// a null or of a value stored as it comes (int64, float64, utf8, bool, timestamp) to a
-    /// scalar column. `None` (nothing written): any other case, left to `set_any`.
+    /// `set`'s common case in one pass over one node: the first write, in an open entry (or
+    /// as the next element of an open list entry), of a null or of a value stored as it comes
+    /// (int64, float64, utf8, bool, timestamp) to a scalar column. `None` (nothing written):
+    /// any other case, left to `set_any`.
     #[inline(always)]
     fn set_first(&mut self, id: ColumnId, value: Value<'_>) -> Option<()> {
         if !self.row_open {
             return None;
         }
         let node = self.nodes.get(id)?;
-        if !node.projected || self.fresh_entry(id).is_none() {
+        let fresh = match node.role {
+            Role::Element(_) => self.fresh_element(id),
+            _ => node.projected && self.fresh_entry(id).is_some(),
+        };
+        if !fresh {
             return None;
         }
         self.push_first(id, value)

@@ -30,14 +30,35 @@ pub(crate) const TOO_DEEP: &str = "arrays and objects nest too deep";
 /// resolved by one comparison with the key seen at the same position, without hashing.
 #[derive(Default)]
 pub(crate) struct KeyCache {
-    by_struct: Vec<Vec<(Box<str>, Option<ColumnId>)>>,
+    by_struct: Vec<Vec<CachedKey>>,
+}
+
+/// A key of [`KeyCache`]: its text, where it went, and whether its JSON text is the same
+/// bytes (no character a JSON string must escape).
+struct CachedKey {
+    text: Box<str>,
+    target: Option<ColumnId>,
+    plain: bool,
 }
 
 impl KeyCache {
     #[inline(always)]
     fn get(&self, parent: ColumnId, pos: usize, key: &str) -> Option<Option<ColumnId>> {
-        let (k, target) = self.by_struct.get(parent)?.get(pos)?;
-        same_key(k.as_bytes(), key.as_bytes()).then_some(*target)
+        let k = self.by_struct.get(parent)?.get(pos)?;
+        same_key(k.text.as_bytes(), key.as_bytes()).then_some(k.target)
+    }
+
+    /// The JSON text (between the quotes) of the key last seen at position `pos` of an
+    /// object of struct `parent`, and where it went (`None`: skipped); `None` if there was
+    /// none, or if its text has escapes.
+    #[inline(always)]
+    pub(crate) fn expected(
+        &self,
+        parent: ColumnId,
+        pos: usize,
+    ) -> Option<(&[u8], Option<ColumnId>)> {
+        let k = self.by_struct.get(parent)?.get(pos)?;
+        k.plain.then_some((k.text.as_bytes(), k.target))
     }
 
     fn put(&mut self, parent: ColumnId, pos: usize, key: &str, target: Option<ColumnId>) {
@@ -45,7 +66,12 @@ impl KeyCache {
             self.by_struct.resize_with(parent + 1, Vec::new);
         }
         let keys = &mut self.by_struct[parent];
-        let entry = (Box::from(key), target);
+        let plain = !key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
+        let entry = CachedKey {
+            text: Box::from(key),
+            target,
+            plain,
+        };
         if pos < keys.len() {
             keys[pos] = entry;
         } else if pos == keys.len() {
@@ -57,7 +83,7 @@ impl KeyCache {
 /// `a == b`, inline for keys of up to 16 bytes (two overlapping word compares instead of a
 /// call to `memcmp`: a key is compared on every field of every line).
 #[inline(always)]
-fn same_key(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_key(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;

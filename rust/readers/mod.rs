@@ -6,6 +6,7 @@ pub mod csv;
 mod driver;
 pub mod input;
 mod json;
+mod json_fast;
 pub mod ndjson;
 mod tap;
 mod temporal;

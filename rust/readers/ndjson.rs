@@ -8,6 +8,7 @@ use super::driver::{excerpt, io_error, loader_error, RecordReader, RecordSource}
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
 use super::json::{JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
+use super::json_fast;
 use arrow_schema::DataType;
 
 use crate::loader::{Discovery, LoaderError, ResultSetLoader};
@@ -69,6 +70,11 @@ impl RecordSource for JsonLines {
                 ));
             }
         };
+        // The common case in one pass; anything else through serde, from the row's start.
+        if json_fast::write_common(text.as_bytes(), l, &self.keys, &self.discovery) {
+            return Ok(());
+        }
+        l.restart_row();
         let mut writer = JsonWriter {
             l,
             discovery: &mut self.discovery,

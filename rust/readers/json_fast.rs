@@ -1,0 +1,495 @@
+//! The common case of an NDJSON line in one pass over its bytes: keys in the order the
+//! key cache expects, values the columns take as they are. Anything else (a key not yet
+//! seen at its place, an escape in a key, a value that would add, widen or retype a column,
+//! a decimal, a map, a projected element, bad syntax) makes [`write_common`] give up; the
+//! reader then restarts the row and writes the line through the general path
+//! (`json::ValueSeed`), which has the last word on every rule and every error. What this
+//! path writes, it writes with the same loader calls and the same values as the general
+//! one, so a line gives the same row either way.
+
+use super::json::KeyCache;
+use super::temporal::{parse_date, parse_timestamp};
+use crate::loader::{ColumnId, ColumnKind, Discovery, ResultSetLoader, Value, ROOT};
+use arrow_schema::DataType;
+
+/// Skipped values nest at most this deep here (the general path reads past any depth).
+const SKIP_DEPTH: usize = 64;
+
+/// A JSON number, by what the general path makes of it.
+#[derive(Clone, Copy)]
+enum Number {
+    /// Up to 18 digits, no fraction or exponent: its magnitude (an int64 whatever it is).
+    Whole(u64),
+    /// More digits, no fraction or exponent (an int64, a uint64 or a float).
+    LongWhole,
+    /// A fraction or an exponent (a float).
+    Fraction,
+}
+
+/// Why the quick path gave up; the general path will say what, if anything, is wrong.
+struct GiveUp;
+
+type Quick<T = ()> = Result<T, GiveUp>;
+
+/// Write `line` (valid UTF-8) into the open row of `l` if every part of it is the common
+/// case. `false`: something is not, and the row may hold part of the line (restart it).
+pub(crate) fn write_common(
+    line: &[u8],
+    l: &mut ResultSetLoader,
+    keys: &KeyCache,
+    discovery: &Discovery,
+) -> bool {
+    let mut cursor = Line {
+        b: line,
+        i: 0,
+        l,
+        keys,
+        discovery,
+    };
+    cursor.row().is_ok()
+}
+
+struct Line<'a> {
+    b: &'a [u8],
+    i: usize,
+    l: &'a mut ResultSetLoader,
+    keys: &'a KeyCache,
+    discovery: &'a Discovery,
+}
+
+/// `true` for the four bytes JSON counts as whitespace.
+#[inline(always)]
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+/// Bytes of a word (8 bytes, little-endian) equal to `byte`: their high bit set.
+#[inline(always)]
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    let x = word ^ (0x0101_0101_0101_0101u64 * u64::from(byte));
+    x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080
+}
+
+/// Bytes of a word below 0x20 (control characters): their high bit set.
+#[inline(always)]
+fn bytes_below_space(word: u64) -> u64 {
+    word.wrapping_sub(0x2020_2020_2020_2020) & !word & 0x8080_8080_8080_8080
+}
+
+impl<'a> Line<'a> {
+    /// The next byte that is not whitespace (not consumed).
+    #[inline(always)]
+    fn peek(&mut self) -> Quick<u8> {
+        while let Some(&c) = self.b.get(self.i) {
+            if !is_space(c) {
+                return Ok(c);
+            }
+            self.i += 1;
+        }
+        Err(GiveUp)
+    }
+
+    /// Consume `byte` after any whitespace.
+    #[inline(always)]
+    fn expect(&mut self, byte: u8) -> Quick {
+        if self.peek()? == byte {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(GiveUp)
+        }
+    }
+
+    /// The line: one object, then only whitespace.
+    fn row(&mut self) -> Quick {
+        self.expect(b'{')?;
+        self.members(ROOT)?;
+        while let Some(&c) = self.b.get(self.i) {
+            if !is_space(c) {
+                return Err(GiveUp);
+            }
+            self.i += 1;
+        }
+        Ok(())
+    }
+
+    /// The members of an object of struct `parent`, its `{` consumed, up to its `}`.
+    fn members(&mut self, parent: ColumnId) -> Quick {
+        if self.peek()? == b'}' {
+            self.i += 1;
+            return Ok(());
+        }
+        let mut pos = 0;
+        loop {
+            self.expect(b'"')?;
+            let (key, target) = self.keys.expected(parent, pos).ok_or(GiveUp)?;
+            let end = self.i + key.len();
+            let same = self
+                .b
+                .get(self.i..end)
+                .is_some_and(|k| super::json::same_key(k, key));
+            if !same || self.b.get(end) != Some(&b'"') {
+                return Err(GiveUp);
+            }
+            self.i = end + 1;
+            self.expect(b':')?;
+            match target {
+                Some(id) => self.value(id)?,
+                None => self.skip()?,
+            }
+            pos += 1;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return Err(GiveUp),
+            }
+        }
+    }
+
+    /// Write one value to column `id`.
+    fn value(&mut self, id: ColumnId) -> Quick {
+        match self.peek()? {
+            b'"' => {
+                self.i += 1;
+                let text = self.plain_string()?;
+                self.string(id, text)
+            }
+            b'-' | b'0'..=b'9' => self.number(id),
+            b'n' => {
+                self.word(b"null")?;
+                self.set(id, Value::Null)
+            }
+            b't' => {
+                self.word(b"true")?;
+                self.scalar(id, Value::Bool(true))
+            }
+            b'f' => {
+                self.word(b"false")?;
+                self.scalar(id, Value::Bool(false))
+            }
+            b'{' => {
+                self.i += 1;
+                if self.l.kind(id) != ColumnKind::Struct {
+                    return Err(GiveUp);
+                }
+                self.l.begin(id).map_err(|_| GiveUp)?;
+                self.members(id)
+            }
+            b'[' => {
+                self.i += 1;
+                self.elements(id)
+            }
+            _ => Err(GiveUp),
+        }
+    }
+
+    /// `l.set`, giving up on any error (the general path will raise it, placed).
+    #[inline(always)]
+    fn set(&mut self, id: ColumnId, value: Value<'_>) -> Quick {
+        self.l.set(id, value).map_err(|_| GiveUp)
+    }
+
+    /// `set` to a scalar column (the general path calls anything else a conflict).
+    #[inline(always)]
+    fn scalar(&mut self, id: ColumnId, value: Value<'_>) -> Quick {
+        if self.l.kind(id) != ColumnKind::Scalar {
+            return Err(GiveUp);
+        }
+        self.set(id, value)
+    }
+
+    /// A string to column `id`: as text, or as the timestamp or date it spells.
+    fn string(&mut self, id: ColumnId, text: &'a str) -> Quick {
+        if self.l.kind(id) != ColumnKind::Scalar {
+            return Err(GiveUp);
+        }
+        let value = match self.l.field(id).data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 => Value::Str(text),
+            DataType::Timestamp(unit, _) => {
+                Value::Timestamp(parse_timestamp(text, *unit).ok_or(GiveUp)?)
+            }
+            DataType::Date32 => Value::Date(parse_date(text).ok_or(GiveUp)?),
+            _ => return Err(GiveUp),
+        };
+        self.set(id, value)
+    }
+
+    /// The elements of an array to list `id`, its `[` consumed.
+    fn elements(&mut self, id: ColumnId) -> Quick {
+        let l = &*self.l;
+        if l.kind(id) != ColumnKind::List || l.selects_elements(id) || self.discovery.is_guess(id) {
+            return Err(GiveUp);
+        }
+        let element = l.element(id).ok_or(GiveUp)?;
+        if l.is_decimal(element) {
+            return Err(GiveUp);
+        }
+        self.l.begin(id).map_err(|_| GiveUp)?;
+        if self.peek()? == b']' {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            self.value(element)?;
+            self.l.save_element(id).map_err(|_| GiveUp)?;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b']' => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return Err(GiveUp),
+            }
+        }
+    }
+
+    /// A number to column `id`: a whole number of up to 18 digits as an int (as the general
+    /// path writes it), a fraction or exponent as a float to a float column only (an int
+    /// column may have to widen: the general path decides).
+    fn number(&mut self, id: ColumnId) -> Quick {
+        let start = self.i;
+        let (kind, negative) = self.scan_number()?;
+        match kind {
+            Number::Whole(magnitude) if magnitude != 0 || !negative => {
+                let v = i64::try_from(magnitude).map_err(|_| GiveUp)?;
+                if self.l.is_decimal(id) {
+                    return Err(GiveUp);
+                }
+                self.scalar(id, Value::Int(if negative { -v } else { v }))
+            }
+            // -0: the general path knows what the column makes of it; a long whole number
+            // may not fit an int64
+            Number::Whole(_) | Number::LongWhole => Err(GiveUp),
+            Number::Fraction => {
+                if !matches!(
+                    self.l.field(id).data_type(),
+                    DataType::Float64 | DataType::Float32
+                ) {
+                    return Err(GiveUp);
+                }
+                // correctly rounded, as serde_json's float_roundtrip is: the same bits
+                let x: f64 = fast_float2::parse(&self.b[start..self.i]).map_err(|_| GiveUp)?;
+                // -0.0: as for -0; too large: serde_json calls it out of range
+                if (x == 0.0 && x.is_sign_negative()) || !x.is_finite() {
+                    return Err(GiveUp);
+                }
+                self.scalar(id, Value::Float(x))
+            }
+        }
+    }
+
+    /// Read past a JSON number: what kind it is, and whether it has a minus sign.
+    #[inline(always)]
+    fn scan_number(&mut self) -> Quick<(Number, bool)> {
+        let b = self.b;
+        let mut i = self.i;
+        let negative = b.get(i) == Some(&b'-');
+        if negative {
+            i += 1;
+        }
+        let first = i;
+        let mut magnitude: u64 = 0;
+        while let Some(&c) = b.get(i) {
+            let digit = c.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            magnitude = magnitude.wrapping_mul(10).wrapping_add(u64::from(digit));
+            i += 1;
+        }
+        let digits = i - first;
+        if digits == 0 || (digits > 1 && b[first] == b'0') {
+            return Err(GiveUp);
+        }
+        let mut kind = if digits <= 18 {
+            Number::Whole(magnitude)
+        } else {
+            Number::LongWhole
+        };
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            i = self.digits_from(i)?;
+            kind = Number::Fraction;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            i = self.digits_from(i)?;
+            kind = Number::Fraction;
+        }
+        self.i = i;
+        Ok((kind, negative))
+    }
+
+    /// The end of the run of digits at `i`, which must not be empty.
+    #[inline(always)]
+    fn digits_from(&self, start: usize) -> Quick<usize> {
+        let mut i = start;
+        while self.b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            Err(GiveUp)
+        } else {
+            Ok(i)
+        }
+    }
+
+    /// Consume the literal `word`.
+    #[inline(always)]
+    fn word(&mut self, word: &[u8]) -> Quick {
+        if self.b[self.i..].starts_with(word) {
+            self.i += word.len();
+            Ok(())
+        } else {
+            Err(GiveUp)
+        }
+    }
+
+    /// The text of a string without escapes, its `"` consumed; the closing `"` consumed.
+    #[inline(always)]
+    fn plain_string(&mut self) -> Quick<&'a str> {
+        let end = self.string_end()?;
+        let line: &'a [u8] = self.b;
+        if line[end] != b'"' {
+            return Err(GiveUp);
+        }
+        let text = &line[self.i..end];
+        self.i = end + 1;
+        // SAFETY: the line is valid UTF-8 (`write_common`'s contract) and `text` is cut at
+        // ASCII quotes, so it is too.
+        Ok(unsafe { std::str::from_utf8_unchecked(text) })
+    }
+
+    /// The position of the first `"`, `\` or control character at or after the cursor.
+    #[inline(always)]
+    fn string_end(&self) -> Quick<usize> {
+        let b = self.b;
+        let mut i = self.i;
+        while i + 8 <= b.len() {
+            let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+            let stop = bytes_equal(word, b'"') | bytes_equal(word, b'\\') | bytes_below_space(word);
+            if stop != 0 {
+                return Ok(i + (stop.trailing_zeros() / 8) as usize);
+            }
+            i += 8;
+        }
+        while let Some(&c) = b.get(i) {
+            if c == b'"' || c == b'\\' || c < 0x20 {
+                return Ok(i);
+            }
+            i += 1;
+        }
+        Err(GiveUp)
+    }
+
+    /// Read past one value no column takes, checking its syntax as the general path would.
+    fn skip(&mut self) -> Quick {
+        // open arrays and objects, innermost last: `true` for an object
+        let mut open = [false; SKIP_DEPTH];
+        let mut depth = 0;
+        loop {
+            // a value
+            match self.peek()? {
+                b'"' => {
+                    self.i += 1;
+                    self.skip_string()?;
+                }
+                b'-' | b'0'..=b'9' => {
+                    self.scan_number()?;
+                }
+                b'n' => self.word(b"null")?,
+                b't' => self.word(b"true")?,
+                b'f' => self.word(b"false")?,
+                c @ (b'{' | b'[') => {
+                    self.i += 1;
+                    if depth == SKIP_DEPTH {
+                        return Err(GiveUp);
+                    }
+                    let object = c == b'{';
+                    open[depth] = object;
+                    depth += 1;
+                    let close = if object { b'}' } else { b']' };
+                    if self.peek()? == close {
+                        self.i += 1;
+                        depth -= 1;
+                    } else {
+                        if object {
+                            self.skip_key()?;
+                        }
+                        continue;
+                    }
+                }
+                _ => return Err(GiveUp),
+            }
+            // after a value: the next one in its array or object, or their ends
+            loop {
+                if depth == 0 {
+                    return Ok(());
+                }
+                let object = open[depth - 1];
+                match self.peek()? {
+                    b',' => {
+                        self.i += 1;
+                        if object {
+                            self.skip_key()?;
+                        }
+                        break;
+                    }
+                    b'}' if object => {
+                        self.i += 1;
+                        depth -= 1;
+                    }
+                    b']' if !object => {
+                        self.i += 1;
+                        depth -= 1;
+                    }
+                    _ => return Err(GiveUp),
+                }
+            }
+        }
+    }
+
+    /// Read past `"key":` in an object being skipped.
+    fn skip_key(&mut self) -> Quick {
+        self.expect(b'"')?;
+        self.skip_string()?;
+        self.expect(b':')
+    }
+
+    /// Read past the rest of a string, its `"` consumed: escapes checked, an escape naming
+    /// half a surrogate pair left to the general path.
+    fn skip_string(&mut self) -> Quick {
+        loop {
+            let at = self.string_end()?;
+            match self.b[at] {
+                b'"' => {
+                    self.i = at + 1;
+                    return Ok(());
+                }
+                b'\\' => {
+                    self.i = at + 2;
+                    match self.b.get(at + 1) {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {}
+                        Some(b'u') => {
+                            let hex = self.b.get(at + 2..at + 6).ok_or(GiveUp)?;
+                            let hex = std::str::from_utf8(hex).map_err(|_| GiveUp)?;
+                            let unit = u16::from_str_radix(hex, 16).map_err(|_| GiveUp)?;
+                            if (0xD800..0xE000).contains(&unit) || hex.starts_with('+') {
+                                return Err(GiveUp);
+                            }
+                            self.i = at + 6;
+                        }
+                        _ => return Err(GiveUp),
+                    }
+                }
+                _ => return Err(GiveUp), // a control character
+            }
+        }
+    }
+}
