@@ -35,10 +35,40 @@ pub(crate) struct KeyCache {
 
 /// A key of [`KeyCache`]: its text, where it went, and whether its JSON text is the same
 /// bytes (no character a JSON string must escape).
-struct CachedKey {
+pub(crate) struct CachedKey {
     text: Box<str>,
-    target: Option<ColumnId>,
+    pub target: Option<ColumnId>,
     plain: bool,
+    /// A plain key of up to 7 bytes with its closing quote, as a little-endian word (0 if
+    /// longer), and the mask of its bytes in it: a key is checked with one compare.
+    pub quoted: u64,
+    pub quoted_mask: u64,
+}
+
+impl CachedKey {
+    fn new(key: &str, target: Option<ColumnId>) -> Self {
+        let plain = !key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
+        let (mut quoted, mut quoted_mask) = (0, 0);
+        if plain && key.len() < 8 {
+            let mut word = [0u8; 8];
+            word[..key.len()].copy_from_slice(key.as_bytes());
+            word[key.len()] = b'"';
+            quoted = u64::from_le_bytes(word);
+            quoted_mask = u64::MAX >> (8 * (7 - key.len()));
+        }
+        CachedKey {
+            text: Box::from(key),
+            target,
+            plain,
+            quoted,
+            quoted_mask,
+        }
+    }
+
+    /// The key's JSON text, without its quotes.
+    pub fn text(&self) -> &[u8] {
+        self.text.as_bytes()
+    }
 }
 
 impl KeyCache {
@@ -48,17 +78,12 @@ impl KeyCache {
         same_key(k.text.as_bytes(), key.as_bytes()).then_some(k.target)
     }
 
-    /// The JSON text (between the quotes) of the key last seen at position `pos` of an
-    /// object of struct `parent`, and where it went (`None`: skipped); `None` if there was
-    /// none, or if its text has escapes.
+    /// The key last seen at position `pos` of an object of struct `parent`, and where it
+    /// went; `None` if there was none, or if its JSON text has escapes.
     #[inline(always)]
-    pub(crate) fn expected(
-        &self,
-        parent: ColumnId,
-        pos: usize,
-    ) -> Option<(&[u8], Option<ColumnId>)> {
+    pub(crate) fn expected(&self, parent: ColumnId, pos: usize) -> Option<&CachedKey> {
         let k = self.by_struct.get(parent)?.get(pos)?;
-        k.plain.then_some((k.text.as_bytes(), k.target))
+        k.plain.then_some(k)
     }
 
     fn put(&mut self, parent: ColumnId, pos: usize, key: &str, target: Option<ColumnId>) {
@@ -66,12 +91,7 @@ impl KeyCache {
             self.by_struct.resize_with(parent + 1, Vec::new);
         }
         let keys = &mut self.by_struct[parent];
-        let plain = !key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
-        let entry = CachedKey {
-            text: Box::from(key),
-            target,
-            plain,
-        };
+        let entry = CachedKey::new(key, target);
         if pos < keys.len() {
             keys[pos] = entry;
         } else if pos == keys.len() {
