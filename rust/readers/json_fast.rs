@@ -39,6 +39,7 @@ pub(crate) fn write_common(
     l: &mut ResultSetLoader,
     keys: &KeyCache,
     discovery: &Discovery,
+    scratch: &mut Vec<u8>,
 ) -> bool {
     let mut cursor = Line {
         b: line,
@@ -46,6 +47,7 @@ pub(crate) fn write_common(
         l,
         keys,
         discovery,
+        scratch,
     };
     cursor.row().is_ok()
 }
@@ -56,6 +58,8 @@ struct Line<'a> {
     l: &'a mut ResultSetLoader,
     keys: &'a KeyCache,
     discovery: &'a Discovery,
+    /// Where a string with escapes is decoded.
+    scratch: &'a mut Vec<u8>,
 }
 
 /// `true` for the four bytes JSON counts as whitespace.
@@ -208,8 +212,16 @@ impl<'a> Line<'a> {
         match self.peek()? {
             b'"' => {
                 self.i += 1;
-                let text = self.plain_string()?;
-                self.string(id, text)
+                let end = self.string_end()?;
+                if self.b[end] != b'"' {
+                    return self.escaped_string(id, end);
+                }
+                let line: &'a [u8] = self.b;
+                let text = &line[self.i..end];
+                self.i = end + 1;
+                // SAFETY: the line is valid UTF-8 (`write_common`'s contract) and `text` is
+                // cut at ASCII quotes, so it is too.
+                self.string(id, unsafe { std::str::from_utf8_unchecked(text) })
             }
             b'-' | b'0'..=b'9' => self.number(id),
             b'n' => {
@@ -256,7 +268,7 @@ impl<'a> Line<'a> {
     }
 
     /// A string to column `id`: as text, or as the timestamp or date it spells.
-    fn string(&mut self, id: ColumnId, text: &'a str) -> Quick {
+    fn string(&mut self, id: ColumnId, text: &str) -> Quick {
         if self.l.kind(id) != ColumnKind::Scalar {
             return Err(GiveUp);
         }
@@ -437,19 +449,74 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// The text of a string without escapes, its `"` consumed; the closing `"` consumed.
-    #[inline(always)]
-    fn plain_string(&mut self) -> Quick<&'a str> {
-        let end = self.string_end()?;
-        let line: &'a [u8] = self.b;
-        if line[end] != b'"' {
-            return Err(GiveUp);
+    /// A string with escapes to column `id`: decoded into the scratch buffer. `stop` is
+    /// where the first escape (or a control character) is.
+    #[inline(never)]
+    fn escaped_string(&mut self, id: ColumnId, stop: usize) -> Quick {
+        let mut text = std::mem::take(self.scratch);
+        text.clear();
+        let written = self.unescape(stop, &mut text).and_then(|()| {
+            let text = std::str::from_utf8(&text).map_err(|_| GiveUp)?;
+            self.string(id, text)
+        });
+        *self.scratch = text;
+        written
+    }
+
+    /// Decode the rest of a string into `out`, from the cursor (`stop`: its first `"`, `\`
+    /// or control character); the closing `"` consumed. An escape naming half a surrogate
+    /// pair, or anything else amiss, is left to the general path.
+    fn unescape(&mut self, mut stop: usize, out: &mut Vec<u8>) -> Quick {
+        let b = self.b;
+        loop {
+            out.extend_from_slice(&b[self.i..stop]);
+            match b[stop] {
+                b'"' => {
+                    self.i = stop + 1;
+                    return Ok(());
+                }
+                b'\\' => {}
+                _ => return Err(GiveUp), // a control character
+            }
+            let (c, next) = match b.get(stop + 1) {
+                Some(b'"') => ('"', stop + 2),
+                Some(b'\\') => ('\\', stop + 2),
+                Some(b'/') => ('/', stop + 2),
+                Some(b'b') => ('\u{8}', stop + 2),
+                Some(b'f') => ('\u{c}', stop + 2),
+                Some(b'n') => ('\n', stop + 2),
+                Some(b'r') => ('\r', stop + 2),
+                Some(b't') => ('\t', stop + 2),
+                Some(b'u') => {
+                    let unit = self.hex4(stop + 2)?;
+                    match unit {
+                        0xD800..=0xDBFF if b.get(stop + 6..stop + 8) == Some(b"\\u") => {
+                            let low = self.hex4(stop + 8)?;
+                            if !(0xDC00..=0xDFFF).contains(&low) {
+                                return Err(GiveUp);
+                            }
+                            let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                            (char::from_u32(code).ok_or(GiveUp)?, stop + 12)
+                        }
+                        0xD800..=0xDFFF => return Err(GiveUp),
+                        _ => (char::from_u32(unit).ok_or(GiveUp)?, stop + 6),
+                    }
+                }
+                _ => return Err(GiveUp),
+            };
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            self.i = next;
+            stop = self.string_end()?;
         }
-        let text = &line[self.i..end];
-        self.i = end + 1;
-        // SAFETY: the line is valid UTF-8 (`write_common`'s contract) and `text` is cut at
-        // ASCII quotes, so it is too.
-        Ok(unsafe { std::str::from_utf8_unchecked(text) })
+    }
+
+    /// The four hex digits at `at` (a `\u` escape's), as a number.
+    fn hex4(&self, at: usize) -> Quick<u32> {
+        let digits = self.b.get(at..at + 4).ok_or(GiveUp)?;
+        digits.iter().try_fold(0, |n, &d| {
+            let v = (d as char).to_digit(16).ok_or(GiveUp)?;
+            Ok(n * 16 + v)
+        })
     }
 
     /// The position of the first `"`, `\` or control character at or after the cursor.

@@ -31,6 +31,10 @@ pub struct JsonLines {
     ignored: Vec<String>,
     /// Columns given the null type at the end of a batch are typed anew by the next one.
     retype_nulls: bool,
+    /// Where the one-pass path decodes strings with escapes.
+    scratch: Vec<u8>,
+    /// Lines the one-pass path wrote (the others went through serde).
+    pub(crate) quick_lines: u64,
 }
 
 impl RecordSource for JsonLines {
@@ -71,7 +75,9 @@ impl RecordSource for JsonLines {
             }
         };
         // The common case in one pass; anything else through serde, from the row's start.
-        if json_fast::write_common(text.as_bytes(), l, &self.keys, &self.discovery) {
+        let scratch = &mut self.scratch;
+        if json_fast::write_common(text.as_bytes(), l, &self.keys, &self.discovery, scratch) {
+            self.quick_lines += 1;
             return Ok(());
         }
         l.restart_row();
@@ -183,6 +189,8 @@ impl NdjsonReader {
             base: input::LineBase::default(),
             ignored: Vec::new(),
             retype_nulls: false,
+            scratch: Vec::new(),
+            quick_lines: 0,
         };
         RecordReader::new(src, on_error)
     }

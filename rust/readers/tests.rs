@@ -498,3 +498,38 @@ fn file_uris_name_local_paths() {
     };
     assert!(e.message.contains("only local files"), "{}", e.message);
 }
+
+/// A line whose keys the cache knows is written in one pass, escapes decoded as serde
+/// decodes them; a line the one-pass path cannot take (a new key, a lone surrogate) goes
+/// through serde, with the same result or error.
+#[test]
+fn the_one_pass_path_reads_lines_as_serde_does() {
+    let line = r#"{"s": "q\"b\\s\/\b\f\n\r\t \u00e9\ud83d\ude00 end", "n": -12.5e-1, "i": 123456789012345678}"#;
+    let text = format!("{line}\n{line}\n{line}\n{line}\n");
+    let mut r = ndjson_reader(&text, OnError::Error);
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    assert!(!r.fill(&mut l).unwrap());
+    // the first line makes the columns, the second teaches the key cache where keys go
+    assert_eq!(r.src.quick_lines, 2);
+    let b = l.harvest().unwrap();
+    let s = b.column(0).as_string::<i32>();
+    let want = "q\"b\\s/\u{8}\u{c}\n\r\t \u{e9}\u{1f600} end";
+    assert!((0..4).all(|i| s.value(i) == want), "{s:?}");
+    let n = b.column(1).as_primitive::<Float64Type>();
+    assert!(n.values().iter().all(|&x| x == -1.25));
+    let i = b.column(2).as_primitive::<Int64Type>();
+    assert!(i.values().iter().all(|&x| x == 123_456_789_012_345_678));
+
+    // a lone surrogate after lines the one-pass path took: serde's error, placed
+    let bad = r#"{"s": "x\ud800", "n": 1, "i": 2}"#;
+    let text = format!("{line}\n{line}\n{line}\n{bad}\n");
+    let mut r = ndjson_reader(&text, OnError::Error);
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    let Err(ReadError::Input(e)) = r.fill(&mut l) else {
+        panic!("a lone surrogate was read");
+    };
+    assert_eq!((e.line, r.src.quick_lines), (4, 1));
+    assert!(e.message.contains("surrogate"), "{}", e.message);
+}
