@@ -239,15 +239,19 @@ impl ResultSetLoader {
         Ok(())
     }
 
-    /// Drop what the open row wrote and begin it again in its place (a reader that tried a
-    /// quick way of writing a record and must write it another way). A batch the row
-    /// overflowed from stays set aside: the row goes on in the look-ahead batch.
+    /// Drop what the row being written wrote and begin it again in its place (a reader
+    /// that tried a quick way of writing a record and must write it another way), open even
+    /// if a write rejected it (`RowTooLarge` closes the row): written again, it meets the same
+    /// rejection. A batch the row overflowed from stays set aside: the row goes on in the
+    /// look-ahead batch. Call it only for a row begun (`start_row`) and not saved.
     pub fn restart_row(&mut self) {
-        if self.row_open {
-            self.truncate(ROOT, self.row_pos);
-            self.breach = None;
-            self.top_writes.fill(0);
+        if self.state != State::Active {
+            return;
         }
+        self.truncate(ROOT, self.row_pos);
+        self.row_open = true;
+        self.breach = None;
+        self.top_writes.fill(0);
     }
 
     /// Drop everything written for the current row, at every level.

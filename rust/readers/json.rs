@@ -86,7 +86,13 @@ impl KeyCache {
         k.plain.then_some(k)
     }
 
-    fn put(&mut self, parent: ColumnId, pos: usize, key: &str, target: Option<ColumnId>) {
+    pub(crate) fn put(
+        &mut self,
+        parent: ColumnId,
+        pos: usize,
+        key: &str,
+        target: Option<ColumnId>,
+    ) {
         if self.by_struct.len() <= parent {
             self.by_struct.resize_with(parent + 1, Vec::new);
         }

@@ -37,7 +37,7 @@ type Quick<T = ()> = Result<T, GiveUp>;
 pub(crate) fn write_common(
     line: &[u8],
     l: &mut ResultSetLoader,
-    keys: &KeyCache,
+    keys: &mut KeyCache,
     discovery: &Discovery,
     scratch: &mut Vec<u8>,
 ) -> bool {
@@ -56,7 +56,7 @@ struct Line<'a> {
     b: &'a [u8],
     i: usize,
     l: &'a mut ResultSetLoader,
-    keys: &'a KeyCache,
+    keys: &'a mut KeyCache,
     discovery: &'a Discovery,
     /// Where a string with escapes is decoded.
     scratch: &'a mut Vec<u8>,
@@ -157,10 +157,19 @@ impl<'a> Line<'a> {
         let mut pos = 0;
         loop {
             self.expect(b'"')?;
-            let key = self.keys.expected(parent, pos).ok_or(GiveUp)?;
-            self.i = self.key_end(key)?;
+            let expected = match self.keys.expected(parent, pos) {
+                Some(key) => self.key_end(key).ok().map(|end| (end, key.target)),
+                None => None,
+            };
+            let target = match expected {
+                Some((end, target)) => {
+                    self.i = end;
+                    target
+                }
+                None => self.other_key(parent, pos)?,
+            };
             self.expect(b':')?;
-            match key.target {
+            match target {
                 Some(id) => self.value(id)?,
                 None => self.skip()?,
             }
@@ -174,6 +183,30 @@ impl<'a> Line<'a> {
                 _ => return Err(GiveUp),
             }
         }
+    }
+
+    /// Where the key at the cursor goes when the key cache expected another at `pos` (an
+    /// object with a key more or less than the last one): a column the struct has (`None`:
+    /// not projected, skipped), learnt by the cache. A key without a column yet, with
+    /// escapes, or skipped at the top level, is left to the general path (which makes, or
+    /// notes, it).
+    #[cold]
+    #[inline(never)]
+    fn other_key(&mut self, parent: ColumnId, pos: usize) -> Quick<Option<ColumnId>> {
+        let end = self.string_end()?;
+        let line: &'a [u8] = self.b;
+        if line[end] != b'"' {
+            return Err(GiveUp);
+        }
+        let key = std::str::from_utf8(&line[self.i..end]).map_err(|_| GiveUp)?;
+        let id = self.l.column(parent, key).ok_or(GiveUp)?;
+        let target = self.l.is_projected(id).then_some(id);
+        if target.is_none() && parent == ROOT {
+            return Err(GiveUp); // the general path notes the top-level keys it skips
+        }
+        self.keys.put(parent, pos, key, target);
+        self.i = end + 1;
+        Ok(target)
     }
 
     /// Past the closing quote of `key` if the key at the cursor is `key`.

@@ -76,7 +76,8 @@ impl RecordSource for JsonLines {
         };
         // The common case in one pass; anything else through serde, from the row's start.
         let scratch = &mut self.scratch;
-        if json_fast::write_common(text.as_bytes(), l, &self.keys, &self.discovery, scratch) {
+        let keys = &mut self.keys;
+        if json_fast::write_common(text.as_bytes(), l, keys, &self.discovery, scratch) {
             self.quick_lines += 1;
             return Ok(());
         }

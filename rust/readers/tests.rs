@@ -22,12 +22,12 @@ fn read_all(
     options: LoaderOptions,
     on_error: OnError,
 ) -> Result<Vec<RecordBatch>, ReadError> {
-    read_all_with(ndjson_reader(text, on_error), options)
+    read_all_with(&mut ndjson_reader(text, on_error), options)
 }
 
 /// Every non-empty batch reader `r` fills, with a loader of `options`.
 fn read_all_with(
-    mut r: NdjsonReader,
+    r: &mut NdjsonReader,
     options: LoaderOptions,
 ) -> Result<Vec<RecordBatch>, ReadError> {
     let mut l = ResultSetLoader::new(options).unwrap();
@@ -400,8 +400,8 @@ fn a_batch_of_nulls_leaves_the_type_open_when_retyping_nulls() {
         row_limit: 2,
         ..LoaderOptions::default()
     };
-    let r = ndjson_reader(text, OnError::Error).retyping_nulls(true);
-    let batches = read_all_with(r, two()).unwrap();
+    let mut r = ndjson_reader(text, OnError::Error).retyping_nulls(true);
+    let batches = read_all_with(&mut r, two()).unwrap();
     assert_eq!(batches.len(), 2);
     let types = |b: &RecordBatch| -> Vec<String> {
         b.schema()
@@ -510,8 +510,8 @@ fn the_one_pass_path_reads_lines_as_serde_does() {
     let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
     l.start_batch().unwrap();
     assert!(!r.fill(&mut l).unwrap());
-    // the first line makes the columns, the second teaches the key cache where keys go
-    assert_eq!(r.src.quick_lines, 2);
+    // the first line makes the columns, which the next ones find
+    assert_eq!(r.src.quick_lines, 3);
     let b = l.harvest().unwrap();
     let s = b.column(0).as_string::<i32>();
     let want = "q\"b\\s/\u{8}\u{c}\n\r\t \u{e9}\u{1f600} end";
@@ -530,6 +530,44 @@ fn the_one_pass_path_reads_lines_as_serde_does() {
     let Err(ReadError::Input(e)) = r.fill(&mut l) else {
         panic!("a lone surrogate was read");
     };
-    assert_eq!((e.line, r.src.quick_lines), (4, 1));
+    assert_eq!((e.line, r.src.quick_lines), (4, 2));
     assert!(e.message.contains("surrogate"), "{}", e.message);
+}
+
+/// A line the one-pass path starts and the loader rejects (larger than a batch may be) is
+/// written again by serde, which meets the same rejection: skipped, the lines after it are
+/// read, quick again, and lines that overflow a batch half-way move whole to the next.
+#[test]
+fn a_row_rejected_on_the_one_pass_path_is_rejected_with_its_line() {
+    let small = |i: usize| format!("{{\"i\": {i}, \"s\": \"{}\"}}\n", "x".repeat(i % 7));
+    let big = format!("{{\"i\": 99, \"s\": \"{}\"}}\n", "y".repeat(5000));
+    let text: String = (0..3)
+        .map(small)
+        .chain([big])
+        .chain((3..40).map(small))
+        .collect();
+    let options = || LoaderOptions {
+        batch_byte_limit: Some(1000),
+        ..LoaderOptions::default()
+    };
+    let Err(ReadError::Input(e)) = read_all(&text, options(), OnError::Error) else {
+        panic!("a row larger than a batch was read");
+    };
+    assert_eq!(e.line, 4);
+    assert!(
+        e.message.contains("larger than the batch limits"),
+        "{}",
+        e.message
+    );
+
+    let mut r = ndjson_reader(&text, OnError::Skip);
+    let batches = read_all_with(&mut r, options()).unwrap();
+    assert!(batches.len() > 1, "the lines span batches");
+    let ids: Vec<i64> = batches
+        .iter()
+        .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+        .collect();
+    assert_eq!(ids, (0..40).map(|i| i as i64).collect::<Vec<_>>());
+    assert_eq!(r.skipped_lines(), 1);
+    assert!(r.src.quick_lines > 30, "{}", r.src.quick_lines);
 }
