@@ -112,9 +112,28 @@ fn bytes_below_space(word: u64) -> u64 {
 }
 
 impl<'a> Line<'a> {
-    /// The next byte that is not whitespace (not consumed).
+    /// The next byte that is not whitespace (not consumed). No whitespace, or one space
+    /// (`", "` and `": "` are the usual separators), without a loop.
     #[inline(always)]
     fn peek(&mut self) -> Quick<u8> {
+        let b = self.b;
+        let i = self.i;
+        match b.get(i) {
+            Some(&c) if c > b' ' => Ok(c),
+            Some(&b' ') => match b.get(i + 1) {
+                Some(&c) if c > b' ' => {
+                    self.i = i + 1;
+                    Ok(c)
+                }
+                _ => self.peek_past_spaces(),
+            },
+            _ => self.peek_past_spaces(),
+        }
+    }
+
+    /// `peek` past any run of whitespace.
+    #[cold]
+    fn peek_past_spaces(&mut self) -> Quick<u8> {
         while let Some(&c) = self.b.get(self.i) {
             if !is_space(c) {
                 return Ok(c);
