@@ -193,14 +193,22 @@ impl<'a> Line<'a> {
                 None => self.skip()?,
             }
             pos += 1;
-            match self.peek()? {
-                b',' => self.i += 1,
-                b'}' => {
-                    self.i += 1;
-                    return Ok(());
-                }
-                _ => return Err(GiveUp),
+            if !self.more(b'}')? {
+                return Ok(());
             }
+        }
+    }
+
+    /// After a member or element: `true` past a `,` (another follows), `false` past
+    /// `close` (the object or array ends).
+    #[inline(always)]
+    fn more(&mut self, close: u8) -> Quick<bool> {
+        let c = self.peek()?;
+        self.i += 1;
+        match c {
+            b',' => Ok(true),
+            c if c == close => Ok(false),
+            _ => Err(GiveUp),
         }
     }
 
@@ -353,13 +361,8 @@ impl<'a> Line<'a> {
         loop {
             self.value(element)?;
             self.l.save_element(id).map_err(|_| GiveUp)?;
-            match self.peek()? {
-                b',' => self.i += 1,
-                b']' => {
-                    self.i += 1;
-                    return Ok(());
-                }
-                _ => return Err(GiveUp),
+            if !self.more(b']')? {
+                return Ok(());
             }
         }
     }
