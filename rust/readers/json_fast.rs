@@ -32,8 +32,10 @@ struct GiveUp;
 
 type Quick<T = ()> = Result<T, GiveUp>;
 
-/// Write `line` (valid UTF-8) into the open row of `l` if every part of it is the common
-/// case. `false`: something is not, and the row may hold part of the line (restart it).
+/// Write `line` into the open row of `l` if every part of it is the common case. `false`:
+/// something is not, and the row may hold part of the line (restart it). The line need not
+/// be valid UTF-8: a byte that is not ASCII can only be inside a string, and every string
+/// kept, skipped or matched as a key is checked (or compared with a key that was).
 pub(crate) fn write_common(
     line: &[u8],
     l: &mut ResultSetLoader,
@@ -272,16 +274,14 @@ impl<'a> Line<'a> {
         match self.peek()? {
             b'"' => {
                 self.i += 1;
-                let end = self.string_end()?;
+                let (end, non_ascii) = self.string_end_seeing_non_ascii()?;
                 if self.b[end] != b'"' {
                     return self.escaped_string(id, end);
                 }
                 let line: &'a [u8] = self.b;
-                let text = &line[self.i..end];
+                let text = Self::utf8(&line[self.i..end], non_ascii)?;
                 self.i = end + 1;
-                // SAFETY: the line is valid UTF-8 (`write_common`'s contract) and `text` is
-                // cut at ASCII quotes, so it is too.
-                self.string(id, unsafe { std::str::from_utf8_unchecked(text) })
+                self.string(id, text)
             }
             b'-' | b'0'..=b'9' => self.number(id),
             b'n' => {
@@ -577,23 +577,46 @@ impl<'a> Line<'a> {
     /// The position of the first `"`, `\` or control character at or after the cursor.
     #[inline(always)]
     fn string_end(&self) -> Quick<usize> {
+        self.string_end_seeing_non_ascii().map(|(end, _)| end)
+    }
+
+    /// `string_end`, and whether the bytes before it may hold a non-ASCII one (`false`:
+    /// they are all ASCII, so valid UTF-8).
+    #[inline(always)]
+    fn string_end_seeing_non_ascii(&self) -> Quick<(usize, bool)> {
         let b = self.b;
         let mut i = self.i;
+        let mut high = 0;
         while i + 8 <= b.len() {
             let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+            // the bytes past the end count too: a needless check at worst
+            high |= word;
             let stop = bytes_equal(word, b'"') | bytes_equal(word, b'\\') | bytes_below_space(word);
             if stop != 0 {
-                return Ok(i + (stop.trailing_zeros() / 8) as usize);
+                let end = i + (stop.trailing_zeros() / 8) as usize;
+                return Ok((end, high & 0x8080_8080_8080_8080 != 0));
             }
             i += 8;
         }
         while let Some(&c) = b.get(i) {
             if c == b'"' || c == b'\\' || c < 0x20 {
-                return Ok(i);
+                return Ok((i, high & 0x8080_8080_8080_8080 != 0));
             }
+            high |= u64::from(c);
             i += 1;
         }
         Err(GiveUp)
+    }
+
+    /// `text` as a `str`, if it is UTF-8 (checked only if `maybe_non_ascii`).
+    #[inline(always)]
+    fn utf8(text: &[u8], maybe_non_ascii: bool) -> Quick<&str> {
+        if maybe_non_ascii {
+            std::str::from_utf8(text).map_err(|_| GiveUp)
+        } else {
+            // SAFETY: every byte is ASCII.
+            Ok(unsafe { std::str::from_utf8_unchecked(text) })
+        }
     }
 
     /// Read past one value no column takes, checking its syntax as the general path would.
@@ -674,7 +697,8 @@ impl<'a> Line<'a> {
     /// half a surrogate pair left to the general path.
     fn skip_string(&mut self) -> Quick {
         loop {
-            let at = self.string_end()?;
+            let (at, non_ascii) = self.string_end_seeing_non_ascii()?;
+            Self::utf8(&self.b[self.i..at], non_ascii)?;
             match self.b[at] {
                 b'"' => {
                     self.i = at + 1;

@@ -62,8 +62,16 @@ impl RecordSource for JsonLines {
 
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
         self.discovery.begin_row(l);
-        // Validate the line once (ASCII runs go word by word) so the parser need not check
-        // each string it reads.
+        // The common case in one pass (it checks the UTF-8 of the strings it reads); anything
+        // else through serde, from the row's start.
+        let (scratch, keys) = (&mut self.scratch, &mut self.keys);
+        if json_fast::write_common(&self.line, l, keys, &self.discovery, scratch) {
+            self.quick_lines += 1;
+            return Ok(());
+        }
+        l.restart_row();
+        // Validate the line once (ASCII runs go word by word) so serde need not check each
+        // string it reads.
         let text = match std::str::from_utf8(&self.line) {
             Ok(text) => text,
             Err(e) => {
@@ -74,14 +82,6 @@ impl RecordSource for JsonLines {
                 ));
             }
         };
-        // The common case in one pass; anything else through serde, from the row's start.
-        let scratch = &mut self.scratch;
-        let keys = &mut self.keys;
-        if json_fast::write_common(text.as_bytes(), l, keys, &self.discovery, scratch) {
-            self.quick_lines += 1;
-            return Ok(());
-        }
-        l.restart_row();
         let mut writer = JsonWriter {
             l,
             discovery: &mut self.discovery,

@@ -571,3 +571,52 @@ fn a_row_rejected_on_the_one_pass_path_is_rejected_with_its_line() {
     assert_eq!(r.skipped_lines(), 1);
     assert!(r.src.quick_lines > 30, "{}", r.src.quick_lines);
 }
+
+/// The one-pass path checks the UTF-8 of each string it keeps or skips (the general path
+/// checks the whole line first): non-ASCII text is read quick, a line with invalid UTF-8 in a
+/// kept or a skipped string gets the general path's error, placed.
+#[test]
+fn the_one_pass_path_checks_utf8_in_strings_kept_and_skipped() {
+    let good =
+        "{\"s\": \"\u{e9}\u{20ac}\u{1f600} long enough to fill a word\", \"t\": \"\u{fc}\"}\n";
+    let text = good.repeat(4);
+    let mut r = ndjson_reader(&text, OnError::Error);
+    let batches = read_all_with(&mut r, LoaderOptions::default()).unwrap();
+    let s = batches[0].column(0).as_string::<i32>();
+    assert!((0..4).all(|i| s.value(i) == "\u{e9}\u{20ac}\u{1f600} long enough to fill a word"));
+    assert_eq!(r.src.quick_lines, 3);
+
+    for (bad, projection) in [
+        (
+            b"{\"s\": \"long enough \xff word\", \"t\": \"u\"}\n".as_slice(),
+            vec![],
+        ),
+        (
+            b"{\"s\": \"x\", \"t\": \"skipped \xc3(\"}\n".as_slice(),
+            vec!["s"],
+        ),
+    ] {
+        let mut input = good.repeat(3).into_bytes();
+        input.extend_from_slice(bad);
+        let options = LoaderOptions {
+            projection: if projection.is_empty() {
+                Projection::All
+            } else {
+                Projection::parse(&projection).unwrap()
+            },
+            ..LoaderOptions::default()
+        };
+        let mut r = NdjsonReader::from_reader(
+            Box::new(Cursor::new(input)),
+            "mem.json",
+            OnError::Error,
+            true,
+        );
+        let Err(ReadError::Input(e)) = read_all_with(&mut r, options) else {
+            panic!("invalid UTF-8 was read");
+        };
+        let at = bad.iter().position(|&b| b >= 0x80).unwrap() + 1;
+        assert_eq!((e.line, e.column), (4, Some(at)), "{}", e.message);
+        assert!(e.message.contains("invalid UTF-8"), "{}", e.message);
+    }
+}
