@@ -269,7 +269,9 @@ impl<'a> Line<'a> {
         Some(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
     }
 
-    /// Write one value to column `id`.
+    /// Write one value to column `id`: a scalar in place, an object or array by a call
+    /// (they recurse; most values are scalars).
+    #[inline(always)]
     fn value(&mut self, id: ColumnId) -> Quick {
         match self.peek()? {
             b'"' => {
@@ -296,20 +298,24 @@ impl<'a> Line<'a> {
                 self.word(b"false")?;
                 self.scalar(id, Value::Bool(false))
             }
-            b'{' => {
-                self.i += 1;
-                if self.l.kind(id) != ColumnKind::Struct {
-                    return Err(GiveUp);
-                }
-                self.l.begin(id).map_err(|_| GiveUp)?;
-                self.members(id)
-            }
+            b'{' => self.object(id),
             b'[' => {
                 self.i += 1;
                 self.elements(id)
             }
             _ => Err(GiveUp),
         }
+    }
+
+    /// An object to struct column `id`, at its `{`.
+    #[inline(never)]
+    fn object(&mut self, id: ColumnId) -> Quick {
+        self.i += 1;
+        if self.l.kind(id) != ColumnKind::Struct {
+            return Err(GiveUp);
+        }
+        self.l.begin(id).map_err(|_| GiveUp)?;
+        self.members(id)
     }
 
     /// `l.set`, giving up on any error (the general path will raise it, placed).
@@ -344,6 +350,7 @@ impl<'a> Line<'a> {
     }
 
     /// The elements of an array to list `id`, its `[` consumed.
+    #[inline(never)]
     fn elements(&mut self, id: ColumnId) -> Quick {
         let l = &*self.l;
         if l.kind(id) != ColumnKind::List || l.selects_elements(id) || self.discovery.is_guess(id) {
