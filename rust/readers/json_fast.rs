@@ -23,8 +23,10 @@ enum Number {
     Whole(u64),
     /// More digits, no fraction or exponent (an int64, a uint64 or a float).
     LongWhole,
-    /// A fraction or an exponent (a float).
-    Fraction,
+    /// A fraction or an exponent (a float); `Some(m, k)` if it is exactly `m / 10^k` with
+    /// `m` and `10^k` exact in an f64 (no exponent, `m <= 2^53`, `k <= 22`): one division
+    /// then rounds it correctly.
+    Fraction(Option<(u64, usize)>),
 }
 
 /// Why the quick path gave up; the general path will say what, if anything, is wrong.
@@ -84,6 +86,12 @@ fn not_digits(word: u64) -> u64 {
     (word.wrapping_add(0x4646_4646_4646_4646) | word.wrapping_sub(0x3030_3030_3030_3030))
         & 0x8080_8080_8080_8080
 }
+
+/// 10^n for n up to 22: the powers of ten an f64 holds exactly.
+const EXACT_POWERS_OF_TEN: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 /// 10^n for n up to 8.
 const POWERS_OF_TEN: [u64; 9] = [
@@ -391,7 +399,7 @@ impl<'a> Line<'a> {
             // -0: the general path knows what the column makes of it; a long whole number
             // may not fit an int64
             Number::Whole(_) | Number::LongWhole => Err(GiveUp),
-            Number::Fraction => {
+            Number::Fraction(exact) => {
                 if !matches!(
                     self.l.field(id).data_type(),
                     DataType::Float64 | DataType::Float32
@@ -399,7 +407,17 @@ impl<'a> Line<'a> {
                     return Err(GiveUp);
                 }
                 // correctly rounded, as serde_json's float_roundtrip is: the same bits
-                let x: f64 = fast_float2::parse(&self.b[start..self.i]).map_err(|_| GiveUp)?;
+                let x = match exact {
+                    Some((mantissa, scale)) => {
+                        let x = mantissa as f64 / EXACT_POWERS_OF_TEN[scale];
+                        if negative {
+                            -x
+                        } else {
+                            x
+                        }
+                    }
+                    None => fast_float2::parse(&self.b[start..self.i]).map_err(|_| GiveUp)?,
+                };
                 // -0.0: as for -0; too large: serde_json calls it out of range
                 if (x == 0.0 && x.is_sign_negative()) || !x.is_finite() {
                     return Err(GiveUp);
@@ -419,7 +437,46 @@ impl<'a> Line<'a> {
             i += 1;
         }
         let first = i;
-        let mut magnitude: u64 = 0;
+        let (end, magnitude) = self.digits_value(i, 0);
+        i = end;
+        let digits = i - first;
+        if digits == 0 || (digits > 1 && b[first] == b'0') {
+            return Err(GiveUp);
+        }
+        let mut kind = if digits <= 18 {
+            Number::Whole(magnitude)
+        } else {
+            Number::LongWhole
+        };
+        if b.get(i) == Some(&b'.') {
+            let (end, mantissa) = self.digits_value(i + 1, magnitude);
+            let scale = end - (i + 1);
+            if scale == 0 {
+                return Err(GiveUp);
+            }
+            let exact = digits + scale <= 19 && mantissa <= 1 << 53 && scale <= 22;
+            kind = Number::Fraction(exact.then_some((mantissa, scale)));
+            i = end;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            i = self.digits_from(i)?;
+            kind = Number::Fraction(None);
+        }
+        self.i = i;
+        Ok((kind, negative))
+    }
+
+    /// The end of the run of digits at `i` (maybe empty), and `before` followed by them as
+    /// a number (wrapped: meaningful for up to 19 digits in all).
+    #[inline(always)]
+    fn digits_value(&self, start: usize, before: u64) -> (usize, u64) {
+        let b = self.b;
+        let mut i = start;
+        let mut magnitude = before;
         // eight digits at a time while they come eight at a time
         while let Some(word) = self.word_at(i) {
             let others = not_digits(word);
@@ -449,30 +506,7 @@ impl<'a> Line<'a> {
                 i += 1;
             }
         }
-        let digits = i - first;
-        if digits == 0 || (digits > 1 && b[first] == b'0') {
-            return Err(GiveUp);
-        }
-        let mut kind = if digits <= 18 {
-            Number::Whole(magnitude)
-        } else {
-            Number::LongWhole
-        };
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            i = self.digits_from(i)?;
-            kind = Number::Fraction;
-        }
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            i += 1;
-            if matches!(b.get(i), Some(b'+' | b'-')) {
-                i += 1;
-            }
-            i = self.digits_from(i)?;
-            kind = Number::Fraction;
-        }
-        self.i = i;
-        Ok((kind, negative))
+        (i, magnitude)
     }
 
     /// The end of the run of digits at `i`, which must not be empty (eight at a time: the
