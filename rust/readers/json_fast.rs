@@ -1,11 +1,13 @@
-//! The common case of an NDJSON line in one pass over its bytes: keys in the order the
-//! key cache expects, values the columns take as they are. Anything else (a key not yet
-//! seen at its place, an escape in a key, a value that would add, widen or retype a column,
-//! a decimal, a map, a projected element, bad syntax) makes [`write_common`] give up; the
-//! reader then restarts the row and writes the line through the general path
-//! (`json::ValueSeed`), which has the last word on every rule and every error. What this
-//! path writes, it writes with the same loader calls and the same values as the general
-//! one, so a line gives the same row either way.
+//! The common case of an NDJSON line in one pass over its bytes: keys the struct has
+//! columns for (checked against the key the cache expects at each place, else looked up),
+//! values the columns take as they are. Anything else (a key with no column yet or with
+//! escapes, a value that would add, widen or retype a column, a decimal, a map, a projected
+//! element, `-0`, an integer of more than 18 digits, a lone surrogate, bad syntax or UTF-8)
+//! makes [`write_common`] give up; the reader then restarts the row and writes the line
+//! through the general path (`json::ValueSeed`), which has the last word on every rule and
+//! every error. What this path writes, it writes with the same loader calls and the same
+//! values as the general one, so a line gives the same row either way. A rule added to the
+//! general path must be added here too, or made a reason to give up.
 
 use super::json::{same_key, CachedKey, KeyCache};
 use super::temporal::{parse_date, parse_timestamp};
