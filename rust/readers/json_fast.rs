@@ -576,36 +576,43 @@ impl<'a> Line<'a> {
                 b'\\' => {}
                 _ => return Err(GiveUp), // a control character
             }
-            let (c, next) = match b.get(stop + 1) {
-                Some(b'"') => ('"', stop + 2),
-                Some(b'\\') => ('\\', stop + 2),
-                Some(b'/') => ('/', stop + 2),
-                Some(b'b') => ('\u{8}', stop + 2),
-                Some(b'f') => ('\u{c}', stop + 2),
-                Some(b'n') => ('\n', stop + 2),
-                Some(b'r') => ('\r', stop + 2),
-                Some(b't') => ('\t', stop + 2),
-                Some(b'u') => {
-                    let unit = self.hex4(stop + 2)?;
-                    match unit {
-                        0xD800..=0xDBFF if b.get(stop + 6..stop + 8) == Some(b"\\u") => {
-                            let low = self.hex4(stop + 8)?;
-                            if !(0xDC00..=0xDFFF).contains(&low) {
-                                return Err(GiveUp);
-                            }
-                            let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                            (char::from_u32(code).ok_or(GiveUp)?, stop + 12)
-                        }
-                        0xD800..=0xDFFF => return Err(GiveUp),
-                        _ => (char::from_u32(unit).ok_or(GiveUp)?, stop + 6),
-                    }
-                }
-                _ => return Err(GiveUp),
-            };
+            let (c, next) = self.escape_at(stop)?;
             out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
             self.i = next;
             stop = self.string_end()?;
         }
+    }
+
+    /// The character the escape at `at` (its `\`) names, and where the escape ends; a `\u`
+    /// naming half a surrogate pair, or anything else amiss, is left to the general path.
+    fn escape_at(&self, at: usize) -> Quick<(char, usize)> {
+        let b = self.b;
+        Ok(match b.get(at + 1) {
+            Some(b'"') => ('"', at + 2),
+            Some(b'\\') => ('\\', at + 2),
+            Some(b'/') => ('/', at + 2),
+            Some(b'b') => ('\u{8}', at + 2),
+            Some(b'f') => ('\u{c}', at + 2),
+            Some(b'n') => ('\n', at + 2),
+            Some(b'r') => ('\r', at + 2),
+            Some(b't') => ('\t', at + 2),
+            Some(b'u') => {
+                let unit = self.hex4(at + 2)?;
+                match unit {
+                    0xD800..=0xDBFF if b.get(at + 6..at + 8) == Some(b"\\u") => {
+                        let low = self.hex4(at + 8)?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return Err(GiveUp);
+                        }
+                        let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        (char::from_u32(code).ok_or(GiveUp)?, at + 12)
+                    }
+                    0xD800..=0xDFFF => return Err(GiveUp),
+                    _ => (char::from_u32(unit).ok_or(GiveUp)?, at + 6),
+                }
+            }
+            _ => return Err(GiveUp),
+        })
     }
 
     /// The four hex digits at `at` (a `\u` escape's), as a number.
@@ -736,8 +743,8 @@ impl<'a> Line<'a> {
         self.expect(b':')
     }
 
-    /// Read past the rest of a string, its `"` consumed: escapes checked, an escape naming
-    /// half a surrogate pair left to the general path.
+    /// Read past the rest of a string, its `"` consumed: its UTF-8 and escapes checked as
+    /// for a string kept.
     fn skip_string(&mut self) -> Quick {
         loop {
             let (at, non_ascii) = self.string_end_seeing_non_ascii()?;
@@ -747,22 +754,7 @@ impl<'a> Line<'a> {
                     self.i = at + 1;
                     return Ok(());
                 }
-                b'\\' => {
-                    self.i = at + 2;
-                    match self.b.get(at + 1) {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {}
-                        Some(b'u') => {
-                            let hex = self.b.get(at + 2..at + 6).ok_or(GiveUp)?;
-                            let hex = std::str::from_utf8(hex).map_err(|_| GiveUp)?;
-                            let unit = u16::from_str_radix(hex, 16).map_err(|_| GiveUp)?;
-                            if (0xD800..0xE000).contains(&unit) || hex.starts_with('+') {
-                                return Err(GiveUp);
-                            }
-                            self.i = at + 6;
-                        }
-                        _ => return Err(GiveUp),
-                    }
-                }
+                b'\\' => self.i = self.escape_at(at)?.1,
                 _ => return Err(GiveUp), // a control character
             }
         }
