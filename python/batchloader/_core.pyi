@@ -155,6 +155,11 @@ class ArrowArrayExport:
         self, requested_schema: object | None = None
     ) -> tuple[object, object]: ...
 
+def local_path(path: str) -> str:
+    """The local path a local path or `file:` URI names (`file:///a%20b`,
+    `file://localhost/a`, Hadoop's `file:/a`, %-escapes decoded); `ValueError` for another
+    host or a URI of a path that is not absolute."""
+
 class FileReader:
     """Reads one NDJSON or CSV file (plain, .gz, .zst) into a loader, a batch at a time.
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +29,7 @@ from batchloader._core import (
     FileReader,
     ResultSetLoader,
     RowWriter,
+    local_path,
 )
 from batchloader.coalesce import BatchLimits, coalesce
 from batchloader.projection import parse_projection
@@ -72,20 +71,6 @@ def _hidden(name: str) -> bool:
     return name.startswith((".", "_"))
 
 
-def local_path(path: str | os.PathLike) -> str:
-    """The local path `path` names: a `file:` URI (`file:///a%20b`, `file://localhost/a`,
-    Hadoop's `file:/a`) decoded, anything else as is."""
-    path = os.fspath(path)
-    if not path.startswith("file:"):
-        return path
-    uri = urllib.parse.urlsplit(path)
-    if uri.netloc not in ("", "localhost"):
-        raise ValueError(f"{path!r} names host {uri.netloc!r}: only local files can be read")
-    if uri.query or uri.fragment:
-        raise ValueError(f"{path!r}: a file URI has no query or fragment (escape ? as %3F)")
-    return urllib.request.url2pathname(uri.path)
-
-
 def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
     """Files named by `paths` (local paths or `file:` URIs): files as given, directories
     walked (hidden and `_` files skipped, as Spark does), globs matched; sorted within each
@@ -93,7 +78,7 @@ def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     out: list[str] = []
-    for p in map(local_path, paths):
+    for p in (local_path(os.fspath(p)) for p in paths):
         if any(ch in p for ch in "*?["):
             matches = sorted(glob.glob(p, recursive=True))
             if not matches:
@@ -114,8 +99,8 @@ def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list
 def _default_root(paths: Any, files: list[str]) -> str | None:
     if isinstance(paths, (list, tuple)) and len(paths) == 1:
         paths = paths[0]
-    if isinstance(paths, (str, os.PathLike)) and os.path.isdir(local_path(paths)):
-        return os.path.abspath(local_path(paths))
+    if isinstance(paths, (str, os.PathLike)) and os.path.isdir(local_path(os.fspath(paths))):
+        return os.path.abspath(local_path(os.fspath(paths)))
     if not files:
         return None
     return os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files])
@@ -199,7 +184,11 @@ class Scan:
             # malformed lines are kept whole: the column exists from the start
             corrupt = pa.field(CORRUPT_RECORD, pa.utf8())
             schema = pa.schema([*(schema or []), corrupt])
-        self.root = os.path.abspath(local_path(root)) if root else _default_root(paths, self.files)
+        self.root = (
+            os.path.abspath(local_path(os.fspath(root)))
+            if root
+            else _default_root(paths, self.files)
+        )
         self.on_error, self.header, self.delimiter = on_error, header, delimiter
         self.quote, self.escape = quote, escape
         self.limit = limit

@@ -20,6 +20,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<writers::PyBatchIterator>()?;
     m.add_class::<arrow::ArrowArrayExport>()?;
     m.add_class::<readers::PyFileReader>()?;
+    m.add_function(wrap_pyfunction!(readers::local_path, m)?)?;
     m.add(
         "BatchLoaderError",
         py.get_type::<errors::BatchLoaderError>(),

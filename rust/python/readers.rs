@@ -68,6 +68,15 @@ fn one_byte(name: &str, s: &str) -> PyResult<u8> {
     }
 }
 
+/// The local path a local path or `file:` URI names (`file:///a%20b`, `file://localhost/a`,
+/// Hadoop's `file:/a`); `ValueError` for another host or a path that is not absolute.
+#[pyfunction]
+pub fn local_path(path: &str) -> PyResult<String> {
+    crate::readers::input::local_path(path)
+        .map(|p| p.into_owned())
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// One of the built-in readers.
 enum AnyReader {
     Ndjson(NdjsonReader),

@@ -27,7 +27,7 @@ pub fn local_path(path: &str) -> io::Result<Cow<'_, str>> {
             let (host, absolute) = authority_and_path.split_at(slash);
             if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
                 return Err(invalid(format!(
-                    "{path:?} names host {host:?}: only local files can be read"
+                    "{path:?} names host '{host}': only local files can be read"
                 )));
             }
             absolute

@@ -11,7 +11,9 @@ import os
 import shutil
 import uuid
 from typing import Any, Protocol
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
+
+from batchloader._core import local_path as _file_uri_path
 
 
 class FileSystem(Protocol):
@@ -35,10 +37,9 @@ def join(parent: str, child: str) -> str:
 
 def local_path(uri: str) -> str:
     """The OS path of a `file:` URI (or of a plain path)."""
-    parsed = urlparse(uri)
-    if parsed.scheme not in ("", "file"):
+    if urlparse(uri).scheme not in ("", "file"):
         raise ValueError(f"[{uri}] is not on the local file system")
-    return unquote(parsed.path)
+    return _file_uri_path(uri)
 
 
 class HadoopFileSystem:
