@@ -345,6 +345,22 @@ def test_types_guessed_from_nulls_and_empty_lists_give_way_to_a_later_files_valu
     ]
 
 
+@pytest.mark.parametrize("one_file", [True, False], ids=["batches", "files"])
+def test_a_member_first_met_as_null_stays_a_guess_after_its_struct_had_values(tmp_path, one_file):
+    """`s` has a value ({}) before its member `q` appears, only null: `q`'s type is still
+    a guess, which a later value replaces while types may change (found by hypothesis)."""
+    rows = [{"s": {}}, {"s": {"q": None}}, {"s": {"q": 0}}]
+    if one_file:
+        write(f"{tmp_path}/a.json", rows)
+    else:
+        for i, row in enumerate(rows):
+            write(f"{tmp_path}/{i}.json", [row])
+    scan = bl.Scan(tmp_path, columns=["s"], row_limit=1, allow_schema_change=True)
+    got = [r["s"] for b in scan for r in b.to_pylist()]
+    assert got == [{}, {"q": None}, {"q": 0}]
+    assert scan.schema.field("s").type == pa.struct([("q", pa.int64())])
+
+
 def test_a_guess_the_first_batch_fixed_is_explained(tmp_path):
     """By default the first batch fixes even a guessed type: a later file's value is bad
     input, and the error says the type was a guess and what to do."""

@@ -91,6 +91,9 @@ class _Column:
     #: lower-case paths (`n`, `m.x`, `l[]`) whose types no value has shown yet: a reader
     #: gave them from nulls or empty lists (None: no batch had the column yet)
     unconfirmed: frozenset[str] | None = None
+    #: lower-case paths the column's batches have had so far (a part first met later, only
+    #: null, is unconfirmed even if the column's other parts are not)
+    seen: frozenset[str] = frozenset()
 
 
 def no_value_paths(values: pa.Array, path: str) -> frozenset[str]:
@@ -108,6 +111,17 @@ def no_value_paths(values: pa.Array, path: str) -> frozenset[str]:
         elements = values.flatten()
         return no_value_paths(elements, f"{path}[]") if len(elements) else frozenset([f"{path}[]"])
     return frozenset()
+
+
+def type_paths(t: pa.DataType, path: str) -> frozenset[str]:
+    """Every path a value of type `t` at `path` has: itself, its members, its elements."""
+    out = {path}
+    if pa.types.is_struct(t):
+        for f in t:
+            out |= type_paths(f.type, f"{path}.{f.name.lower()}")
+    elif _is_list(t):
+        out |= type_paths(t.value_type, f"{path}[]")
+    return frozenset(out)
 
 
 def top_name(path: str) -> str:
@@ -385,13 +399,18 @@ class ScanSchemaTracker:
             if col is None or col.source != "reader" or col.declared or col.guessed:
                 continue
             paths = no_value_paths(values, col.name.lower())
+            present = type_paths(values.type, col.name.lower())
             if col.unconfirmed is None:
                 col.unconfirmed = paths
-            else:  # unconfirmed in both, a retyped part as this batch has it
-                old = col.unconfirmed
+            else:
+                old, seen = col.unconfirmed, col.seen
                 col.unconfirmed = frozenset(
-                    p for p in old | paths if _within(p, old) and _within(p, paths)
+                    # unconfirmed in both (a retyped part as this batch has it), or a part
+                    # no earlier batch had; a part this batch lacks it says nothing of
+                    [p for p in paths if _within(p, old) or p not in seen]
+                    + [p for p in old if _within(p, paths) or p not in present]
                 )
+            col.seen = col.seen | present
 
     def note_ignored(self, names: list[str], file: str) -> None:
         """Log the columns a reader met that the fixed wildcard schema left out."""
