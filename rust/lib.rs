@@ -7,6 +7,7 @@
 
 pub mod loader;
 pub mod readers;
+pub mod repeat;
 
 #[cfg(feature = "python")]
 mod python;

@@ -160,6 +160,10 @@ def local_path(path: str) -> str:
     `file://localhost/a`, Hadoop's `file:/a`, %-escapes decoded); `ValueError` for another
     host or a URI of a path that is not absolute."""
 
+def repeat_utf8(value: str, n: int) -> pa.StringArray | None:
+    """`n` copies of `value` as a utf8 array, built in one pass (a scan's implicit file
+    column); `None` if their bytes would pass what utf8's 32-bit offsets address."""
+
 class FileReader:
     """Reads one NDJSON or CSV file (plain, .gz, .zst) into a loader, a batch at a time.
 

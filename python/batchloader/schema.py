@@ -7,7 +7,6 @@ file columns, and keeps the output schema stable (or lets it grow, if allowed).
 
 from __future__ import annotations
 
-import array
 import contextlib
 import logging
 import os
@@ -16,9 +15,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from batchloader._core import BatchLoaderError, ResultSetLoader, SchemaConflictError
+from batchloader._core import (
+    BatchLoaderError,
+    ResultSetLoader,
+    SchemaConflictError,
+    repeat_utf8,
+)
 from batchloader.projection import ProjectedColumn, Projection
 
 log = logging.getLogger("batchloader")
@@ -614,20 +617,15 @@ def fill_column(n: int, f: pa.Field) -> pa.Array:
 
 
 def implicit_column(value: str | None, n: int) -> pa.Array:
-    """`n` copies of an implicit column's value (utf8), built from buffers: `pa.scalar` and
-    `pa.array` would import pandas on first use (0.5 s), for nothing."""
+    """`n` copies of an implicit column's value (utf8), built in Rust: `pa.scalar` and
+    `pa.array` would import pandas on first use (0.5 s), and offsets made by pyarrow's
+    running sum cost more than the rest of a flat file's batch assembly."""
     if value is None:
         return pa.nulls(n, pa.utf8())
-    data = value.encode("utf-8")
-    if n * len(data) >= 2**31:
+    built = repeat_utf8(value, n)
+    if built is None:  # past what utf8 offsets address: pyarrow says so (ArrowCapacityError)
         return pa.repeat(pa.scalar(value, pa.utf8()), n)
-    # offsets 0, len, 2 len, ...: a running sum of [0, len, len, ...] (a Python range costs
-    # ten times more: 13 ms per 200k rows, per column)
-    steps = array.array("i", [0]) + array.array("i", [len(data)]) * n
-    offsets = pc.cumulative_sum(
-        pa.Array.from_buffers(pa.int32(), n + 1, [None, pa.py_buffer(steps)])
-    )
-    return pa.StringArray.from_buffers(n, offsets.buffers()[1], pa.py_buffer(data * n))
+    return built
 
 
 def null_column_bytes(t: pa.DataType) -> tuple[int, int, int]:

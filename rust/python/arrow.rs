@@ -2,10 +2,10 @@
 //! `__arrow_c_array__` (the Arrow PyCapsule interface), so arrow-rs and pyarrow versions stay
 //! independent.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::ffi::{to_ffi, FFI_ArrowSchema};
-use arrow_array::{Array, RecordBatch, StructArray};
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Schema};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -48,15 +48,16 @@ pub(crate) fn type_from_py(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
     import_schema_capsule(obj, |s| DataType::try_from(s))
 }
 
-/// A record batch waiting to be imported by pyarrow (exported once, zero-copy).
+/// An array (a record batch as a struct array) waiting to be imported by pyarrow (exported
+/// once, zero-copy).
 #[pyclass(module = "batchloader._core", name = "ArrowArrayExport", frozen)]
 pub struct ArrowArrayExport {
-    batch: Mutex<Option<RecordBatch>>,
+    array: Mutex<Option<ArrayRef>>,
 }
 
 #[pymethods]
 impl ArrowArrayExport {
-    /// The Arrow PyCapsule protocol: the batch as a struct array (schema, array) pair.
+    /// The Arrow PyCapsule protocol: the (schema, array) pair.
     #[pyo3(signature = (requested_schema=None))]
     fn __arrow_c_array__<'py>(
         &self,
@@ -64,13 +65,12 @@ impl ArrowArrayExport {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let _ = requested_schema;
-        let batch = self
-            .batch
+        let array = self
+            .array
             .lock()
             .map_err(|_| PyValueError::new_err("poisoned"))?
             .take()
-            .ok_or_else(|| PyValueError::new_err("this batch was already exported"))?;
-        let array = StructArray::from(batch);
+            .ok_or_else(|| PyValueError::new_err("this array was already exported"))?;
         let (ffi_array, ffi_schema) =
             to_ffi(&array.to_data()).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let schema = PyCapsule::new_with_value(py, ffi_schema, c"arrow_schema")?;
@@ -89,8 +89,33 @@ pub(crate) fn batch_to_py(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<
     let export = Bound::new(
         py,
         ArrowArrayExport {
-            batch: Mutex::new(Some(batch)),
+            array: Mutex::new(Some(Arc::new(StructArray::from(batch)))),
         },
     )?;
     record_batch.bind(py).call1((export,))
+}
+
+static ARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// `n` copies of `value` as a `pyarrow.StringArray` (a scan's implicit file column); `None`
+/// if they would not fit utf8 offsets.
+#[pyfunction]
+pub(crate) fn repeat_utf8<'py>(
+    py: Python<'py>,
+    value: &str,
+    n: usize,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let Some(array) = crate::repeat::repeat_utf8(value, n) else {
+        return Ok(None);
+    };
+    let to_array = ARRAY.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py.import("pyarrow")?.getattr("array")?.unbind())
+    })?;
+    let export = Bound::new(
+        py,
+        ArrowArrayExport {
+            array: Mutex::new(Some(Arc::new(array))),
+        },
+    )?;
+    to_array.bind(py).call1((export,)).map(Some)
 }
