@@ -83,6 +83,15 @@ impl ResultSetLoader {
         }
     }
 
+    /// `set` if it is its common case (see `set_first`), for a caller that would otherwise
+    /// check the column's type first: `None` if nothing was written (then call `set`, or
+    /// whatever the caller does for other columns); else what `set` returns.
+    #[inline(always)]
+    pub fn set_plain(&mut self, id: ColumnId, value: Value<'_>) -> Option<Result<()>> {
+        self.set_first(id, value)?;
+        Some(self.after_write(id))
+    }
+
     /// `set`'s common case in one pass over one node: the first write, in an open entry (or
     /// as the next element of an open list entry), of a null or of a value stored as it comes
     /// (int64, float64, utf8, bool, timestamp) to a scalar column. `None` (nothing written):

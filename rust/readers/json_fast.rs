@@ -123,6 +123,29 @@ fn bytes_below_space(word: u64) -> u64 {
     word.wrapping_sub(0x2020_2020_2020_2020) & !word & 0x8080_8080_8080_8080
 }
 
+/// Bit `k` set in the first mask if byte `k` of `chunk` (16 bytes) is `"`, `\` or a control
+/// character, in the second if it is not ASCII. SSE2, which every x86_64 processor has.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn stops_and_high_bits(chunk: &[u8]) -> (u32, u32) {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    assert_eq!(chunk.len(), 16);
+    // SAFETY: the load reads the 16 bytes of `chunk` (checked above), unaligned loads
+    // allowed; SSE2 is part of the x86_64 baseline.
+    unsafe {
+        let x = _mm_loadu_si128(chunk.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+        // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+        let stops = _mm_or_si128(_mm_or_si128(quote, backslash), control);
+        (_mm_movemask_epi8(stops) as u32, _mm_movemask_epi8(x) as u32)
+    }
+}
+
 impl<'a> Line<'a> {
     /// The next byte that is not whitespace (not consumed). No whitespace, or one space
     /// (`", "` and `": "` are the usual separators), without a loop.
@@ -337,6 +360,15 @@ impl<'a> Line<'a> {
     /// `set` to a scalar column (the general path calls anything else a conflict).
     #[inline(always)]
     fn scalar(&mut self, id: ColumnId, value: Value<'_>) -> Quick {
+        if let Some(written) = self.l.set_plain(id, value) {
+            return written.map_err(|_| GiveUp);
+        }
+        self.scalar_any(id, value)
+    }
+
+    /// `scalar` past a plain first write (a column of another type, one written already).
+    #[inline(never)]
+    fn scalar_any(&mut self, id: ColumnId, value: Value<'_>) -> Quick {
         if self.l.kind(id) != ColumnKind::Scalar {
             return Err(GiveUp);
         }
@@ -345,6 +377,15 @@ impl<'a> Line<'a> {
 
     /// A string to column `id`: as text, or as the timestamp or date it spells.
     fn string(&mut self, id: ColumnId, text: &str) -> Quick {
+        if let Some(written) = self.l.set_plain(id, Value::Str(text)) {
+            return written.map_err(|_| GiveUp);
+        }
+        self.string_any(id, text)
+    }
+
+    /// `string` past a plain first write to a utf8 column.
+    #[inline(never)]
+    fn string_any(&mut self, id: ColumnId, text: &str) -> Quick {
         if self.l.kind(id) != ColumnKind::Scalar {
             return Err(GiveUp);
         }
@@ -393,21 +434,19 @@ impl<'a> Line<'a> {
         match kind {
             Number::Whole(magnitude) if magnitude != 0 || !negative => {
                 let v = i64::try_from(magnitude).map_err(|_| GiveUp)?;
+                let value = Value::Int(if negative { -v } else { v });
+                if let Some(written) = self.l.set_plain(id, value) {
+                    return written.map_err(|_| GiveUp);
+                }
                 if self.l.is_decimal(id) {
                     return Err(GiveUp);
                 }
-                self.scalar(id, Value::Int(if negative { -v } else { v }))
+                self.scalar_any(id, value)
             }
             // -0: the general path knows what the column makes of it; a long whole number
             // may not fit an int64
             Number::Whole(_) | Number::LongWhole => Err(GiveUp),
             Number::Fraction(exact) => {
-                if !matches!(
-                    self.l.field(id).data_type(),
-                    DataType::Float64 | DataType::Float32
-                ) {
-                    return Err(GiveUp);
-                }
                 // correctly rounded, as serde_json's float_roundtrip is: the same bits
                 let x = match exact {
                     Some((mantissa, scale)) => {
@@ -424,7 +463,16 @@ impl<'a> Line<'a> {
                 if (x == 0.0 && x.is_sign_negative()) || !x.is_finite() {
                     return Err(GiveUp);
                 }
-                self.scalar(id, Value::Float(x))
+                if let Some(written) = self.l.set_plain(id, Value::Float(x)) {
+                    return written.map_err(|_| GiveUp);
+                }
+                if !matches!(
+                    self.l.field(id).data_type(),
+                    DataType::Float64 | DataType::Float32
+                ) {
+                    return Err(GiveUp);
+                }
+                self.scalar_any(id, Value::Float(x))
             }
         }
     }
@@ -637,6 +685,21 @@ impl<'a> Line<'a> {
         let b = self.b;
         let mut i = self.i;
         let mut high = 0;
+        // sixteen bytes at a time while the line has them
+        #[cfg(target_arch = "x86_64")]
+        while i + 16 <= b.len() {
+            let (stop, non_ascii) = stops_and_high_bits(&b[i..i + 16]);
+            if stop != 0 {
+                let at = stop.trailing_zeros();
+                let before = non_ascii & ((1 << at) - 1);
+                return Ok((i + at as usize, (high | u64::from(before)) != 0));
+            }
+            high |= u64::from(non_ascii);
+            i += 16;
+        }
+        if high != 0 {
+            high = 0x80;
+        }
         while i + 8 <= b.len() {
             let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
             // the bytes past the end count too: a needless check at worst
@@ -681,9 +744,7 @@ impl<'a> Line<'a> {
                     self.i += 1;
                     self.skip_string()?;
                 }
-                b'-' | b'0'..=b'9' => {
-                    self.scan_number()?;
-                }
+                b'-' | b'0'..=b'9' => self.skip_number()?,
                 b'n' => self.word(b"null")?,
                 b't' => self.word(b"true")?,
                 b'f' => self.word(b"false")?,
@@ -736,7 +797,32 @@ impl<'a> Line<'a> {
         }
     }
 
+    /// Read past a number no column takes: its syntax checked as `scan_number` checks it,
+    /// its value not computed.
+    #[inline(always)]
+    fn skip_number(&mut self) -> Quick {
+        let b = self.b;
+        let first = self.i + usize::from(b.get(self.i) == Some(&b'-'));
+        let mut i = self.digits_from(first)?;
+        if i - first > 1 && b[first] == b'0' {
+            return Err(GiveUp);
+        }
+        if b.get(i) == Some(&b'.') {
+            i = self.digits_from(i + 1)?;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            i = self.digits_from(i)?;
+        }
+        self.i = i;
+        Ok(())
+    }
+
     /// Read past `"key":` in an object being skipped.
+    #[inline(always)]
     fn skip_key(&mut self) -> Quick {
         self.expect(b'"')?;
         self.skip_string()?;
@@ -745,6 +831,7 @@ impl<'a> Line<'a> {
 
     /// Read past the rest of a string, its `"` consumed: its UTF-8 and escapes checked as
     /// for a string kept.
+    #[inline(always)]
     fn skip_string(&mut self) -> Quick {
         loop {
             let (at, non_ascii) = self.string_end_seeing_non_ascii()?;
