@@ -146,6 +146,48 @@ fn stops_and_high_bits(chunk: &[u8]) -> (u32, u32) {
     }
 }
 
+/// The position of the first `"`, `\` or control character of `b` at or after `i` (`None`:
+/// there is none), and whether a byte before it, from `i` on, may be non-ASCII (`false`:
+/// they are all ASCII, so valid UTF-8).
+#[inline(always)]
+fn string_stop(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let mut high = 0;
+    // sixteen bytes at a time while the line has them
+    #[cfg(target_arch = "x86_64")]
+    while i + 16 <= b.len() {
+        let (stop, non_ascii) = stops_and_high_bits(&b[i..i + 16]);
+        if stop != 0 {
+            let at = stop.trailing_zeros();
+            let before = non_ascii & ((1 << at) - 1);
+            return Some((i + at as usize, (high | u64::from(before)) != 0));
+        }
+        high |= u64::from(non_ascii);
+        i += 16;
+    }
+    if high != 0 {
+        high = 0x80;
+    }
+    while i + 8 <= b.len() {
+        let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        // the bytes past the end count too: a needless check at worst
+        high |= word;
+        let stop = bytes_equal(word, b'"') | bytes_equal(word, b'\\') | bytes_below_space(word);
+        if stop != 0 {
+            let end = i + (stop.trailing_zeros() / 8) as usize;
+            return Some((end, high & 0x8080_8080_8080_8080 != 0));
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            return Some((i, high & 0x8080_8080_8080_8080 != 0));
+        }
+        high |= u64::from(c);
+        i += 1;
+    }
+    None
+}
+
 impl<'a> Line<'a> {
     /// The next byte that is not whitespace (not consumed). No whitespace, or one space
     /// (`", "` and `": "` are the usual separators), without a loop.
@@ -682,43 +724,7 @@ impl<'a> Line<'a> {
     /// they are all ASCII, so valid UTF-8).
     #[inline(always)]
     fn string_end_seeing_non_ascii(&self) -> Quick<(usize, bool)> {
-        let b = self.b;
-        let mut i = self.i;
-        let mut high = 0;
-        // sixteen bytes at a time while the line has them
-        #[cfg(target_arch = "x86_64")]
-        while i + 16 <= b.len() {
-            let (stop, non_ascii) = stops_and_high_bits(&b[i..i + 16]);
-            if stop != 0 {
-                let at = stop.trailing_zeros();
-                let before = non_ascii & ((1 << at) - 1);
-                return Ok((i + at as usize, (high | u64::from(before)) != 0));
-            }
-            high |= u64::from(non_ascii);
-            i += 16;
-        }
-        if high != 0 {
-            high = 0x80;
-        }
-        while i + 8 <= b.len() {
-            let word = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-            // the bytes past the end count too: a needless check at worst
-            high |= word;
-            let stop = bytes_equal(word, b'"') | bytes_equal(word, b'\\') | bytes_below_space(word);
-            if stop != 0 {
-                let end = i + (stop.trailing_zeros() / 8) as usize;
-                return Ok((end, high & 0x8080_8080_8080_8080 != 0));
-            }
-            i += 8;
-        }
-        while let Some(&c) = b.get(i) {
-            if c == b'"' || c == b'\\' || c < 0x20 {
-                return Ok((i, high & 0x8080_8080_8080_8080 != 0));
-            }
-            high |= u64::from(c);
-            i += 1;
-        }
-        Err(GiveUp)
+        string_stop(self.b, self.i).ok_or(GiveUp)
     }
 
     /// `text` as a `str`, if it is UTF-8 (checked only if `maybe_non_ascii`).
@@ -850,7 +856,51 @@ impl<'a> Line<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{eight_digits, not_digits, POWERS_OF_TEN};
+    use super::{eight_digits, not_digits, string_stop, POWERS_OF_TEN};
+
+    /// Lines of random lengths mixing plain, stopping and non-ASCII bytes, scanned from every
+    /// start: the stop found is the first `"`, `\` or control character, and a non-ASCII
+    /// byte before it is always seen (the unchecked UTF-8 conversion relies on it); one
+    /// after it is not counted when the scan can tell (16 and 8 byte steps overlap the end).
+    #[test]
+    fn string_scans_stop_where_bytewise_scans_do() {
+        let bytes = [
+            b'a', b'a', b'a', b'Z', b' ', b'"', b'\\', 0x1f, 0x7f, 0x80, 0xc3, 0xff,
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 48) as usize;
+            // mostly plain bytes, so stops fall anywhere in a 16-byte step
+            let line: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = next();
+                    if r % 8 == 0 {
+                        bytes[(r >> 8) as usize % bytes.len()]
+                    } else {
+                        b'a' + (r >> 16) as u8 % 26
+                    }
+                })
+                .collect();
+            for start in 0..=len {
+                let want = line[start..]
+                    .iter()
+                    .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                    .map(|k| start + k);
+                let got = string_stop(&line, start);
+                assert_eq!(got.map(|(at, _)| at), want, "{line:?} from {start}");
+                if let (Some((at, non_ascii)), Some(_)) = (got, want) {
+                    let any = line[start..at].iter().any(|&c| c >= 0x80);
+                    assert!(non_ascii || !any, "non-ASCII missed: {line:?} from {start}");
+                }
+            }
+        }
+    }
 
     /// Words of digits and other bytes at every position: the first flagged byte is the
     /// first that is not a digit, and the digits before it read as their number.
