@@ -575,6 +575,30 @@ def test_number_literals_read_as_json_loads_reads_them(tmp_path):
     assert narrow.column("i").to_pylist() == [5, 0, 7]
 
 
+@pytest.mark.parametrize("big", [2**63, 2**64 - 1, 2**64, -(2**63) - 1, 10**30])
+@pytest.mark.parametrize("first", [True, False])
+def test_integers_past_int64_widen_a_discovered_column_alike(tmp_path, big, first):
+    """Any integer past int64, whether uint64 holds it or not, makes a discovered column (or
+    list element) float64, as json.loads' value converted by pyarrow; a declared column
+    converts it exactly (uint64, decimal) or says it is out of range (int64)."""
+    lines = [f'{{"a": {big}, "l": [{big}]}}', '{"a": 1, "l": [1]}']
+    if not first:
+        lines.reverse()
+    path = tmp_path / "big.json"
+    write_lines(path, lines)
+    got = data_table(bl.Scan(path))
+    schema = pa.schema([("a", pa.float64()), ("l", pa.list_(pa.float64()))])
+    rows = [json.loads(line, parse_int=float) for line in lines]
+    want = pa.Table.from_pylist(rows, schema=schema)
+    assert got.schema == schema and got.to_pylist() == want.to_pylist()
+    if 0 <= big < 2**64:
+        exact = data_table(bl.Scan(path, columns=["a"], schema=pa.schema([("a", pa.uint64())])))
+        assert sorted(exact.column("a").to_pylist()) == [1, big]
+    refused = r"line \d+, column \d+: column 'a': .*(out of range|does not fit) .*Int64"
+    with pytest.raises(bl.InputError, match=refused):
+        list(bl.Scan(path, columns=["a"], schema=pa.schema([("a", pa.int64())])))
+
+
 def test_a_number_beyond_float64_is_an_error_naming_the_line(tmp_path):
     """`1e400` has no float64 (pyarrow refuses it too; Python would make it inf)."""
     path = tmp_path / "big.json"

@@ -475,6 +475,24 @@ impl ValueSeed<'_, '_, '_> {
         }
     }
 
+    /// Whether an integer past int64 here is the data's to type, so it is read as a float
+    /// (a new column, a discovered int64 column that may still widen, a list element not
+    /// typed yet), as one past uint64 is; a declared column converts it or calls it out of
+    /// range.
+    fn types_big_integers(&self) -> bool {
+        let widens = |id: ColumnId| {
+            *self.w.l.field(id).data_type() == DataType::Int64
+                && self.w.discovery.may_widen(self.w.l, id)
+        };
+        match self.slot {
+            Slot::New { .. } => true,
+            Slot::Column(id) => widens(id),
+            Slot::Element(list) => {
+                self.w.discovery.is_guess(list) || widens(self.w.l.element(list).expect("a list"))
+            }
+        }
+    }
+
     /// Write a JSON scalar of `shape` (`what` names it in a type conflict).
     fn scalar<E: de::Error>(self, shape: Shape, what: &str, value: Value<'_>) -> Result<(), E> {
         if let Some(id) = self.w.resolve(self.slot, shape)? {
@@ -539,6 +557,8 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
         match i64::try_from(v) {
             Ok(i) => self.visit_i64(i),
+            // as an integer past uint64 comes (serde_json gives it as a float)
+            Err(_) if self.types_big_integers() => self.visit_f64(v as f64),
             Err(_) => self.scalar(Shape::Int, "a number", Value::UInt(v)),
         }
     }
