@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 import batchloader as bl
 from batchloader.bench import NESTED_SCHEMA, nested_rows
 
-from strategies import loose_values
+import strategies
+from strategies import loose_values, schemas
 
 DATA_COLUMNS = ["fqn", "filepath", "filename", "suffix"]
 
@@ -185,6 +186,124 @@ def test_every_line_read_the_quick_way_reads_as_the_general_way(
         got = data_table(bl.Scan(path, schema=schema, strict_schema=True, row_limit=3))
         want = pa.Table.from_pylist(expected, schema=schema)
         assert got.equals(want), (got.to_pylist(), want.to_pylist())
+
+
+# ---------------------------------------------------- one-pass path vs general path
+
+# number literals the one-pass path leaves to the general one, or must read exactly as it
+TRICKY_NUMBERS = [
+    "-0",
+    "-0.0",
+    "0.1",
+    "1E5",
+    "2e-3",
+    "1.5e-300",
+    "1e400",
+    "9007199254740993",
+    "123456789012345678",
+    "1234567890123456789",
+    "12345678901234567890123",
+    "-1.0",
+]
+
+
+def _json_text(value):
+    """JSON text of a Python value from `strategies.rows`: dates and timestamps as ISO-8601
+    strings, decimals as number literals, bytes as (lossy) text."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)}: {_json_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_json_text(v) for v in value) + "]"
+    if isinstance(value, dt.date | dt.datetime):
+        return json.dumps(value.isoformat())
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, bytes):
+        return json.dumps(value.decode("utf-8", "replace"))
+    return json.dumps(value)
+
+
+@st.composite
+def loose_lines(draw):
+    """A random schema, and lines mostly of its values: some columns swapped for a value of
+    any type or a tricky number literal; each line twice, so the second copy meets the key
+    order the first taught the cache."""
+    schema = draw(schemas(max_columns=4, depth=2))
+    lines = []
+    for row in draw(strategies.rows(schema, max_rows=12).filter(bool)):
+        texts = {k: _json_text(v) for k, v in row.items()}
+        for k in list(texts):
+            swap = draw(st.sampled_from(["keep"] * 3 + ["loose"] + ["number"] * 2))
+            if swap == "loose":
+                texts[k] = json.dumps(draw(loose_values))
+            elif swap == "number":
+                texts[k] = draw(st.sampled_from(TRICKY_NUMBERS))
+        line = "{" + ", ".join(f"{json.dumps(k)}: {t}" for k, t in texts.items()) + "}"
+        lines += [line, line]
+    return schema, lines
+
+
+def _ipc_bytes(batch):
+    """`batch` as an Arrow IPC stream: its values bit for bit (and no Python conversion, which
+    fails on timestamps past year 9999)."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, batch.schema) as writer:
+        writer.write_batch(batch)
+    return sink.getvalue().to_pybytes()
+
+
+def _read_with(path, schema, discover, one_pass, on_error, limits):
+    """Every batch a FileReader gives (or the error that stopped it), and its counters."""
+    loader = bl.ResultSetLoader(schema=None if discover else schema, discover=discover, **limits)
+    reader = bl.FileReader(str(path), on_error=on_error, discover=discover, one_pass=one_pass)
+    batches, error = [], None
+    loader.start_batch()
+    try:
+        while reader.fill(loader):
+            batches.append(loader.harvest())
+            loader.start_batch()
+        batches.append(loader.harvest())
+    except bl.InputError as e:
+        error = str(e)
+    return batches, error, reader.skipped_lines, reader.one_pass_lines
+
+
+@settings(max_examples=300)
+@given(
+    case=loose_lines(),
+    discover=st.booleans(),
+    on_error=st.sampled_from(["error", "skip", "permissive"]),
+    limits=st.sampled_from([{"row_limit": 3}, {"row_limit": 100, "batch_byte_limit": 3000}, {}]),
+)
+def test_the_one_pass_path_reads_every_file_as_the_general_path(
+    tmp_path_factory, case, discover, on_error, limits
+):
+    """The one-pass path is a shortcut: with it or without it (every line through the
+    general path), a file gives the same batches, the same error, the same skipped lines,
+    over random schemas (narrow ints, float32, decimals, dates, timestamps, binary, nested),
+    values of the wrong type, tricky number literals and small batches."""
+    schema, lines = case
+    path = tmp_path_factory.mktemp("paths") / "p.json"
+    write_lines(path, lines)
+    quick = _read_with(path, schema, discover, True, on_error, limits)
+    general = _read_with(path, schema, discover, False, on_error, limits)
+    assert general[3] == 0
+    assert quick[1:3] == general[1:3]
+    assert len(quick[0]) == len(general[0])
+    for a, b in zip(quick[0], general[0], strict=True):
+        assert a.equals(b), (a, b)
+        # byte for byte: Arrow's equality takes -0.0 for 0.0
+        assert _ipc_bytes(a) == _ipc_bytes(b), (a, b)
+
+
+def test_one_pass_lines_are_counted_and_can_be_turned_off(tmp_path):
+    """The switch the property above relies on: the one-pass path takes repeated plain
+    lines, and `one_pass=False` sends them all to the general path."""
+    path = tmp_path / "plain.json"
+    write_lines(path, ['{"a": 1, "b": "x"}'] * 10)
+    for one_pass, least, most in [(True, 5, 10), (False, 0, 0)]:
+        _, error, _, quick = _read_with(path, None, True, one_pass, "error", {})
+        assert error is None and least <= quick <= most
 
 
 # -------------------------------------------------------------- element projection

@@ -171,7 +171,9 @@ class FileReader:
     `byte_range=(start, end)`: only the lines of an uncompressed file that start in
     `[start, end)` (one split of a file read by several tasks). `retype_nulls=True` (NDJSON):
     a column null in a whole batch, which goes out with the null type, takes its type from a
-    value in a later batch (for scans that allow schema changes)."""
+    value in a later batch (for scans that allow schema changes). `one_pass=False` (NDJSON):
+    every line goes through the general path instead of being tried on the one-pass path
+    first (for checking that both read a file alike)."""
 
     def __init__(
         self,
@@ -185,6 +187,7 @@ class FileReader:
         escape: str | None = None,
         byte_range: tuple[int, int] | None = None,
         retype_nulls: bool = False,
+        one_pass: bool = True,
     ) -> None: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""
@@ -194,6 +197,9 @@ class FileReader:
     def lines_read(self) -> int: ...
     @property
     def rows_written(self) -> int: ...
+    @property
+    def one_pass_lines(self) -> int:
+        """NDJSON lines the one-pass path wrote (0 for CSV)."""
     @property
     def ignored_columns(self) -> list[str]:
         """Top-level fields skipped because the loader's projection leaves them out."""

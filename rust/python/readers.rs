@@ -97,6 +97,8 @@ macro_rules! on_reader {
 /// `byte_range=(start, end)` reads only the lines of an uncompressed file that start in it.
 /// `retype_nulls=True` (NDJSON): a column null in a whole batch, which goes out with the null
 /// type, takes its type from a value in a later batch (for scans allowing schema changes).
+/// `one_pass=False` (NDJSON): every line through the general path (for checking that both
+/// paths read a file alike).
 #[pyclass(module = "batchloader._core", name = "FileReader", unsendable)]
 pub struct PyFileReader {
     inner: AnyReader,
@@ -107,7 +109,7 @@ impl PyFileReader {
     #[new]
     #[pyo3(signature = (path, format="ndjson", on_error="error", discover=true, header=false,
                         delimiter=",", quote="\"", escape=None, byte_range=None,
-                        retype_nulls=false))]
+                        retype_nulls=false, one_pass=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -121,6 +123,7 @@ impl PyFileReader {
         escape: Option<&str>,
         byte_range: Option<(u64, u64)>,
         retype_nulls: bool,
+        one_pass: bool,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
         let range = byte_range.map(|(start, end)| ByteRange { start, end });
@@ -131,7 +134,7 @@ impl PyFileReader {
         }
         let inner = match format {
             "ndjson" => NdjsonReader::open(path, range, on_error, discover)
-                .map(|r| AnyReader::Ndjson(r.retyping_nulls(retype_nulls))),
+                .map(|r| AnyReader::Ndjson(r.retyping_nulls(retype_nulls).one_pass(one_pass))),
             "csv" => {
                 let options = CsvOptions {
                     header,
@@ -173,6 +176,16 @@ impl PyFileReader {
     #[getter]
     fn rows_written(&self) -> u64 {
         on_reader!(&self.inner, r => r.rows_written())
+    }
+
+    /// NDJSON lines the one-pass path wrote (0 for CSV); the others went through the
+    /// general path.
+    #[getter]
+    fn one_pass_lines(&self) -> u64 {
+        match &self.inner {
+            AnyReader::Ndjson(r) => r.one_pass_lines(),
+            AnyReader::Csv(_) => 0,
+        }
     }
 
     /// Top-level fields of the input skipped because the loader's projection leaves them

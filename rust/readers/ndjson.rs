@@ -33,6 +33,8 @@ pub struct JsonLines {
     retype_nulls: bool,
     /// Where the one-pass path decodes strings with escapes.
     scratch: Vec<u8>,
+    /// Whether lines are tried on the one-pass path first (else all go through serde).
+    one_pass: bool,
     /// Lines the one-pass path wrote (the others went through serde).
     pub(crate) quick_lines: u64,
 }
@@ -65,11 +67,13 @@ impl RecordSource for JsonLines {
         // The common case in one pass (it checks the UTF-8 of the strings it reads); anything
         // else through serde, from the row's start.
         let (scratch, keys) = (&mut self.scratch, &mut self.keys);
-        if json_fast::write_common(&self.line, l, keys, &self.discovery, scratch) {
-            self.quick_lines += 1;
-            return Ok(());
+        if self.one_pass {
+            if json_fast::write_common(&self.line, l, keys, &self.discovery, scratch) {
+                self.quick_lines += 1;
+                return Ok(());
+            }
+            l.restart_row();
         }
-        l.restart_row();
         // Validate the line once (ASCII runs go word by word) so serde need not check each
         // string it reads.
         let text = match std::str::from_utf8(&self.line) {
@@ -191,6 +195,7 @@ impl NdjsonReader {
             ignored: Vec::new(),
             retype_nulls: false,
             scratch: Vec::new(),
+            one_pass: true,
             quick_lines: 0,
         };
         RecordReader::new(src, on_error)
@@ -203,6 +208,19 @@ impl NdjsonReader {
     pub fn retyping_nulls(mut self, on: bool) -> Self {
         self.src.retype_nulls = on;
         self
+    }
+
+    /// Whether lines are tried on the one-pass path (the default) before the general one;
+    /// `false` sends every line through the general path, for checking that both read a
+    /// file alike.
+    pub fn one_pass(mut self, on: bool) -> Self {
+        self.src.one_pass = on;
+        self
+    }
+
+    /// Lines the one-pass path wrote so far.
+    pub fn one_pass_lines(&self) -> u64 {
+        self.src.quick_lines
     }
 }
 
