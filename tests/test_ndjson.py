@@ -718,6 +718,27 @@ def test_integers_past_int64_widen_a_discovered_column_alike(tmp_path, big, firs
         list(bl.Scan(path, columns=["a"], schema=pa.schema([("a", pa.int64())])))
 
 
+@pytest.mark.parametrize("mode", ["error", "skip", "permissive"])
+def test_a_key_holding_nul_is_bad_input_not_a_broken_batch(tmp_path, mode):
+    """JSON allows "\u0000" in a key; Arrow's C data interface (names are C strings) does
+    not: the line that would add such a column (or member) is bad input, and the others
+    read on."""
+    lines = ['{"a": 1}', '{"a": 2, "m": {"\\u0000x": 1}}', '{"a": 3, "\\u0000": 5}', '{"a": 4}']
+    path = tmp_path / "nul.json"
+    write_lines(path, lines)
+    scan = bl.Scan(path, on_error=mode)
+    if mode == "error":
+        with pytest.raises(bl.InputError, match=r"line 2, .*column \"m.\\0x\" has a NUL"):
+            list(scan)
+        return
+    got = data_table(scan)
+    assert "a" in got.column_names and "m" not in got.column_names
+    if mode == "skip":
+        assert got.column("a").to_pylist() == [1, 4] and scan.skipped_lines == 2
+    else:
+        assert got.column("_corrupt_record").to_pylist() == [None, lines[1], lines[2], None]
+
+
 def test_a_number_beyond_float64_is_an_error_naming_the_line(tmp_path):
     """`1e400` has no float64 (pyarrow refuses it too; Python would make it inf)."""
     path = tmp_path / "big.json"

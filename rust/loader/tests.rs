@@ -1009,3 +1009,40 @@ fn a_record_refuses_a_second_write_where_a_row_overwrites() {
     let lists = batch.column(1).as_list::<i32>();
     assert_eq!(lists.value_length(1), 2);
 }
+
+/// A name holding NUL cannot cross Arrow's C data interface (names are C strings): a column
+/// or struct member so named is refused where it is added, and the loader goes on.
+#[test]
+fn names_with_nul_are_refused_where_added() {
+    let mut l = loader(vec![Field::new("a", DataType::Int64, true)], 1 << 20);
+    let bad = l.add_column(ROOT, Field::new("x\0y", DataType::Int64, true));
+    assert!(
+        matches!(&bad, Err(LoaderError::SchemaConflict(m)) if m.contains("NUL")),
+        "{bad:?}"
+    );
+    let nested = Field::new(
+        "s",
+        DataType::Struct(vec![Field::new("\0", DataType::Utf8, true)].into()),
+        true,
+    );
+    assert!(matches!(
+        l.add_column(ROOT, nested),
+        Err(LoaderError::SchemaConflict(_))
+    ));
+    let b = l
+        .add_column(ROOT, Field::new("b", DataType::Utf8, true))
+        .unwrap();
+    let a = l.column(ROOT, "a").unwrap();
+    assert!(l.start_row().unwrap());
+    l.set(a, Value::Int(1)).unwrap();
+    l.set(b, Value::Str("ok")).unwrap();
+    l.save_row().unwrap();
+    let batch = l.harvest().unwrap();
+    let names: Vec<_> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+}

@@ -85,6 +85,12 @@ pub(crate) fn validate_field(field: &Field, path: &str, level: usize) -> Result<
             "column '{path}' nests {level} levels deep: at most {MAX_NESTING} cross to pyarrow"
         )));
     }
+    if field.name().contains('\0') {
+        return Err(LoaderError::SchemaConflict(format!(
+            "column {path:?} has a NUL character in its name: Arrow's C data interface (the \
+             way batches reach pyarrow) ends names at NUL"
+        )));
+    }
     let below = level + 1;
     match field.data_type() {
         DataType::Struct(fields) => {
