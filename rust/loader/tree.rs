@@ -79,18 +79,25 @@ pub const MAX_NESTING: usize = 63;
 
 /// Check that every type in `field` (at nesting `level`) is one the loader writes, nests no
 /// deeper than [`MAX_NESTING`], and struct member names are unique (case-insensitively).
+/// A name Arrow's C data interface (the way batches reach pyarrow) can carry: it ends names
+/// at NUL. `path` names the column in the error.
+fn check_name(name: &str, path: &str) -> Result<()> {
+    if name.contains('\0') {
+        return Err(LoaderError::SchemaConflict(format!(
+            "column {path:?} has a NUL character in its name: Arrow's C data interface (the \
+             way batches reach pyarrow) ends names at NUL"
+        )));
+    }
+    Ok(())
+}
+
 pub(crate) fn validate_field(field: &Field, path: &str, level: usize) -> Result<()> {
     if level > MAX_NESTING {
         return Err(LoaderError::SchemaConflict(format!(
             "column '{path}' nests {level} levels deep: at most {MAX_NESTING} cross to pyarrow"
         )));
     }
-    if field.name().contains('\0') {
-        return Err(LoaderError::SchemaConflict(format!(
-            "column {path:?} has a NUL character in its name: Arrow's C data interface (the \
-             way batches reach pyarrow) ends names at NUL"
-        )));
-    }
+    check_name(field.name(), path)?;
     let below = level + 1;
     match field.data_type() {
         DataType::Struct(fields) => {
@@ -297,6 +304,21 @@ impl ResultSetLoader {
         {
             self.breach = Some(id);
         }
+    }
+
+    /// The path a member `name` of struct `parent` would have.
+    fn member_path(&self, parent: ColumnId, name: &str) -> String {
+        if parent == ROOT {
+            name.to_string()
+        } else {
+            format!("{}.{name}", self.nodes[parent].path)
+        }
+    }
+
+    /// Whether `add_column(parent, ...)` could name a column `name` (a reader that notes a
+    /// field before adding it checks the name then, where the error has its record).
+    pub fn check_member_name(&self, parent: ColumnId, name: &str) -> Result<()> {
+        check_name(name, &self.member_path(parent, name))
     }
 
     /// How deep `id` nests (see [`MAX_NESTING`]; the row is at level 0).
@@ -691,11 +713,7 @@ impl ResultSetLoader {
                 node.path
             )));
         }
-        let path = if parent == ROOT {
-            field.name().clone()
-        } else {
-            format!("{}.{}", node.path, field.name())
-        };
+        let path = self.member_path(parent, field.name());
         validate_field(&field, &path, self.level(parent) + 1)?;
         let projection = node.projection.member(field.name()).cloned();
         let projected = node.projected && projection.is_some();
