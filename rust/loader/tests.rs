@@ -15,6 +15,12 @@ fn schema_of(fields: Vec<Field>) -> Option<SchemaRef> {
     Some(Arc::new(Schema::new(fields)))
 }
 
+/// The names of a batch's columns, in order.
+fn column_names(batch: &RecordBatch) -> Vec<String> {
+    let schema = batch.schema();
+    schema.fields().iter().map(|f| f.name().clone()).collect()
+}
+
 fn loader(fields: Vec<Field>, vector_byte_limit: usize) -> ResultSetLoader {
     let options = LoaderOptions {
         schema: schema_of(fields),
@@ -781,13 +787,7 @@ fn forgetting_columns_undoes_what_a_failed_row_discovered() {
     l.save_row().unwrap();
     assert_eq!(l.active_bytes(), l.recount_bytes());
     let batch = l.harvest().unwrap();
-    let names: Vec<_> = batch
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.name().clone())
-        .collect();
-    assert_eq!(names, ["a", "t", "s", "c"]);
+    assert_eq!(column_names(&batch), ["a", "t", "s", "c"]);
     assert_eq!(batch.schema().field(1).data_type(), &utf8_list());
     let ints = batch.column(0).as_primitive::<Int64Type>();
     assert_eq!(ints.iter().collect::<Vec<_>>(), [Some(1), Some(3)]);
@@ -1037,12 +1037,5 @@ fn names_with_nul_are_refused_where_added() {
     l.set(a, Value::Int(1)).unwrap();
     l.set(b, Value::Str("ok")).unwrap();
     l.save_row().unwrap();
-    let batch = l.harvest().unwrap();
-    let names: Vec<_> = batch
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.name().clone())
-        .collect();
-    assert_eq!(names, ["a", "b"]);
+    assert_eq!(column_names(&l.harvest().unwrap()), ["a", "b"]);
 }

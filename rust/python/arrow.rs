@@ -80,22 +80,33 @@ impl ArrowArrayExport {
 }
 
 static RECORD_BATCH: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static ARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-/// Turn an arrow-rs batch into a `pyarrow.RecordBatch` without copying its buffers.
-pub(crate) fn batch_to_py(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> {
-    let record_batch = RECORD_BATCH.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-        Ok(py.import("pyarrow")?.getattr("record_batch")?.unbind())
+/// Hand `array` to pyarrow's `name` (`record_batch`, `array`; looked up once, kept in
+/// `cached`) through the PyCapsule interface, without copying its buffers.
+fn to_pyarrow<'py>(
+    py: Python<'py>,
+    cached: &PyOnceLock<Py<PyAny>>,
+    name: &str,
+    array: ArrayRef,
+) -> PyResult<Bound<'py, PyAny>> {
+    let constructor = cached.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py.import("pyarrow")?.getattr(name)?.unbind())
     })?;
     let export = Bound::new(
         py,
         ArrowArrayExport {
-            array: Mutex::new(Some(Arc::new(StructArray::from(batch)))),
+            array: Mutex::new(Some(array)),
         },
     )?;
-    record_batch.bind(py).call1((export,))
+    constructor.bind(py).call1((export,))
 }
 
-static ARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+/// Turn an arrow-rs batch into a `pyarrow.RecordBatch` without copying its buffers.
+pub(crate) fn batch_to_py(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> {
+    let array = Arc::new(StructArray::from(batch));
+    to_pyarrow(py, &RECORD_BATCH, "record_batch", array)
+}
 
 /// `n` copies of `value` as a `pyarrow.StringArray` (a scan's implicit file column); `None`
 /// if they would not fit utf8 offsets.
@@ -105,17 +116,8 @@ pub(crate) fn repeat_utf8<'py>(
     value: &str,
     n: usize,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let Some(array) = crate::repeat::repeat_utf8(value, n) else {
-        return Ok(None);
-    };
-    let to_array = ARRAY.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-        Ok(py.import("pyarrow")?.getattr("array")?.unbind())
-    })?;
-    let export = Bound::new(
-        py,
-        ArrowArrayExport {
-            array: Mutex::new(Some(Arc::new(array))),
-        },
-    )?;
-    to_array.bind(py).call1((export,)).map(Some)
+    match crate::repeat::repeat_utf8(value, n) {
+        Some(array) => to_pyarrow(py, &ARRAY, "array", Arc::new(array)).map(Some),
+        None => Ok(None),
+    }
 }
