@@ -240,7 +240,25 @@ def loose_lines(draw):
                 texts[k] = draw(st.sampled_from(TRICKY_NUMBERS))
         line = "{" + ", ".join(f"{json.dumps(k)}: {t}" for k, t in texts.items()) + "}"
         lines += [line, line]
-    return schema, lines
+    return schema, lines, draw(projections(schema))
+
+
+@st.composite
+def projections(draw, schema):
+    """None (every column), or some of `schema`'s columns: whole, one struct member (`c.k0`)
+    or one list element (`c[1]`); what is left out is skipped while parsing."""
+    if draw(st.booleans()):
+        return None
+    out = []
+    for f in schema:
+        how = draw(st.sampled_from(["whole", "out", "part"]))
+        if how == "whole":
+            out.append(f.name)
+        elif how == "part" and pa.types.is_struct(f.type):
+            out.append(f"{f.name}.{f.type.field(0).name}")
+        elif how == "part" and (pa.types.is_list(f.type) or pa.types.is_large_list(f.type)):
+            out.append(f"{f.name}[1]")
+    return out
 
 
 def _ipc_bytes(batch):
@@ -252,9 +270,11 @@ def _ipc_bytes(batch):
     return sink.getvalue().to_pybytes()
 
 
-def _read_with(path, schema, discover, one_pass, on_error, limits):
+def _read_with(path, schema, discover, one_pass, on_error, limits, projection=None):
     """Every batch a FileReader gives (or the error that stopped it), and its counters."""
-    loader = bl.ResultSetLoader(schema=None if discover else schema, discover=discover, **limits)
+    loader = bl.ResultSetLoader(
+        schema=None if discover else schema, projection=projection, discover=discover, **limits
+    )
     reader = bl.FileReader(str(path), on_error=on_error, discover=discover, one_pass=one_pass)
     batches, error = [], None
     loader.start_batch()
@@ -281,12 +301,13 @@ def test_the_one_pass_path_reads_every_file_as_the_general_path(
     """The one-pass path is a shortcut: with it or without it (every line through the
     general path), a file gives the same batches, the same error, the same skipped lines,
     over random schemas (narrow ints, float32, decimals, dates, timestamps, binary, nested),
-    values of the wrong type, tricky number literals and small batches."""
-    schema, lines = case
+    values of the wrong type, tricky number literals, projections (what they leave out is
+    skipped) and small batches."""
+    schema, lines, projection = case
     path = tmp_path_factory.mktemp("paths") / "p.json"
     write_lines(path, lines)
-    quick = _read_with(path, schema, discover, True, on_error, limits)
-    general = _read_with(path, schema, discover, False, on_error, limits)
+    quick = _read_with(path, schema, discover, True, on_error, limits, projection)
+    general = _read_with(path, schema, discover, False, on_error, limits, projection)
     assert general[3] == 0
     assert quick[1:3] == general[1:3]
     assert len(quick[0]) == len(general[0])
