@@ -207,35 +207,40 @@ TRICKY_NUMBERS = [
 ]
 
 
-def _json_text(value):
+def _json_text(value, ascii_only=True):
     """JSON text of a Python value from `strategies.rows`: dates and timestamps as ISO-8601
-    strings, decimals as number literals, bytes as (lossy) text."""
+    strings, decimals as number literals, bytes as (lossy) text; non-ASCII characters as
+    `\\u` escapes or as they are."""
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k)}: {_json_text(v)}" for k, v in value.items()) + "}"
+        members = (
+            f"{_json_text(k, ascii_only)}: {_json_text(v, ascii_only)}" for k, v in value.items()
+        )
+        return "{" + ", ".join(members) + "}"
     if isinstance(value, list):
-        return "[" + ", ".join(_json_text(v) for v in value) + "]"
+        return "[" + ", ".join(_json_text(v, ascii_only) for v in value) + "]"
     if isinstance(value, dt.date | dt.datetime):
         return json.dumps(value.isoformat())
     if isinstance(value, decimal.Decimal):
         return str(value)
     if isinstance(value, bytes):
-        return json.dumps(value.decode("utf-8", "replace"))
-    return json.dumps(value)
+        value = value.decode("utf-8", "replace")
+    return json.dumps(value, ensure_ascii=ascii_only)
 
 
 @st.composite
 def loose_lines(draw):
     """A random schema, and lines mostly of its values: some columns swapped for a value of
-    any type or a tricky number literal; each line twice, so the second copy meets the key
-    order the first taught the cache."""
+    any type or a tricky number literal; text escaped to ASCII or raw UTF-8; each line twice,
+    so the second copy meets the key order the first taught the cache."""
     schema = draw(schemas(max_columns=4, depth=2))
+    ascii_only = draw(st.booleans())
     lines = []
     for row in draw(strategies.rows(schema, max_rows=12).filter(bool)):
-        texts = {k: _json_text(v) for k, v in row.items()}
+        texts = {k: _json_text(v, ascii_only) for k, v in row.items()}
         for k in list(texts):
             swap = draw(st.sampled_from(["keep"] * 3 + ["loose"] + ["number"] * 2))
             if swap == "loose":
-                texts[k] = json.dumps(draw(loose_values))
+                texts[k] = _json_text(draw(loose_values), ascii_only)
             elif swap == "number":
                 texts[k] = draw(st.sampled_from(TRICKY_NUMBERS))
         line = "{" + ", ".join(f"{json.dumps(k)}: {t}" for k, t in texts.items()) + "}"
