@@ -137,8 +137,16 @@ impl Discovery {
         }
     }
 
-    /// Field `name` of struct `parent` was seen as null, with no column yet.
-    pub fn note_null(&mut self, parent: ColumnId, name: &str) {
+    /// Field `name` of struct `parent` was seen as null, with no column yet (it gets one,
+    /// null-typed, if it stays null to the batch's end). A name no column can have is
+    /// refused now, while its record is known.
+    pub fn note_null(
+        &mut self,
+        l: &ResultSetLoader,
+        parent: ColumnId,
+        name: &str,
+    ) -> Result<(), LoaderError> {
+        l.check_member_name(parent, name)?;
         if !self
             .null_only
             .iter()
@@ -146,6 +154,7 @@ impl Discovery {
         {
             self.null_only.push((parent, name.to_string()));
         }
+        Ok(())
     }
 
     /// Whether `id` got its type from `settle_nulls` (it was null in a whole batch).

@@ -77,8 +77,6 @@ const WALK_ALWAYS: usize = usize::MAX - 1;
 /// batch's own struct included.
 pub const MAX_NESTING: usize = 63;
 
-/// Check that every type in `field` (at nesting `level`) is one the loader writes, nests no
-/// deeper than [`MAX_NESTING`], and struct member names are unique (case-insensitively).
 /// A name Arrow's C data interface (the way batches reach pyarrow) can carry: it ends names
 /// at NUL. `path` names the column in the error.
 fn check_name(name: &str, path: &str) -> Result<()> {
@@ -91,6 +89,9 @@ fn check_name(name: &str, path: &str) -> Result<()> {
     Ok(())
 }
 
+/// Check that every type in `field` (at nesting `level`) is one the loader writes, nests no
+/// deeper than [`MAX_NESTING`], names can cross to pyarrow, and struct member names are
+/// unique (case-insensitively).
 pub(crate) fn validate_field(field: &Field, path: &str, level: usize) -> Result<()> {
     if level > MAX_NESTING {
         return Err(LoaderError::SchemaConflict(format!(
@@ -315,9 +316,9 @@ impl ResultSetLoader {
         }
     }
 
-    /// Whether `add_column(parent, ...)` could name a column `name` (a reader that notes a
-    /// field before adding it checks the name then, where the error has its record).
-    pub fn check_member_name(&self, parent: ColumnId, name: &str) -> Result<()> {
+    /// Whether `add_column(parent, ...)` could name a column `name` (discovery checks a
+    /// field it notes before adding it, so the error has its record).
+    pub(crate) fn check_member_name(&self, parent: ColumnId, name: &str) -> Result<()> {
         check_name(name, &self.member_path(parent, name))
     }
 

@@ -245,10 +245,9 @@ impl JsonWriter<'_> {
                 let Some(dt) = discovered_type(shape) else {
                     // Null says nothing about the type: wait for a value that does (a field
                     // that stays null gets the null type when the batch is handed over).
-                    if let Err(e) = self.l.check_member_name(parent, name) {
+                    if let Err(e) = self.discovery.note_null(self.l, parent, name) {
                         return Err(self.fail(e));
                     }
-                    self.discovery.note_null(parent, name);
                     return Ok(None);
                 };
                 let id = match self.l.add_column(parent, Field::new(name, dt, true)) {

@@ -399,11 +399,20 @@ impl<'a> Line<'a> {
         self.l.set(id, value).map_err(|_| GiveUp)
     }
 
+    /// The loader's one-pass first write of `value` (`set_plain`), if it is that case:
+    /// `None` leaves the column's type to the caller's checks.
+    #[inline(always)]
+    fn plain(&mut self, id: ColumnId, value: Value<'_>) -> Option<Quick> {
+        self.l
+            .set_plain(id, value)
+            .map(|written| written.map_err(|_| GiveUp))
+    }
+
     /// `set` to a scalar column (the general path calls anything else a conflict).
     #[inline(always)]
     fn scalar(&mut self, id: ColumnId, value: Value<'_>) -> Quick {
-        if let Some(written) = self.l.set_plain(id, value) {
-            return written.map_err(|_| GiveUp);
+        if let Some(written) = self.plain(id, value) {
+            return written;
         }
         self.scalar_any(id, value)
     }
@@ -419,8 +428,8 @@ impl<'a> Line<'a> {
 
     /// A string to column `id`: as text, or as the timestamp or date it spells.
     fn string(&mut self, id: ColumnId, text: &str) -> Quick {
-        if let Some(written) = self.l.set_plain(id, Value::Str(text)) {
-            return written.map_err(|_| GiveUp);
+        if let Some(written) = self.plain(id, Value::Str(text)) {
+            return written;
         }
         self.string_any(id, text)
     }
@@ -477,8 +486,8 @@ impl<'a> Line<'a> {
             Number::Whole(magnitude) if magnitude != 0 || !negative => {
                 let v = i64::try_from(magnitude).map_err(|_| GiveUp)?;
                 let value = Value::Int(if negative { -v } else { v });
-                if let Some(written) = self.l.set_plain(id, value) {
-                    return written.map_err(|_| GiveUp);
+                if let Some(written) = self.plain(id, value) {
+                    return written;
                 }
                 if self.l.is_decimal(id) {
                     return Err(GiveUp);
@@ -505,8 +514,8 @@ impl<'a> Line<'a> {
                 if (x == 0.0 && x.is_sign_negative()) || !x.is_finite() {
                     return Err(GiveUp);
                 }
-                if let Some(written) = self.l.set_plain(id, Value::Float(x)) {
-                    return written.map_err(|_| GiveUp);
+                if let Some(written) = self.plain(id, Value::Float(x)) {
+                    return written;
                 }
                 if !matches!(
                     self.l.field(id).data_type(),
@@ -550,16 +559,26 @@ impl<'a> Line<'a> {
             kind = Number::Fraction(exact.then_some((mantissa, scale)));
             i = end;
         }
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            i += 1;
-            if matches!(b.get(i), Some(b'+' | b'-')) {
-                i += 1;
-            }
-            i = self.digits_from(i)?;
+        if let Some(end) = self.exponent_end(i)? {
+            i = end;
             kind = Number::Fraction(None);
         }
         self.i = i;
         Ok((kind, negative))
+    }
+
+    /// Where the exponent at `i` (`e` or `E`, a sign, digits) ends; `None` if there is none.
+    #[inline(always)]
+    fn exponent_end(&self, mut i: usize) -> Quick<Option<usize>> {
+        let b = self.b;
+        if !matches!(b.get(i), Some(b'e' | b'E')) {
+            return Ok(None);
+        }
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        self.digits_from(i).map(Some)
     }
 
     /// The end of the run of digits at `i` (maybe empty), and `before` followed by them as
@@ -816,14 +835,7 @@ impl<'a> Line<'a> {
         if b.get(i) == Some(&b'.') {
             i = self.digits_from(i + 1)?;
         }
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            i += 1;
-            if matches!(b.get(i), Some(b'+' | b'-')) {
-                i += 1;
-            }
-            i = self.digits_from(i)?;
-        }
-        self.i = i;
+        self.i = self.exponent_end(i)?.unwrap_or(i);
         Ok(())
     }
 

@@ -36,7 +36,7 @@ pub struct JsonLines {
     /// Whether lines are tried on the one-pass path first (else all go through serde).
     one_pass: bool,
     /// Lines the one-pass path wrote (the others went through serde).
-    pub(crate) quick_lines: u64,
+    pub(crate) one_pass_lines: u64,
 }
 
 impl RecordSource for JsonLines {
@@ -69,7 +69,7 @@ impl RecordSource for JsonLines {
         let (scratch, keys) = (&mut self.scratch, &mut self.keys);
         if self.one_pass {
             if json_fast::write_common(&self.line, l, keys, &self.discovery, scratch) {
-                self.quick_lines += 1;
+                self.one_pass_lines += 1;
                 return Ok(());
             }
             l.restart_row();
@@ -196,7 +196,7 @@ impl NdjsonReader {
             retype_nulls: false,
             scratch: Vec::new(),
             one_pass: true,
-            quick_lines: 0,
+            one_pass_lines: 0,
         };
         RecordReader::new(src, on_error)
     }
@@ -220,7 +220,7 @@ impl NdjsonReader {
 
     /// Lines the one-pass path wrote so far.
     pub fn one_pass_lines(&self) -> u64 {
-        self.src.quick_lines
+        self.src.one_pass_lines
     }
 }
 

@@ -511,7 +511,7 @@ fn the_one_pass_path_reads_lines_as_serde_does() {
     l.start_batch().unwrap();
     assert!(!r.fill(&mut l).unwrap());
     // the first line makes the columns, which the next ones find
-    assert_eq!(r.src.quick_lines, 3);
+    assert_eq!(r.src.one_pass_lines, 3);
     let b = l.harvest().unwrap();
     let s = b.column(0).as_string::<i32>();
     let want = "q\"b\\s/\u{8}\u{c}\n\r\t \u{e9}\u{1f600} end";
@@ -530,7 +530,7 @@ fn the_one_pass_path_reads_lines_as_serde_does() {
     let Err(ReadError::Input(e)) = r.fill(&mut l) else {
         panic!("a lone surrogate was read");
     };
-    assert_eq!((e.line, r.src.quick_lines), (4, 2));
+    assert_eq!((e.line, r.src.one_pass_lines), (4, 2));
     assert!(e.message.contains("surrogate"), "{}", e.message);
 }
 
@@ -569,7 +569,7 @@ fn a_row_rejected_on_the_one_pass_path_is_rejected_with_its_line() {
         .collect();
     assert_eq!(ids, (0..40).map(|i| i as i64).collect::<Vec<_>>());
     assert_eq!(r.skipped_lines(), 1);
-    assert!(r.src.quick_lines > 30, "{}", r.src.quick_lines);
+    assert!(r.src.one_pass_lines > 30, "{}", r.src.one_pass_lines);
 }
 
 /// The one-pass path checks the UTF-8 of each string it keeps or skips (the general path
@@ -584,7 +584,7 @@ fn the_one_pass_path_checks_utf8_in_strings_kept_and_skipped() {
     let batches = read_all_with(&mut r, LoaderOptions::default()).unwrap();
     let s = batches[0].column(0).as_string::<i32>();
     assert!((0..4).all(|i| s.value(i) == "\u{e9}\u{20ac}\u{1f600} long enough to fill a word"));
-    assert_eq!(r.src.quick_lines, 3);
+    assert_eq!(r.src.one_pass_lines, 3);
 
     for (bad, projection) in [
         (
@@ -651,7 +651,7 @@ fn decimals_read_correctly_rounded() {
         .iter()
         .flat_map(|b| b.column(0).as_primitive::<Float64Type>().values().to_vec())
         .collect();
-    assert!(r.src.quick_lines > 3900, "{}", r.src.quick_lines);
+    assert!(r.src.one_pass_lines > 3900, "{}", r.src.one_pass_lines);
     for (text, x) in texts.iter().zip(&got) {
         let want: f64 = text.parse().unwrap();
         assert_eq!(x.to_bits(), want.to_bits(), "{text}");
