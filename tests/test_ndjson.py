@@ -298,7 +298,16 @@ def _read_with(path, schema, discover, one_pass, on_error, limits, projection=No
     case=loose_lines(),
     discover=st.booleans(),
     on_error=st.sampled_from(["error", "skip", "permissive"]),
-    limits=st.sampled_from([{"row_limit": 3}, {"row_limit": 100, "batch_byte_limit": 3000}, {}]),
+    limits=st.sampled_from(
+        [
+            {"row_limit": 3},
+            {"row_limit": 100, "batch_byte_limit": 3000},
+            {"batch_byte_limit": 700},
+            {"batch_byte_limit": 150},
+            {"row_limit": 100, "vector_byte_limit": 200},
+            {},
+        ]
+    ),
 )
 def test_the_one_pass_path_reads_every_file_as_the_general_path(
     tmp_path_factory, case, discover, on_error, limits
@@ -307,7 +316,9 @@ def test_the_one_pass_path_reads_every_file_as_the_general_path(
     general path), a file gives the same batches, the same error, the same skipped lines,
     over random schemas (narrow ints, float32, decimals, dates, timestamps, binary, nested),
     values of the wrong type, tricky number literals, projections (what they leave out is
-    skipped) and small batches."""
+    skipped) and small batches and buffers (the one-pass path checks the limits once a line,
+    the general path after every write: a line that breaks one overflows, or is too large,
+    alike)."""
     schema, lines, projection = case
     path = tmp_path_factory.mktemp("paths") / "p.json"
     write_lines(path, lines)
@@ -320,6 +331,27 @@ def test_the_one_pass_path_reads_every_file_as_the_general_path(
         assert a.equals(b), (a, b)
         # byte for byte: Arrow's equality takes -0.0 for 0.0
         assert _ipc_bytes(a) == _ipc_bytes(b), (a, b)
+
+
+@pytest.mark.parametrize("limits", [{"batch_byte_limit": 400}, {"vector_byte_limit": 200}])
+def test_a_line_too_large_is_named_alike_on_both_paths(tmp_path, limits):
+    """The one-pass path checks the limits once a line, the general path after every write:
+    a line too large for any batch is still refused naming the column that broke the limit,
+    and the lines around it are kept, on either path."""
+    path = tmp_path / "big.json"
+    plain = [json.dumps({"a": i, "s": "x", "b": 1}) for i in range(6)]
+    big = json.dumps({"a": 9, "s": "y" * 500, "b": 2})
+    write_lines(path, [*plain[:3], big, *plain[3:]])
+    quick = _read_with(path, None, True, True, "skip", limits)
+    general = _read_with(path, None, True, False, "skip", limits)
+    assert quick[3] >= 5  # the plain lines went the one-pass way
+    assert quick[1:3] == general[1:3] == (None, 1)
+    assert all(b.equals(c) for b, c in zip(quick[0], general[0], strict=True))
+    assert sum(b.num_rows for b in quick[0]) == 6
+    _, error, _, _ = _read_with(path, None, True, True, "error", limits)
+    _, general_error, _, _ = _read_with(path, None, True, False, "error", limits)
+    assert error == general_error
+    assert "line 4" in error and "column 's'" in error, error
 
 
 def test_one_pass_lines_are_counted_and_can_be_turned_off(tmp_path):

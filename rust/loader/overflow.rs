@@ -115,17 +115,26 @@ impl ResultSetLoader {
         self.check_limits(id)
     }
 
-    /// `after_write` past its fast path: the row count moved (a new budget) or a limit may
-    /// have broken. Kept out of line so every write inlines only the comparison above.
-    #[cold]
-    #[inline(never)]
-    fn check_limits(&mut self, id: ColumnId) -> Result<(), LoaderError> {
+    /// Whether the batch and every buffer are within their limits with the row being
+    /// written: what `after_write` checks, without overflowing. For a writer that checks
+    /// once per row (see `set_plain`); `false` means the row must be written again through
+    /// the checked calls.
+    #[inline]
+    pub fn limits_hold(&mut self) -> bool {
         let rows = self.active_rows();
         if rows != self.budget_rows {
             self.budget_rows = rows;
             self.budget = self.budget_for(rows);
         }
-        if self.breach.is_none() && self.bytes < self.budget {
+        self.breach.is_none() && self.bytes < self.budget
+    }
+
+    /// `after_write` past its fast path: the row count moved (a new budget) or a limit may
+    /// have broken. Kept out of line so every write inlines only the comparison above.
+    #[cold]
+    #[inline(never)]
+    fn check_limits(&mut self, id: ColumnId) -> Result<(), LoaderError> {
+        if self.limits_hold() {
             return Ok(());
         }
         match self.pending_breach() {

@@ -618,6 +618,59 @@ fn element_projection_keeps_positions_nulls_the_rest_and_drops_the_tail() {
 }
 
 #[test]
+fn unchecked_writes_leave_the_limits_to_limits_hold() {
+    let options = LoaderOptions {
+        schema: schema_of(vec![
+            Field::new("i", DataType::Int64, true),
+            Field::new(
+                "l",
+                DataType::List(Arc::new(Field::new("item", DataType::Int64, true))),
+                true,
+            ),
+        ]),
+        batch_byte_limit: Some(400),
+        ..LoaderOptions::default()
+    };
+    let mut l = ResultSetLoader::new(options).unwrap();
+    l.start_batch().unwrap();
+    let [i, list] = ["i", "l"].map(|name| l.column(ROOT, name).unwrap());
+    let item = l.element(list).unwrap();
+    let mut rows = 0i64;
+    // rows of a one-element list: written unchecked while the limits hold
+    loop {
+        l.start_row().unwrap();
+        assert!(l.set_plain(i, Value::Int(rows)));
+        assert!(l.begin_plain(list));
+        assert!(l.set_plain(item, Value::Int(rows * 10)));
+        l.save_element_plain(list).unwrap();
+        assert!(!l.is_full(), "nothing overflowed unchecked");
+        if !l.limits_hold() {
+            break;
+        }
+        l.save_row().unwrap();
+        rows += 1;
+    }
+    assert!(rows > 5);
+    assert_eq!(l.row_count(), rows as usize);
+    // the row that broke the limit, written again checked: it overflows to the next batch
+    l.restart_row();
+    l.set(i, Value::Int(rows)).unwrap();
+    l.begin(list).unwrap();
+    l.set(item, Value::Int(rows * 10)).unwrap();
+    l.save_element(list).unwrap();
+    assert!(l.is_full());
+    l.save_row().unwrap();
+    let first = l.harvest().unwrap();
+    assert_eq!(first.num_rows(), rows as usize);
+    assert!(exported_bytes(&first) <= 400);
+    l.start_batch().unwrap();
+    assert!(l.limits_hold());
+    let second = l.harvest().unwrap();
+    assert_eq!(second.num_rows(), 1);
+    assert_eq!(second.column(0).as_primitive::<Int64Type>().value(0), rows);
+}
+
+#[test]
 fn a_late_column_that_breaks_a_limit_starts_the_next_batch() {
     let options = LoaderOptions {
         schema: schema_of(vec![Field::new("b", DataType::Boolean, true)]),

@@ -84,12 +84,14 @@ impl ResultSetLoader {
     }
 
     /// `set` if it is its common case (see `set_first`), for a caller that would otherwise
-    /// check the column's type first: `None` if nothing was written (then call `set`, or
-    /// whatever the caller does for other columns); else what `set` returns.
+    /// check the column's type first: `false` if nothing was written (then call `set`, or
+    /// whatever the caller does for other columns). It does not check the limits: the
+    /// caller calls [`limits_hold`](Self::limits_hold) before it saves the row, and if they
+    /// do not, writes the row again through `set` (which overflows at the write that broke
+    /// them).
     #[inline(always)]
-    pub fn set_plain(&mut self, id: ColumnId, value: Value<'_>) -> Option<Result<()>> {
-        self.set_first(id, value)?;
-        Some(self.after_write(id))
+    pub fn set_plain(&mut self, id: ColumnId, value: Value<'_>) -> bool {
+        self.set_first(id, value).is_some()
     }
 
     /// `set`'s common case in one pass over one node: the first write, in an open entry (or
@@ -366,6 +368,14 @@ impl ResultSetLoader {
         }
     }
 
+    /// `begin` if it is its common case (see `begin_first`): `false` if nothing was written
+    /// (then call `begin`). Like [`set_plain`](Self::set_plain), it leaves the limits to
+    /// the caller's [`limits_hold`](Self::limits_hold).
+    #[inline(always)]
+    pub fn begin_plain(&mut self, id: ColumnId) -> bool {
+        self.begin_first(id).is_some()
+    }
+
     /// `begin`'s common case in one pass: the first value of a struct, list or map in an
     /// open entry, or the next element of an open list entry. `None` (nothing written): any
     /// other case, left to `begin_any`.
@@ -412,6 +422,14 @@ impl ResultSetLoader {
     /// Commit the element being written to list (or map) `list`: one more element. Members
     /// of a struct element that were not written are back-filled.
     pub fn save_element(&mut self, list: ColumnId) -> Result<()> {
+        self.save_element_plain(list)?;
+        self.after_write(list)
+    }
+
+    /// `save_element` without the limit check, for a caller that checks once per row (see
+    /// [`set_plain`](Self::set_plain)).
+    #[inline]
+    pub fn save_element_plain(&mut self, list: ColumnId) -> Result<()> {
         self.check_writable(list)?;
         let node = &self.nodes[list];
         if !node.projected {
@@ -437,7 +455,7 @@ impl ResultSetLoader {
             }
         }
         self.nodes[list].set_last_offset(q + 1);
-        self.after_write(list)
+        Ok(())
     }
 
     /// Whether list `id` is projected by element index (`c[1]`): only then can
@@ -464,7 +482,7 @@ impl ResultSetLoader {
         node.projection.element_fate(node.last_offset() - start)
     }
 
-    /// `save_element` for a list projected by index: `None` if the element is kept. Else
+    /// `save_element_plain` for a list projected by index: `None` if the element is kept. Else
     /// what was written is dropped, and if a later position is kept a null (the fill value
     /// of a non-nullable element) stands in for it. Out of line: it must not weigh on every
     /// `save_element`.
@@ -483,7 +501,7 @@ impl ResultSetLoader {
             return Some(Err(e));
         }
         self.nodes[list].set_last_offset(q + 1);
-        Some(self.after_write(list))
+        Some(Ok(()))
     }
 
     /// Discard whatever was written to `id` in the current entry (used to undo a compound

@@ -231,7 +231,8 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// The line: one object, then only whitespace.
+    /// The line: one object, then only whitespace. Its writes broke no limit (else the
+    /// general path writes it again, overflowing where the limit broke).
     fn row(&mut self) -> Quick {
         self.expect(b'{')?;
         self.members(ROOT)?;
@@ -241,7 +242,11 @@ impl<'a> Line<'a> {
             }
             self.i += 1;
         }
-        Ok(())
+        if self.l.limits_hold() {
+            Ok(())
+        } else {
+            Err(GiveUp)
+        }
     }
 
     /// The members of an object of struct `parent`, its `{` consumed, up to its `}`.
@@ -389,7 +394,7 @@ impl<'a> Line<'a> {
         if self.l.kind(id) != ColumnKind::Struct {
             return Err(GiveUp);
         }
-        self.l.begin(id).map_err(|_| GiveUp)?;
+        self.begin(id)?;
         self.members(id)
     }
 
@@ -399,13 +404,21 @@ impl<'a> Line<'a> {
         self.l.set(id, value).map_err(|_| GiveUp)
     }
 
-    /// The loader's one-pass first write of `value` (`set_plain`), if it is that case:
-    /// `None` leaves the column's type to the caller's checks.
+    /// The loader's one-pass first write of `value` (`set_plain`, limits checked once at
+    /// the end of the line), if it is that case: `None` leaves the column's type to the
+    /// caller's checks.
     #[inline(always)]
     fn plain(&mut self, id: ColumnId, value: Value<'_>) -> Option<Quick> {
-        self.l
-            .set_plain(id, value)
-            .map(|written| written.map_err(|_| GiveUp))
+        self.l.set_plain(id, value).then_some(Ok(()))
+    }
+
+    /// `l.begin`: its one-pass case unchecked, as `plain`'s writes are.
+    #[inline(always)]
+    fn begin(&mut self, id: ColumnId) -> Quick {
+        if self.l.begin_plain(id) {
+            return Ok(());
+        }
+        self.l.begin(id).map_err(|_| GiveUp)
     }
 
     /// `set` to a scalar column (the general path calls anything else a conflict).
@@ -462,14 +475,14 @@ impl<'a> Line<'a> {
         if l.is_decimal(element) {
             return Err(GiveUp);
         }
-        self.l.begin(id).map_err(|_| GiveUp)?;
+        self.begin(id)?;
         if self.peek()? == b']' {
             self.i += 1;
             return Ok(());
         }
         loop {
             self.value(element)?;
-            self.l.save_element(id).map_err(|_| GiveUp)?;
+            self.l.save_element_plain(id).map_err(|_| GiveUp)?;
             if !self.more(b']')? {
                 return Ok(());
             }
