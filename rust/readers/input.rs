@@ -66,29 +66,6 @@ pub fn open(path: &str) -> io::Result<Box<dyn BufRead + Send>> {
     })
 }
 
-/// Append the next line of `input` (its `\n` included) to `line`; the bytes appended, 0 at
-/// the end. `BufRead::read_until` with the `memchr` crate's vectorised search.
-pub fn read_line(input: &mut dyn BufRead, line: &mut Vec<u8>) -> io::Result<usize> {
-    let mut read = 0;
-    loop {
-        let buf = match input.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let (take, done) = match memchr::memchr(b'\n', buf) {
-            Some(i) => (i + 1, true),
-            None => (buf.len(), buf.is_empty()),
-        };
-        line.extend_from_slice(&buf[..take]);
-        input.consume(take);
-        read += take;
-        if done {
-            return Ok(read);
-        }
-    }
-}
-
 /// The input of a reader: the whole of `path` ([`open`]), or with `range` the lines of an
 /// uncompressed `path` that start in it ([`open_range`]); and the lines before it, for
 /// error messages.

@@ -7,6 +7,7 @@ mod driver;
 pub mod input;
 mod json;
 mod json_fast;
+mod lines;
 pub mod ndjson;
 mod tap;
 mod temporal;

@@ -9,6 +9,7 @@ pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
 use super::json::{JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
 use super::json_fast;
+use super::lines::LineWindow;
 use arrow_schema::DataType;
 
 use crate::loader::{Discovery, LoaderError, ResultSetLoader};
@@ -18,12 +19,11 @@ const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// The lines of an NDJSON input (the record source of [`NdjsonReader`]).
 pub struct JsonLines {
-    input: Box<dyn BufRead + Send>,
+    lines: LineWindow,
     path: String,
     discover: bool,
     discovery: Discovery,
     keys: KeyCache,
-    line: Vec<u8>,
     line_no: u64,
     /// Lines of the file before this input (a byte range that does not start the file).
     base: input::LineBase,
@@ -39,27 +39,32 @@ pub struct JsonLines {
     pub(crate) one_pass_lines: u64,
 }
 
+impl JsonLines {
+    /// The current line, without its line break.
+    fn line(&self) -> &[u8] {
+        self.lines.line()
+    }
+}
+
 impl RecordSource for JsonLines {
     fn next_record(&mut self) -> Result<bool, InputError> {
-        self.line.clear();
-        let n = input::read_line(&mut *self.input, &mut self.line)
+        let more = self
+            .lines
+            .advance()
             .map_err(|e| io_error(&self.path, self.base.get() + self.line_no + 1, &e))?;
-        if n == 0 {
+        if !more {
             return Ok(false);
         }
         self.line_no += 1;
-        while matches!(self.line.last(), Some(b'\n' | b'\r')) {
-            self.line.pop();
-        }
         // A UTF-8 byte order mark (files saved by Windows tools) is not part of the JSON.
-        if self.line_no == 1 && self.base.starts_file() && self.line.starts_with(UTF8_BOM) {
-            self.line.drain(..UTF8_BOM.len());
+        if self.line_no == 1 && self.base.starts_file() && self.line().starts_with(UTF8_BOM) {
+            self.lines.drop_prefix(UTF8_BOM.len());
         }
         Ok(true)
     }
 
     fn is_blank(&self) -> bool {
-        self.line.iter().all(u8::is_ascii_whitespace)
+        self.line().iter().all(u8::is_ascii_whitespace)
     }
 
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
@@ -68,7 +73,8 @@ impl RecordSource for JsonLines {
         // else through serde, from the row's start.
         let (scratch, keys) = (&mut self.scratch, &mut self.keys);
         if self.one_pass {
-            if json_fast::write_common(&self.line, l, keys, &self.discovery, scratch) {
+            let line = self.lines.line();
+            if json_fast::write_common(line, l, keys, &self.discovery, scratch) {
                 self.one_pass_lines += 1;
                 return Ok(());
             }
@@ -76,7 +82,7 @@ impl RecordSource for JsonLines {
         }
         // Validate the line once (ASCII runs go word by word) so serde need not check each
         // string it reads.
-        let text = match std::str::from_utf8(&self.line) {
+        let text = match std::str::from_utf8(self.lines.line()) {
             Ok(text) => text,
             Err(e) => {
                 let column = e.valid_up_to() + 1;
@@ -105,7 +111,7 @@ impl RecordSource for JsonLines {
                 // where the parser was when the writer stopped it: just past the value
                 let mut error = loader_error(self, e);
                 error.column = Some(stop.column());
-                error.excerpt = excerpt(&self.line, error.column);
+                error.excerpt = excerpt(self.line(), error.column);
                 Err(error)
             }
             (Err(e), None) => Err(self.error(Some(e.column()), syntax_message(&e))),
@@ -120,7 +126,7 @@ impl RecordSource for JsonLines {
     }
 
     fn raw(&self) -> String {
-        String::from_utf8_lossy(&self.line).into_owned()
+        String::from_utf8_lossy(self.line()).into_owned()
     }
 
     fn error(&self, column: Option<usize>, message: String) -> InputError {
@@ -129,7 +135,7 @@ impl RecordSource for JsonLines {
             line: self.base.get() + self.line_no,
             column,
             message,
-            excerpt: excerpt(&self.line, column),
+            excerpt: excerpt(self.line(), column),
         }
     }
 
@@ -184,12 +190,11 @@ impl NdjsonReader {
         discover: bool,
     ) -> Self {
         let src = JsonLines {
-            input,
+            lines: LineWindow::new(input),
             path: path.to_string(),
             discover,
             discovery: Discovery::default(),
             keys: KeyCache::default(),
-            line: Vec::with_capacity(4096),
             line_no: 0,
             base: input::LineBase::default(),
             ignored: Vec::new(),

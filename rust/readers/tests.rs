@@ -258,25 +258,6 @@ fn compressed_files_refuse_byte_ranges() {
 }
 
 #[test]
-fn read_line_matches_read_until_across_buffer_boundaries() {
-    use std::io::{BufRead, BufReader};
-    let text = b"a\n\nbb\r\nccc long line that spans buffers\n\nlast without newline";
-    for capacity in 1..12 {
-        let mut ours = BufReader::with_capacity(capacity, &text[..]);
-        let mut std = BufReader::with_capacity(capacity, &text[..]);
-        loop {
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            let n = super::input::read_line(&mut ours, &mut a).unwrap();
-            let m = std.read_until(b'\n', &mut b).unwrap();
-            assert_eq!((n, &a), (m, &b), "buffer of {capacity} bytes");
-            if n == 0 {
-                break;
-            }
-        }
-    }
-}
-
-#[test]
 fn element_projection_is_pushed_into_parsing() {
     let options = LoaderOptions {
         projection: Projection::parse(&["c[1]", "c[3]"]).unwrap(),
