@@ -204,6 +204,18 @@ TRICKY_NUMBERS = [
     "1234567890123456789",
     "12345678901234567890123",
     "-1.0",
+    # short whole numbers, read in one word on the one-pass path, and their look-alikes
+    "0",
+    "7",
+    "1234567",
+    "12345678",
+    "00",
+    "01",
+    "-01",
+    "12.",
+    "7e2",
+    "0E1",
+    "3e+2",
 ]
 
 
@@ -356,9 +368,10 @@ def test_a_line_too_large_is_named_alike_on_both_paths(tmp_path, limits):
 
 def test_one_pass_lines_are_counted_and_can_be_turned_off(tmp_path):
     """The switch the property above relies on: the one-pass path takes repeated plain
-    lines, and `one_pass=False` sends them all to the general path."""
+    lines (fractions and exponents too: a number is not cut at its `.` or `e`), and
+    `one_pass=False` sends them all to the general path."""
     path = tmp_path / "plain.json"
-    write_lines(path, ['{"a": 1, "b": "x"}'] * 10)
+    write_lines(path, ['{"a": 1, "b": "x", "c": 1.5, "d": 7e2, "e": [3, 0.25]}'] * 10)
     for one_pass, least, most in [(True, 5, 10), (False, 0, 0)]:
         _, error, _, quick = _read_with(path, None, True, one_pass, "error", {})
         assert error is None and least <= quick <= most

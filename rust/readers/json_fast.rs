@@ -493,19 +493,15 @@ impl<'a> Line<'a> {
     /// path writes it), a fraction or exponent as a float to a float column only (an int
     /// column may have to widen: the general path decides).
     fn number(&mut self, id: ColumnId) -> Quick {
+        if let Some(v) = self.short_whole() {
+            return self.whole(id, v);
+        }
         let start = self.i;
         let (kind, negative) = self.scan_number()?;
         match kind {
             Number::Whole(magnitude) if magnitude != 0 || !negative => {
                 let v = i64::try_from(magnitude).map_err(|_| GiveUp)?;
-                let value = Value::Int(if negative { -v } else { v });
-                if let Some(written) = self.plain(id, value) {
-                    return written;
-                }
-                if self.l.is_decimal(id) {
-                    return Err(GiveUp);
-                }
-                self.scalar_any(id, value)
+                self.whole(id, if negative { -v } else { v })
             }
             // -0: the general path knows what the column makes of it; a long whole number
             // may not fit an int64
@@ -539,6 +535,39 @@ impl<'a> Line<'a> {
                 self.scalar_any(id, Value::Float(x))
             }
         }
+    }
+
+    /// A whole number to column `id` (as the general path writes it: an int, which a
+    /// decimal column takes its own way).
+    #[inline(always)]
+    fn whole(&mut self, id: ColumnId, v: i64) -> Quick {
+        let value = Value::Int(v);
+        if let Some(written) = self.plain(id, value) {
+            return written;
+        }
+        if self.l.is_decimal(id) {
+            return Err(GiveUp);
+        }
+        self.scalar_any(id, value)
+    }
+
+    /// The usual id or count in one word: 1 to 7 digits (no leading zero) followed by a
+    /// byte that does not go on with the number (not a digit, `.`, `e` or `E`). Its value,
+    /// the cursor past it; `None` (the cursor not moved) for any other number.
+    #[inline(always)]
+    fn short_whole(&mut self) -> Option<i64> {
+        let word = self.word_at(self.i)?;
+        let n = (not_digits(word).trailing_zeros() / 8) as usize;
+        if n == 0 || n == 8 {
+            return None;
+        }
+        let next = (word >> (8 * n)) as u8;
+        if next == b'.' || next | 0x20 == b'e' || (n > 1 && word as u8 == b'0') {
+            return None;
+        }
+        self.i += n;
+        let values = word.wrapping_sub(0x3030_3030_3030_3030) << (8 * (8 - n));
+        Some(eight_digits(values) as i64)
     }
 
     /// Read past a JSON number: what kind it is, and whether it has a minus sign.
