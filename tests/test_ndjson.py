@@ -9,6 +9,7 @@ import gzip
 import json
 import math
 import pickle
+import random
 import re
 
 import pyarrow as pa
@@ -343,6 +344,32 @@ def test_the_one_pass_path_reads_every_file_as_the_general_path(
         assert a.equals(b), (a, b)
         # byte for byte: Arrow's equality takes -0.0 for 0.0
         assert _ipc_bytes(a) == _ipc_bytes(b), (a, b)
+
+
+def test_lines_across_read_windows_read_alike_on_both_paths(tmp_path):
+    """The one-pass path finds a line's end itself, in a read window of a few MB: lines
+    that straddle a window's end, blank ones, CRLF ones, one longer than a window and a last
+    line without a line break give the rows `json.loads` gives, on either path."""
+    rnd = random.Random(7)
+    rows = [{"a": i, "s": "x" * rnd.randrange(200)} for i in range(40_000)]
+    rows[20_000]["s"] = "y" * (5 << 20)
+    lines = [json.dumps(r) + rnd.choice(["", "", " ", "\r"]) for r in rows]
+    for at in (5, 17_000, 30_000):
+        lines.insert(at, "")
+    path = tmp_path / "windows.json"
+    path.write_text("\n".join(lines))  # no line break after the last line
+    expected = pa.Table.from_pylist(rows)
+    for one_pass in (True, False):
+        batches, error, _, quick = _read_with(path, None, True, one_pass, "error", {})
+        assert error is None
+        table = pa.Table.from_batches(batches).select(["a", "s"])
+        assert table.equals(expected.cast(table.schema))
+        assert (quick > 39_000) == one_pass
+    # every line counted: a bad last line is named by its number
+    path.write_text("\n".join([*lines, '{"a": }']))
+    for one_pass in (True, False):
+        _, error, _, _ = _read_with(path, None, True, one_pass, "error", {})
+        assert f"windows.json, line {len(lines) + 1}, column 7: malformed JSON" in error, error
 
 
 @pytest.mark.parametrize("limits", [{"batch_byte_limit": 400}, {"vector_byte_limit": 200}])
@@ -937,13 +964,21 @@ def test_line_longer_than_the_batch_limit(tmp_path):
         list(bl.Scan(path, vector_byte_limit=1000))
 
 
-def test_truncated_gzip(tmp_path):
+@pytest.mark.parametrize("on_error", ["error", "skip", "permissive"])
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_truncated_gzip(tmp_path, on_error, one_pass):
+    """A file that cannot be read to its end is an error whatever `on_error` says (it is not
+    a bad line), on either path: the read fails while a line's end is looked for."""
     path = tmp_path / "t.json.gz"
-    write_lines(path, [GOOD] * 1000, opener=gzip.open)
+    write_lines(path, [json.dumps({"a": i, "b": "x" * (i % 50)}) for i in range(20_000)], gzip.open)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
+    batches, error, skipped, _ = _read_with(path, None, True, one_pass, on_error, {})
+    assert re.search(r"t\.json\.gz, line \d+: the file is truncated", error or ""), error
+    assert skipped == 0
+    assert sum(b.num_rows for b in batches) < 20_000
     with pytest.raises(bl.InputError, match="truncated"):
-        list(bl.Scan(path))
+        list(bl.Scan(path, on_error=on_error))
 
 
 @pytest.mark.parametrize("codec", ["gzip", "zstd"])

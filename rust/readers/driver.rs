@@ -121,6 +121,11 @@ pub(crate) trait RecordSource {
             l.discard_row();
         }
     }
+    /// The input could not be read while `write` looked for the rest of the current
+    /// record: the error that stops the read (no `OnError` policy applies to it).
+    fn take_read_error(&mut self) -> Option<InputError> {
+        None
+    }
     /// The current record as text, for `_corrupt_record`.
     fn raw(&self) -> String;
     /// An input error about the current record.
@@ -205,6 +210,9 @@ impl Driver {
                 Ok(()) => self.rows += 1,
                 Err(e) => {
                     src.discard(l);
+                    if let Some(failed) = src.take_read_error() {
+                        return Err(ReadError::Input(failed));
+                    }
                     self.on_bad_record(src, l, e)?;
                 }
             }

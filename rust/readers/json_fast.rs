@@ -36,26 +36,31 @@ struct GiveUp;
 
 type Quick<T = ()> = Result<T, GiveUp>;
 
-/// Write `line` into the open row of `l` if every part of it is the common case. `false`:
-/// something is not, and the row may hold part of the line (restart it). The line need not
-/// be valid UTF-8: a byte that is not ASCII can only be inside a string, and every string
-/// kept, skipped or matched as a key is checked (or compared with a key that was).
+/// Write the line `text` starts with into the open row of `l` if every part of it is the
+/// common case: its length (up to its `\n`, or the whole of `text` if `ends_input`: the
+/// input's last line need not end with one). `None`: something is not (or `text` ends before
+/// the line does), and the row may hold part of the line (restart it). A `\n` inside the
+/// object is never taken for whitespace: it ends the line, and the line is cut short. The
+/// line need not be valid UTF-8: a byte that is not ASCII can only be inside a string, and
+/// every string kept, skipped or matched as a key is checked (or compared with a key that
+/// was).
 pub(crate) fn write_common(
-    line: &[u8],
+    text: &[u8],
+    ends_input: bool,
     l: &mut ResultSetLoader,
     keys: &mut KeyCache,
     discovery: &Discovery,
     scratch: &mut Vec<u8>,
-) -> bool {
+) -> Option<usize> {
     let mut cursor = Line {
-        b: line,
+        b: text,
         i: 0,
         l,
         keys,
         discovery,
         scratch,
     };
-    cursor.row().is_ok()
+    cursor.row(ends_input).ok()
 }
 
 struct Line<'a> {
@@ -212,7 +217,8 @@ impl<'a> Line<'a> {
     #[cold]
     fn peek_past_spaces(&mut self) -> Quick<u8> {
         while let Some(&c) = self.b.get(self.i) {
-            if !is_space(c) {
+            // a line break ends the line: no token starts with it
+            if !is_space(c) || c == b'\n' {
                 return Ok(c);
             }
             self.i += 1;
@@ -231,19 +237,22 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// The line: one object, then only whitespace. Its writes broke no limit (else the
-    /// general path writes it again, overflowing where the limit broke).
-    fn row(&mut self) -> Quick {
+    /// The line: one object, then only whitespace up to its `\n` (or the end of the text
+    /// if it `ends_input`); its length. Its writes broke no limit (else the general path
+    /// writes it again, overflowing where the limit broke).
+    fn row(&mut self, ends_input: bool) -> Quick<usize> {
         self.expect(b'{')?;
         self.members(ROOT)?;
-        while let Some(&c) = self.b.get(self.i) {
-            if !is_space(c) {
-                return Err(GiveUp);
+        let end = loop {
+            match self.b.get(self.i) {
+                Some(b'\n') => break self.i,
+                Some(&c) if is_space(c) => self.i += 1,
+                None if ends_input => break self.i,
+                _ => return Err(GiveUp),
             }
-            self.i += 1;
-        }
+        };
         if self.l.limits_hold() {
-            Ok(())
+            Ok(end)
         } else {
             Err(GiveUp)
         }

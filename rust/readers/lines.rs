@@ -8,17 +8,22 @@ use super::input::READ_BUFFER;
 /// Bytes are copied only when the window is refilled (the start of an unfinished line moves
 /// to its front); a line longer than the window doubles it. Reads ask for at least
 /// [`READ_BUFFER`] bytes, so a `BufReader` of that capacity passes them straight through.
+///
+/// A line's end can be left unsearched: a parser given [`rest`](Self::rest) that finds it
+/// on its own says where with [`line_is`](Self::line_is); anyone else calls
+/// [`find_end`](Self::find_end).
 pub struct LineWindow {
     input: Box<dyn BufRead + Send>,
     buf: Vec<u8>,
-    /// The current line is `buf[start..end]`.
+    /// The current line starts at `start`; once found, it is `buf[start..end]`.
     start: usize,
     end: usize,
-    /// Where the bytes after the current line (and its line break) start.
+    found: bool,
+    /// Where the bytes after the current line (and its line break) start, once found.
     next: usize,
     /// `buf[..filled]` holds what was read.
     filled: usize,
-    /// `buf[next..searched]` holds no line break.
+    /// `buf[start..searched]` holds no line break.
     searched: usize,
     eof: bool,
 }
@@ -31,6 +36,7 @@ impl LineWindow {
             buf: vec![0; 2 * READ_BUFFER],
             start: 0,
             end: 0,
+            found: true,
             next: 0,
             filled: 0,
             searched: 0,
@@ -38,63 +44,102 @@ impl LineWindow {
         }
     }
 
-    /// The current line, without its line break (`\n`, and any `\r` before it).
+    /// Move to the next line, its end not looked for yet: `false` at the end of the input.
+    /// The line has at least one byte in [`rest`](Self::rest).
+    pub fn begin_line(&mut self) -> io::Result<bool> {
+        debug_assert!(self.found, "the last line's end was not found");
+        self.start = self.next;
+        self.searched = self.next;
+        if self.start == self.filled && !self.eof {
+            self.read_more()?;
+        }
+        if self.start == self.filled {
+            self.end = self.start;
+            return Ok(false);
+        }
+        self.found = false;
+        Ok(true)
+    }
+
+    /// The bytes read from the start of the current line on, and whether the input ends
+    /// with them.
     #[inline]
-    pub fn line(&self) -> &[u8] {
-        &self.buf[self.start..self.end]
+    pub fn rest(&self) -> (&[u8], bool) {
+        (&self.buf[self.start..self.filled], self.eof)
     }
 
-    /// Drop the first `n` bytes of the current line (a byte order mark).
-    pub fn drop_prefix(&mut self, n: usize) {
-        self.start = (self.start + n).min(self.end);
+    /// Whether the current line's end is known.
+    #[inline]
+    pub fn found(&self) -> bool {
+        self.found
     }
 
-    /// Move to the next line: `false` at the end of the input. The last line need not end
-    /// with a line break.
-    pub fn advance(&mut self) -> io::Result<bool> {
-        loop {
+    /// The current line is the first `len` bytes of [`rest`](Self::rest), followed by its
+    /// `\n` or by the end of the input.
+    #[inline]
+    pub fn line_is(&mut self, len: usize) {
+        let end = self.start + len;
+        debug_assert!(end == self.filled || self.buf[end] == b'\n');
+        self.take_line(end, (end + 1).min(self.filled));
+    }
+
+    /// Find the current line's end, reading on as far as it goes. The last line of the
+    /// input need not end with a line break.
+    pub fn find_end(&mut self) -> io::Result<()> {
+        while !self.found {
             let unsearched = &self.buf[self.searched..self.filled];
             if let Some(i) = memchr::memchr(b'\n', unsearched) {
                 let at = self.searched + i;
                 self.take_line(at, at + 1);
-                return Ok(true);
-            }
-            self.searched = self.filled;
-            if self.eof {
-                if self.next == self.filled {
-                    self.start = self.next;
-                    self.end = self.next;
-                    return Ok(false);
-                }
+            } else if self.eof {
                 self.take_line(self.filled, self.filled);
-                return Ok(true);
+            } else {
+                self.searched = self.filled;
+                if let Err(e) = self.read_more() {
+                    // the input is over: an empty line, then the end
+                    self.take_line(self.start, self.filled);
+                    self.eof = true;
+                    return Err(e);
+                }
             }
-            self.read_more()?;
         }
+        Ok(())
+    }
+
+    /// The current line, without its line break (`\n`, and any `\r` before it); empty if
+    /// its end was not found.
+    #[inline]
+    pub fn line(&self) -> &[u8] {
+        debug_assert!(self.found, "line() before its end was found");
+        &self.buf[self.start..self.end.max(self.start)]
+    }
+
+    /// Drop the first `n` bytes of the current line (a byte order mark); its end is known.
+    pub fn drop_prefix(&mut self, n: usize) {
+        self.start = (self.start + n).min(self.end);
     }
 
     /// The current line ends at `end` (its `\r`s dropped); the next starts at `next`.
     #[inline]
     fn take_line(&mut self, mut end: usize, next: usize) {
-        let start = self.next;
-        while end > start && self.buf[end - 1] == b'\r' {
+        while end > self.start && self.buf[end - 1] == b'\r' {
             end -= 1;
         }
-        self.start = start;
         self.end = end;
         self.next = next;
-        self.searched = next;
+        self.found = true;
     }
 
-    /// Read more of the input after the bytes not yet handed out, moved to the front of the
-    /// window (which doubles if they fill it).
+    /// Read more of the input after the current line's start (moved to the front of the
+    /// window, which doubles if what it keeps leaves less than a read's worth free).
     #[cold]
     fn read_more(&mut self) -> io::Result<()> {
-        if self.next > 0 {
-            self.buf.copy_within(self.next..self.filled, 0);
-            self.filled -= self.next;
-            self.searched -= self.next;
-            self.next = 0;
+        let keep = self.start;
+        if keep > 0 {
+            self.buf.copy_within(keep..self.filled, 0);
+            self.filled -= keep;
+            self.searched -= keep;
+            self.next = self.next.saturating_sub(keep);
             self.start = 0;
             self.end = 0;
         }
@@ -117,8 +162,10 @@ impl LineWindow {
 mod tests {
     use super::*;
 
-    /// Every line of `text` read through a window, with reads of at most `chunk` bytes.
-    fn lines_of(text: &[u8], chunk: usize) -> Vec<Vec<u8>> {
+    /// Every line of `text` read through a window, with reads of at most `chunk` bytes; with
+    /// `parse`, every other line's end is found as a parser finds it (in `rest`, where it
+    /// can: up to its `\n`, or to the end of the input).
+    fn lines_of(text: &[u8], chunk: usize, parse: bool) -> Vec<Vec<u8>> {
         struct Trickle<'a>(&'a [u8], usize);
         impl io::Read for Trickle<'_> {
             fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
@@ -131,10 +178,21 @@ mod tests {
         let input = io::BufReader::new(Trickle(text.to_vec().leak(), chunk));
         let mut window = LineWindow::new(Box::new(input));
         let mut out = Vec::new();
-        while window.advance().unwrap() {
+        while window.begin_line().unwrap() {
+            let (rest, ends_input) = window.rest();
+            let parsed = match memchr::memchr(b'\n', rest) {
+                Some(len) => Some(len),
+                None if ends_input => Some(rest.len()),
+                None => None,
+            };
+            match parsed {
+                Some(len) if parse && out.len() % 2 == 0 => window.line_is(len),
+                _ => window.find_end().unwrap(),
+            }
+            assert!(window.found());
             out.push(window.line().to_vec());
         }
-        assert!(!window.advance().unwrap(), "the end stays the end");
+        assert!(!window.begin_line().unwrap(), "the end stays the end");
         out
     }
 
@@ -161,8 +219,14 @@ mod tests {
                 if chunk == 1 && text.len() > 100_000 {
                     continue;
                 }
-                let got = lines_of(text.as_bytes(), chunk);
+                let got = lines_of(text.as_bytes(), chunk, false);
                 assert_eq!(got.len(), expected.len(), "{chunk}");
+                let parsed = lines_of(text.as_bytes(), chunk, true);
+                assert!(
+                    parsed == got,
+                    "parsed: text of {} bytes, reads of {chunk}",
+                    text.len()
+                );
                 assert!(
                     got == expected,
                     "text of {} bytes, reads of {chunk}",
@@ -181,7 +245,20 @@ mod tests {
             }
         }
         let mut window = LineWindow::new(Box::new(io::BufReader::new(Broken)));
-        let e = window.advance().unwrap_err();
+        let e = window.begin_line().unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidData);
+        // one that fails half-way through a line ends the input there
+        let half = io::Read::chain(&b"{\"a\": 1}\n{\"a\""[..], Broken);
+        let mut window = LineWindow::new(Box::new(io::BufReader::new(half)));
+        assert!(window.begin_line().unwrap());
+        window.find_end().unwrap();
+        assert_eq!(window.line(), b"{\"a\": 1}");
+        assert!(window.begin_line().unwrap());
+        assert_eq!(
+            window.find_end().unwrap_err().kind(),
+            ErrorKind::InvalidData
+        );
+        assert!(window.found() && window.line().is_empty());
+        assert!(!window.begin_line().unwrap(), "nothing after the failure");
     }
 }

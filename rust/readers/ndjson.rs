@@ -37,6 +37,8 @@ pub struct JsonLines {
     one_pass: bool,
     /// Lines the one-pass path wrote (the others went through serde).
     pub(crate) one_pass_lines: u64,
+    /// The input failed while the current line's end was looked for.
+    read_error: Option<InputError>,
 }
 
 impl JsonLines {
@@ -48,14 +50,17 @@ impl JsonLines {
 
 impl RecordSource for JsonLines {
     fn next_record(&mut self) -> Result<bool, InputError> {
-        let more = self
-            .lines
-            .advance()
-            .map_err(|e| io_error(&self.path, self.base.get() + self.line_no + 1, &e))?;
-        if !more {
+        let line = self.base.get() + self.line_no + 1;
+        let read_error = |e| io_error(&self.path, line, &e);
+        if !self.lines.begin_line().map_err(read_error)? {
             return Ok(false);
         }
         self.line_no += 1;
+        // A line that starts an object is left for the one-pass path to find its end; any
+        // other (blank, the first, not an object) is found now.
+        if self.line_no == 1 || self.lines.rest().0[0] != b'{' {
+            self.lines.find_end().map_err(read_error)?;
+        }
         // A UTF-8 byte order mark (files saved by Windows tools) is not part of the JSON.
         if self.line_no == 1 && self.base.starts_file() && self.line().starts_with(UTF8_BOM) {
             self.lines.drop_prefix(UTF8_BOM.len());
@@ -64,7 +69,8 @@ impl RecordSource for JsonLines {
     }
 
     fn is_blank(&self) -> bool {
-        self.line().iter().all(u8::is_ascii_whitespace)
+        // a line whose end is not found yet starts with `{`
+        self.lines.found() && self.line().iter().all(u8::is_ascii_whitespace)
     }
 
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
@@ -73,12 +79,27 @@ impl RecordSource for JsonLines {
         // else through serde, from the row's start.
         let (scratch, keys) = (&mut self.scratch, &mut self.keys);
         if self.one_pass {
-            let line = self.lines.line();
-            if json_fast::write_common(line, l, keys, &self.discovery, scratch) {
+            let found = self.lines.found();
+            let (text, ends_input) = if found {
+                (self.lines.line(), true)
+            } else {
+                self.lines.rest()
+            };
+            if let Some(len) =
+                json_fast::write_common(text, ends_input, l, keys, &self.discovery, scratch)
+            {
+                if !found {
+                    self.lines.line_is(len);
+                }
                 self.one_pass_lines += 1;
                 return Ok(());
             }
             l.restart_row();
+        }
+        if let Err(e) = self.lines.find_end() {
+            let error = io_error(&self.path, self.base.get() + self.line_no, &e);
+            self.read_error = Some(error.clone());
+            return Err(error);
         }
         // Validate the line once (ASCII runs go word by word) so serde need not check each
         // string it reads.
@@ -116,6 +137,10 @@ impl RecordSource for JsonLines {
             }
             (Err(e), None) => Err(self.error(Some(e.column()), syntax_message(&e))),
         }
+    }
+
+    fn take_read_error(&mut self) -> Option<InputError> {
+        self.read_error.take()
     }
 
     /// A line that fails leaves nothing it discovered behind (see `Discovery::undo_row`).
@@ -202,6 +227,7 @@ impl NdjsonReader {
             scratch: Vec::new(),
             one_pass: true,
             one_pass_lines: 0,
+            read_error: None,
         };
         RecordReader::new(src, on_error)
     }
