@@ -374,7 +374,11 @@ impl<'a> Line<'a> {
                 self.i = end + 1;
                 self.string(id, text)
             }
-            b'-' | b'0'..=b'9' => self.number(id),
+            b'0'..=b'9' => match self.short_whole() {
+                Some(v) => self.whole(id, v),
+                None => self.number(id),
+            },
+            b'-' => self.number(id),
             b'n' => {
                 self.word(b"null")?;
                 self.set(id, Value::Null)
@@ -502,9 +506,6 @@ impl<'a> Line<'a> {
     /// path writes it), a fraction or exponent as a float to a float column only (an int
     /// column may have to widen: the general path decides).
     fn number(&mut self, id: ColumnId) -> Quick {
-        if let Some(v) = self.short_whole() {
-            return self.whole(id, v);
-        }
         let start = self.i;
         let (kind, negative) = self.scan_number()?;
         match kind {
