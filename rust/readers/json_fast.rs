@@ -453,6 +453,7 @@ impl<'a> Line<'a> {
     }
 
     /// A string to column `id`: as text, or as the timestamp or date it spells.
+    #[inline(always)]
     fn string(&mut self, id: ColumnId, text: &str) -> Quick {
         if let Some(written) = self.plain(id, Value::Str(text)) {
             return written;
