@@ -26,8 +26,7 @@ enum Number {
     /// More digits, no fraction or exponent (an int64, a uint64 or a float).
     LongWhole,
     /// A fraction or an exponent (a float); `Some(m, k)` if it is exactly `m / 10^k` with
-    /// `m` and `10^k` exact in an f64 (no exponent, `m <= 2^53`, `k <= 22`): one division
-    /// then rounds it correctly.
+    /// no exponent and at most 19 digits in all (see [`decimal_fraction`]).
     Fraction(Option<(u64, usize)>),
 }
 
@@ -99,6 +98,29 @@ const EXACT_POWERS_OF_TEN: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
+
+/// `mantissa / 10^scale` correctly rounded to an f64 (as `str::parse` rounds it), for a
+/// mantissa below 2^64 and `scale <= 18`. Up to 2^53 both are exact in an f64 and one float
+/// division rounds. Above, the mantissa is shifted left by `shift` bits so that the integer
+/// quotient has 63 or 64 bits (one word), and a remainder sets its lowest bit: rounding that
+/// to 53 bits rounds the true quotient, as every halfway point between two floats is then an
+/// even integer and the lowest bit never moves the quotient past one.
+#[inline(always)]
+fn decimal_fraction(mantissa: u64, scale: usize) -> f64 {
+    debug_assert!(scale <= 18);
+    if mantissa <= 1 << 53 {
+        return mantissa as f64 / EXACT_POWERS_OF_TEN[scale];
+    }
+    let divisor = 10u64.pow(scale as u32);
+    // 2^(bits - 1) <= divisor < 2^bits and mantissa << zeros has its top bit set, so the
+    // quotient is below 2^64 and at least 2^62
+    let shift = 63 - divisor.leading_zeros() + mantissa.leading_zeros();
+    let scaled = (mantissa as u128) << shift;
+    let quotient = (scaled / divisor as u128) as u64;
+    let sticky = (scaled != quotient as u128 * divisor as u128) as u64;
+    // shift <= 59 + 10: 2^-shift is a normal f64
+    (quotient | sticky) as f64 * f64::from_bits(u64::from(1023 - shift) << 52)
+}
 
 /// 10^n for n up to 8.
 const POWERS_OF_TEN: [u64; 9] = [
@@ -521,7 +543,7 @@ impl<'a> Line<'a> {
                 // correctly rounded, as serde_json's float_roundtrip is: the same bits
                 let x = match exact {
                     Some((mantissa, scale)) => {
-                        let x = mantissa as f64 / EXACT_POWERS_OF_TEN[scale];
+                        let x = decimal_fraction(mantissa, scale);
                         if negative {
                             -x
                         } else {
@@ -608,7 +630,7 @@ impl<'a> Line<'a> {
             if scale == 0 {
                 return Err(GiveUp);
             }
-            let exact = digits + scale <= 19 && mantissa <= 1 << 53 && scale <= 22;
+            let exact = digits + scale <= 19;
             kind = Number::Fraction(exact.then_some((mantissa, scale)));
             i = end;
         }
@@ -921,7 +943,45 @@ impl<'a> Line<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{eight_digits, not_digits, string_stop, POWERS_OF_TEN};
+    use super::{decimal_fraction, eight_digits, not_digits, string_stop, POWERS_OF_TEN};
+
+    /// Random mantissas of every length up to 19 digits over every scale up to 18, the
+    /// largest mantissas, and exact ties
+    /// between two floats (odd multiples of 2^0 above 2^54, scaled by powers of ten): the
+    /// float made is the one `str::parse` makes.
+    #[test]
+    fn decimal_fractions_round_as_parse_does() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let check = |mantissa: u64, scale: usize| {
+            let text = format!("{mantissa}e-{scale}");
+            let expected: f64 = text.parse().unwrap();
+            assert_eq!(
+                decimal_fraction(mantissa, scale).to_bits(),
+                expected.to_bits(),
+                "{text}"
+            );
+        };
+        for _ in 0..200_000 {
+            let digits = 1 + (next() % 19) as u32;
+            let mantissa = next() % 10u64.pow(digits);
+            check(mantissa, (next() % 19) as usize);
+        }
+        for _ in 0..20_000 {
+            let odd = (1u64 << 54) + 2 * (next() % (1 << 20)) + 1;
+            for scale in 0..=2 {
+                if let Some(mantissa) = odd.checked_mul(10u64.pow(scale)) {
+                    check(mantissa, scale as usize);
+                }
+            }
+            check(u64::MAX - next() % 1000, (next() % 19) as usize);
+        }
+    }
 
     /// Lines of random lengths mixing plain, stopping and non-ASCII bytes, scanned from every
     /// start: the stop found is the first `"`, `\` or control character, and a non-ASCII
