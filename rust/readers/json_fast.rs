@@ -93,11 +93,27 @@ fn not_digits(word: u64) -> u64 {
         & 0x8080_8080_8080_8080
 }
 
-/// 10^n for n up to 22: the powers of ten an f64 holds exactly.
-const EXACT_POWERS_OF_TEN: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
+/// 10^n for n up to 18 (all a fraction of up to 19 digits can need).
+const POWERS_OF_TEN: [u64; 19] = {
+    let mut powers = [1u64; 19];
+    let mut n = 1;
+    while n < powers.len() {
+        powers[n] = powers[n - 1] * 10;
+        n += 1;
+    }
+    powers
+};
+
+/// The same powers as f64s (exact: every power of ten up to 10^22 is).
+const EXACT_POWERS_OF_TEN: [f64; 19] = {
+    let mut powers = [1f64; 19];
+    let mut n = 1;
+    while n < powers.len() {
+        powers[n] = POWERS_OF_TEN[n] as f64;
+        n += 1;
+    }
+    powers
+};
 
 /// `mantissa / 10^scale` correctly rounded to an f64 (as `str::parse` rounds it), for a
 /// mantissa below 2^64 and `scale <= 18`. Up to 2^53 both are exact in an f64 and one float
@@ -111,7 +127,7 @@ fn decimal_fraction(mantissa: u64, scale: usize) -> f64 {
     if mantissa <= 1 << 53 {
         return mantissa as f64 / EXACT_POWERS_OF_TEN[scale];
     }
-    let divisor = 10u64.pow(scale as u32);
+    let divisor = POWERS_OF_TEN[scale];
     // 2^(bits - 1) <= divisor < 2^bits and mantissa << zeros has its top bit set, so the
     // quotient is below 2^64 and at least 2^62
     let shift = 63 - divisor.leading_zeros() + mantissa.leading_zeros();
@@ -121,19 +137,6 @@ fn decimal_fraction(mantissa: u64, scale: usize) -> f64 {
     // shift <= 59 + 10: 2^-shift is a normal f64
     (quotient | sticky) as f64 * f64::from_bits(u64::from(1023 - shift) << 52)
 }
-
-/// 10^n for n up to 8.
-const POWERS_OF_TEN: [u64; 9] = [
-    1,
-    10,
-    100,
-    1_000,
-    10_000,
-    100_000,
-    1_000_000,
-    10_000_000,
-    100_000_000,
-];
 
 /// The number eight digit values (0 to 9, one per byte, the first in the lowest byte) spell.
 #[inline(always)]
@@ -946,9 +949,8 @@ mod tests {
     use super::{decimal_fraction, eight_digits, not_digits, string_stop, POWERS_OF_TEN};
 
     /// Random mantissas of every length up to 19 digits over every scale up to 18, the
-    /// largest mantissas, and exact ties
-    /// between two floats (odd multiples of 2^0 above 2^54, scaled by powers of ten): the
-    /// float made is the one `str::parse` makes.
+    /// largest mantissas, and exact ties between two floats (odd integers above 2^54, scaled
+    /// by powers of ten): the float made is the one `str::parse` makes.
     #[test]
     fn decimal_fractions_round_as_parse_does() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
