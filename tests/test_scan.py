@@ -516,6 +516,24 @@ def test_a_batch_cut_by_the_limit_joins_the_small_ones_before_it(tmp_path, built
     ]
 
 
+@pytest.mark.parametrize("builtin", [True, False])
+@pytest.mark.parametrize("coalesce", [True, False])
+@pytest.mark.parametrize("limit", [None, 11])
+def test_an_empty_projection_still_counts_the_rows(tmp_path, builtin, coalesce, limit):
+    """`columns=[]` is Drill's COUNT(*) case: no column is read, but every row is still
+    there, in batches of no columns that keep the batch limits."""
+    sizes = [7, 0, 5, 9]
+    for i, n in enumerate(sizes):
+        write(f"{tmp_path}/{i}.json", [{"a": j, "b": {"c": "x" * j}} for j in range(n)])
+    kw = {} if builtin else {"reader": json_lines}
+    scan = bl.Scan(tmp_path, columns=[], row_limit=4, coalesce=coalesce, limit=limit, **kw)
+    batches = list(scan)
+    expected = sum(sizes) if limit is None else limit
+    assert sum(b.num_rows for b in batches) == expected == scan.rows_read
+    assert all(b.num_columns == 0 and 0 < b.num_rows <= 4 for b in batches)
+    assert pa.Table.from_batches(batches, schema=scan.schema).num_rows == expected
+
+
 def test_reader_writing_through_the_row_writer_across_batches(tmp_path):
     write(f"{tmp_path}/1.json", [{}])
 

@@ -282,6 +282,20 @@ def _big_ndjson(path, n=3000):
     return rows
 
 
+def test_an_empty_projection_counts_every_row_on_both_paths(spark, tmp_path):
+    """`columns=[]` is COUNT(*): no column, yet as many rows as the files hold, through the
+    data source and through mapInArrow, with a file split in several byte ranges too."""
+    path = tmp_path / "big.json"
+    rows = _big_ndjson(path)
+    write(f"{tmp_path}/small.json", [{"id": i} for i in range(3)])
+    split = os.path.getsize(path) // 5
+    df = bls.read(spark, str(tmp_path), columns=[], split_bytes=split)
+    assert df.columns == [] and df.rdd.getNumPartitions() > 2
+    assert df.count() == len(rows) + 3
+    plan = bls.ScanPlan(str(tmp_path), columns=[], split_bytes=split)
+    assert bls._read_with_map_in_arrow(spark, plan).count() == len(rows) + 3
+
+
 def test_a_large_file_is_split_at_line_boundaries_and_read_once(spark, tmp_path):
     path = tmp_path / "big.json"
     rows = _big_ndjson(path)

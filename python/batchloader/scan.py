@@ -381,4 +381,9 @@ class Scan:
                 arrays.append(fill_column(n, f))
             else:
                 arrays.append(conform(batch.column(i), f.type))
+        if not arrays:
+            # an empty projection (COUNT(*)): the batch is only its row count
+            return pa.RecordBatch.from_struct_array(
+                pa.StructArray.from_buffers(pa.struct([]), n, [None])
+            )
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
