@@ -110,6 +110,43 @@ def test_ragged_rows(tmp_path):
     assert scan.skipped_lines == 1
 
 
+@pytest.mark.parametrize("header", [True, False])
+@pytest.mark.parametrize("end", ["\n", ""])
+def test_a_quote_never_closed_is_an_error_not_the_rest_of_the_file(tmp_path, header, end):
+    """A quote opened and never closed takes every later line into one field: the record is
+    bad input (named by the line it starts on, under every on_error), not a silent loss of
+    the rows after it."""
+    head = "a,b\n" if header else ""
+    path = tmp_path / "q.csv"
+    path.write_text(head + '1,2\n3,"open\n4,5\n6,7' + end)
+    line = 3 if header else 2
+    with pytest.raises(bl.InputError, match=rf"q\.csv, line {line}: .*quote.* never closed"):
+        list(bl.Scan(path, header=header))
+    skip = bl.Scan(path, header=header, on_error="skip")
+    rows = table_of(skip).to_pylist()
+    assert rows == ([{"a": "1", "b": "2"}] if header else [{"columns": ["1", "2"]}])
+    assert skip.skipped_lines == 1
+    permissive = table_of(bl.Scan(path, header=header, on_error="permissive"))
+    assert permissive.column("_corrupt_record").to_pylist() == [None, '3,"open\n4,5\n6,7']
+
+
+@pytest.mark.parametrize(
+    "last", ['3,"x"', '3,"two\nlines"', '3,ab"c', '3,"say ""hi"""', '3,""', "3,"]
+)
+def test_a_last_record_without_a_line_break_is_read_whole(tmp_path, last):
+    """The file's last record ends at the end of the input: closed quotes, quotes inside an
+    unquoted field and doubled quotes are not taken for a quote left open."""
+    path = tmp_path / "l.csv"
+    path.write_text("a,b\n1,2\n" + last)
+    want = pcsv.read_csv(
+        path,
+        convert_options=pcsv.ConvertOptions(
+            column_types={"a": pa.utf8(), "b": pa.utf8()}, strings_can_be_null=False
+        ),
+    )
+    assert table_of(bl.Scan(path, header=True)).equals(want)
+
+
 def test_conversion_errors_name_line_and_field(tmp_path):
     path = tmp_path / "c.csv"
     path.write_text("n,s\n1,a\nxx,b\n3,c\n")

@@ -200,6 +200,34 @@ impl CsvRecords {
     }
 }
 
+impl CsvRecords {
+    /// Whether the current record ends inside quotes: it reaches the end of the input, and
+    /// a line break after it would still be part of its last field. (The `csv` crate ends
+    /// such a field at the end of the input without a word, so every line after the quote
+    /// would silently be one field.)
+    fn quote_left_open(&self) -> bool {
+        let tap = self.reader.get_ref();
+        if !tap.ends_at(self.span.1) {
+            return false;
+        }
+        let text = tap.kept_bytes(self.span.0, self.span.1);
+        if memchr::memchr(self.options.quote, text).is_none() {
+            return false;
+        }
+        let mut parser = csv_core::ReaderBuilder::new()
+            .delimiter(self.options.delimiter)
+            .quote(self.options.quote)
+            .escape(self.options.escape)
+            .double_quote(self.options.escape.is_none())
+            .build();
+        let input = [text, b"\n"].concat();
+        let mut fields = vec![0; input.len()];
+        let mut ends = vec![0; input.len() + 1];
+        let (result, ..) = parser.read_record(&input, &mut fields, &mut ends);
+        matches!(result, csv_core::ReadRecordResult::InputEmpty)
+    }
+}
+
 impl RecordSource for CsvRecords {
     fn next_record(&mut self) -> Result<bool, InputError> {
         loop {
@@ -251,6 +279,16 @@ impl RecordSource for CsvRecords {
     }
 
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
+        if self.quote_left_open() {
+            let lines = memchr::memchr_iter(b'\n', self.record.as_slice()).count() + 1;
+            return Err(self.error(
+                None,
+                format!(
+                    "a quote opened in this record is never closed: it runs to the end of the \
+                     input, taking in {lines} lines"
+                ),
+            ));
+        }
         if !self.options.header {
             let id = match l.column(ROOT, COLUMNS) {
                 Some(id) => id,

@@ -14,6 +14,8 @@ pub(crate) struct Tap {
     kept: Vec<u8>,
     /// Offset in the input of `kept[0]`.
     kept_from: u64,
+    /// `inner` has said it has no more bytes.
+    at_end: bool,
 }
 
 impl Tap {
@@ -23,6 +25,7 @@ impl Tap {
             inner,
             kept: Vec::new(),
             kept_from: 0,
+            at_end: false,
         }
     }
 
@@ -36,6 +39,11 @@ impl Tap {
             return &[];
         };
         self.kept.get(from as usize..to as usize).unwrap_or(&[])
+    }
+
+    /// Whether the whole input was read and ends at `offset`.
+    pub fn ends_at(&self, offset: u64) -> bool {
+        self.at_end && self.kept_from + self.kept.len() as u64 == offset
     }
 
     /// The next record starts at `offset`: what comes before it may be dropped.
@@ -52,6 +60,7 @@ impl Tap {
 impl Read for Tap {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
+        self.at_end |= n == 0 && !buf.is_empty();
         self.kept.extend_from_slice(&buf[..n]);
         Ok(n)
     }
@@ -83,5 +92,8 @@ mod tests {
             b"",
             "unread bytes are not made up"
         );
+        assert!(!tap.ends_at(read), "the end is known only once it is read");
+        while tap.read(&mut buf).unwrap() > 0 {}
+        assert!(tap.ends_at(data.len() as u64) && !tap.ends_at(read));
     }
 }
