@@ -201,19 +201,15 @@ impl CsvRecords {
 }
 
 impl CsvRecords {
-    /// Whether the current record ends inside quotes: it reaches the end of the input, and
-    /// a line break after it would still be part of its last field. (The `csv` crate ends
-    /// such a field at the end of the input without a word, so every line after the quote
-    /// would silently be one field.)
-    fn quote_left_open(&self) -> bool {
-        let tap = self.reader.get_ref();
-        if !tap.ends_at(self.span.1) {
-            return false;
-        }
-        let text = tap.kept_bytes(self.span.0, self.span.1);
-        if memchr::memchr(self.options.quote, text).is_none() {
-            return false;
-        }
+    /// The error of a record that ends inside quotes, called for the input's last record: a
+    /// line break after it would still be part of its last field. (The `csv` crate ends such
+    /// a field at the end of the input without a word, so every line after the quote would
+    /// silently be one field.) Out of line: it must not weigh on the other records.
+    #[cold]
+    #[inline(never)]
+    fn quote_left_open(&self) -> Option<InputError> {
+        let text = self.reader.get_ref().kept_bytes(self.span.0, self.span.1);
+        memchr::memchr(self.options.quote, text)?;
         let mut parser = csv_core::ReaderBuilder::new()
             .delimiter(self.options.delimiter)
             .quote(self.options.quote)
@@ -224,7 +220,17 @@ impl CsvRecords {
         let mut fields = vec![0; input.len()];
         let mut ends = vec![0; input.len() + 1];
         let (result, ..) = parser.read_record(&input, &mut fields, &mut ends);
-        matches!(result, csv_core::ReadRecordResult::InputEmpty)
+        if !matches!(result, csv_core::ReadRecordResult::InputEmpty) {
+            return None;
+        }
+        let lines = memchr::memchr_iter(b'\n', self.record.as_slice()).count() + 1;
+        Some(self.error(
+            None,
+            format!(
+                "a quote opened in this record is never closed: it runs to the end of the \
+                 input, taking in {lines} lines"
+            ),
+        ))
     }
 }
 
@@ -279,15 +285,11 @@ impl RecordSource for CsvRecords {
     }
 
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
-        if self.quote_left_open() {
-            let lines = memchr::memchr_iter(b'\n', self.record.as_slice()).count() + 1;
-            return Err(self.error(
-                None,
-                format!(
-                    "a quote opened in this record is never closed: it runs to the end of the \
-                     input, taking in {lines} lines"
-                ),
-            ));
+        // only the input's last record can hold a quote left open
+        if self.reader.get_ref().ends_at(self.span.1) {
+            if let Some(e) = self.quote_left_open() {
+                return Err(e);
+            }
         }
         if !self.options.header {
             let id = match l.column(ROOT, COLUMNS) {
