@@ -541,6 +541,24 @@ def test_on_error_modes(tmp_path, position):
     assert table.column("a").to_pylist()[index] is None
 
 
+@pytest.mark.parametrize("name", ["_corrupt_record", "_CORRUPT_RECORD"])
+@pytest.mark.parametrize("strict", [True, False])
+def test_a_schema_may_name_the_corrupt_record_column_itself(tmp_path, name, strict):
+    """Spark's way to ask for permissive mode's column is to put `_corrupt_record string` in
+    the schema: the scan fills that column, where the schema puts it."""
+    path = tmp_path / "bad.json"
+    write_lines(path, [GOOD, BAD, GOOD])
+    schema = pa.schema([(name, pa.utf8()), ("a", pa.int64())])
+    scan = bl.Scan(path, schema=schema, strict_schema=strict, on_error="permissive")
+    table = data_table(scan)
+    assert table.column_names[:2] == [name, "a"]
+    assert table.column(name).to_pylist() == [None, BAD, None]
+    assert table.column("a").to_pylist() == [1, None, 1]
+    wrong = pa.schema([("_corrupt_record", pa.int64())])
+    with pytest.raises(ValueError, match=r"_corrupt_record.*string"):
+        bl.Scan(path, schema=wrong, on_error="permissive")
+
+
 @pytest.mark.parametrize(
     ("line", "what"),
     [

@@ -282,6 +282,38 @@ def _big_ndjson(path, n=3000):
     return rows
 
 
+def test_permissive_keeps_a_bad_line_past_the_sample_in_corrupt_record(spark, tmp_path):
+    """The driver's sample holds only good lines, yet it plans for permissive mode's
+    column: a malformed line an executor meets later is kept there, not an error."""
+    lines = [json.dumps({"a": i}) for i in range(300)]
+    lines[250] = '{"a": oops'
+    (tmp_path / "p.json").write_text("\n".join(lines) + "\n")
+    df = bls.read(spark, str(tmp_path), sample_rows=100, on_error="permissive")
+    assert "_corrupt_record" in df.columns
+    bad = df.where("_corrupt_record is not null").select("a", "_corrupt_record").collect()
+    assert [r.asDict() for r in bad] == [{"a": None, "_corrupt_record": '{"a": oops'}]
+    assert df.count() == 300
+
+
+@needs_data_sources
+def test_the_data_source_fills_corrupt_record_when_the_users_schema_names_it(spark, tmp_path):
+    """Spark's own convention: `_corrupt_record string` in the schema asks for the text of
+    malformed lines."""
+    (tmp_path / "p.json").write_text('{"a": 1}\n{"a": oops\n{"a": 3}\n')
+    bls.register(spark)
+    df = (
+        spark.read.format("batchloader")
+        .schema("a long, _corrupt_record string")
+        .option("on_error", "permissive")
+        .load(str(tmp_path))
+    )
+    assert sorted(map(tuple, df.collect()), key=repr) == [
+        (1, None),
+        (3, None),
+        (None, '{"a": oops'),
+    ]
+
+
 def test_an_empty_projection_counts_every_row_on_both_paths(spark, tmp_path):
     """`columns=[]` is COUNT(*): no column, yet as many rows as the files hold, through the
     data source and through mapInArrow, with a file split in several byte ranges too."""

@@ -180,8 +180,15 @@ class Scan:
         if reader is None:
             for f in self.files:
                 self._builtin_format(f)  # fail early on a file no reader can read
-        if on_error == "permissive" and reader is None and columns is None:
-            # malformed lines are kept whole: the column exists from the start
+        named = [f for f in schema or [] if f.name.lower() == CORRUPT_RECORD]
+        if on_error == "permissive" and named and not pa.types.is_string(named[0].type):
+            raise ValueError(
+                f"schema= has {named[0].name!r} as {named[0].type}: permissive mode keeps "
+                "malformed lines there, so it must be a string (utf8) column"
+            )
+        if on_error == "permissive" and reader is None and columns is None and not named:
+            # malformed lines are kept whole: the column exists from the start (where the
+            # schema puts it, if it names it, as Spark's readers are asked for it)
             corrupt = pa.field(CORRUPT_RECORD, pa.utf8())
             schema = pa.schema([*(schema or []), corrupt])
         self.root = (
