@@ -948,18 +948,23 @@ impl<'a> Line<'a> {
 mod tests {
     use super::{decimal_fraction, eight_digits, not_digits, string_stop, POWERS_OF_TEN};
 
+    /// A xorshift64 generator from `seed` (not 0): the tests' random inputs, the same on
+    /// every run.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     /// Random mantissas of every length up to 19 digits over every scale up to 18, the
     /// largest mantissas, and exact ties between two floats (odd integers above 2^54, scaled
     /// by powers of ten): the float made is the one `str::parse` makes.
     #[test]
     fn decimal_fractions_round_as_parse_does() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let check = |mantissa: u64, scale: usize| {
             let text = format!("{mantissa}e-{scale}");
             let expected: f64 = text.parse().unwrap();
@@ -994,20 +999,14 @@ mod tests {
         let bytes = [
             b'a', b'a', b'a', b'Z', b' ', b'"', b'\\', 0x1f, 0x7f, 0x80, 0xc3, 0xff,
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..20_000 {
             let len = (next() % 48) as usize;
             // mostly plain bytes, so stops fall anywhere in a 16-byte step
             let line: Vec<u8> = (0..len)
                 .map(|_| {
                     let r = next();
-                    if r % 8 == 0 {
+                    if r.is_multiple_of(8) {
                         bytes[(r >> 8) as usize % bytes.len()]
                     } else {
                         b'a' + (r >> 16) as u8 % 26
@@ -1036,11 +1035,9 @@ mod tests {
         let fillers = [
             b'0', b'9', b'5', b'.', b'e', b'/', b':', b' ', b'"', 0, 0x80, 0xff,
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = next();
             let bytes: Vec<u8> = (0..8)
                 .map(|k| fillers[((seed >> (k * 5)) % fillers.len() as u64) as usize])
                 .collect();
