@@ -740,6 +740,25 @@ def test_iso_dates_and_timestamps_agree_with_python(tmp_path_factory, dates, sta
             assert (have, bad is not None) == (want, want is None), value
 
 
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_a_number_into_a_timestamp_counts_the_columns_unit(tmp_path, unit, one_pass):
+    """Arrow's cast rule, not Spark's seconds: the number is that many units since the
+    epoch, on both paths; a fraction is not a timestamp."""
+    path = tmp_path / "t.json"
+    numbers = [1_700_000_000, -5, 0]
+    write_lines(path, [json.dumps({"t": n}) for n in numbers] + ['{"t": 1.5}'])
+    schema = pa.schema([("t", pa.timestamp(unit))])
+    reader = bl.FileReader(str(path), on_error="permissive", discover=False, one_pass=one_pass)
+    loader = bl.ResultSetLoader(schema=schema, discover=False)
+    loader.start_batch()
+    assert not reader.fill(loader)
+    batch = loader.harvest()
+    want = pa.array([*numbers, None], pa.int64()).cast(pa.timestamp(unit))
+    assert batch.column("t").equals(want)
+    assert batch.column("_corrupt_record").to_pylist() == [None] * 3 + ['{"t": 1.5}']
+
+
 def test_narrowing_ints_checks_range(tmp_path):
     path = tmp_path / "t.json"
     write_lines(path, ['{"x": 100}', '{"x": 300}'])
