@@ -147,6 +147,32 @@ def test_a_last_record_without_a_line_break_is_read_whole(tmp_path, last):
     assert table_of(bl.Scan(path, header=True)).equals(want)
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("header", [True, False])
+def test_errors_name_the_records_own_line_whatever_the_line_breaks(tmp_path, newline, header):
+    """After `\r\n` line breaks and blank lines, an error still names the line its record
+    starts on (the csv crate starts a record before the `\n` of the last one's `\r\n`)."""
+    lines = ["a,b"] if header else []
+    lines += ["1,2", "", "", "3,4", "x,5", "", "6,7,8,9"]
+    path = tmp_path / "l.csv"
+    path.write_bytes(newline.join(lines).encode() + newline.encode())
+    bad_int, ragged = lines.index("x,5") + 1, lines.index("6,7,8,9") + 1
+    if header:
+        schema = pa.schema([("a", pa.int64())])
+        with pytest.raises(bl.InputError, match=rf"l\.csv, line {bad_int}: field 1 \(a\)"):
+            list(bl.Scan(path, header=True, schema=schema))
+        with pytest.raises(bl.InputError, match=rf"l\.csv, line {ragged}: the record has 4"):
+            list(bl.Scan(path, header=True))
+    lines = [*lines[:-1], "", '1,"open', "2"]
+    path.write_bytes(newline.join(lines).encode())
+    opened = len(lines) - 1
+    with pytest.raises(bl.InputError, match=rf"l\.csv, line {opened}: a quote .* 2 lines"):
+        list(bl.Scan(path, header=header))
+    path.write_bytes(newline.join(lines[:-1]).encode() + newline.encode())
+    with pytest.raises(bl.InputError, match=rf"line {opened}: a quote .* taking in 1 line \("):
+        list(bl.Scan(path, header=header))
+
+
 def test_conversion_errors_name_line_and_field(tmp_path):
     path = tmp_path / "c.csv"
     path.write_text("n,s\n1,a\nxx,b\n3,c\n")

@@ -63,8 +63,21 @@ pub struct CsvRecords {
 }
 
 impl CsvRecords {
+    /// The line the current record starts on. The csv crate starts a record where the last
+    /// one's terminator stopped: before the `\n` of a `\r\n` and before blank lines, so
+    /// their `\n`s are counted here. (It counts `\n`s only: in a file broken by lone `\r`s
+    /// every record is on line 1.)
     fn line(&self) -> u64 {
-        self.base.get() + self.record.position().map_or(self.records, |p| p.line())
+        let Some(position) = self.record.position() else {
+            return self.base.get() + self.records;
+        };
+        let mut line = self.base.get() + position.line();
+        if self.span.0 == position.byte() {
+            let text = self.reader.get_ref().kept_bytes(self.span.0, self.span.1);
+            let lead = text.iter().take_while(|b| matches!(b, b'\n' | b'\r'));
+            line += lead.filter(|&&b| b == b'\n').count() as u64;
+        }
+        line
     }
 
     /// Take the column names from the header record (the first record read).
@@ -223,12 +236,16 @@ impl CsvRecords {
         if !matches!(result, csv_core::ReadRecordResult::InputEmpty) {
             return None;
         }
-        let lines = memchr::memchr_iter(b'\n', self.record.as_slice()).count() + 1;
+        // the lines it took in: a line break ending the input starts no other
+        let fields = self.record.as_slice();
+        let end = fields.iter().rposition(|b| !matches!(b, b'\n' | b'\r'));
+        let lines = memchr::memchr_iter(b'\n', &fields[..end.map_or(0, |i| i + 1)]).count() + 1;
+        let noun = if lines == 1 { "line" } else { "lines" };
         Some(self.error(
             None,
             format!(
                 "a quote opened in this record is never closed: it runs to the end of the \
-                 input, taking in {lines} lines"
+                 input, taking in {lines} {noun}"
             ),
         ))
     }
