@@ -972,6 +972,21 @@ def test_invalid_utf8_is_its_own_error(tmp_path):
         list(bl.Scan(path))
 
 
+@pytest.mark.parametrize(
+    "line", ['{"a": 2, "b": }', '{"a":', '{"a": 1} x', "[" * 70 + "]" * 70, '{"a": 1e999}']
+)
+def test_a_syntax_error_names_its_place_once(tmp_path, line):
+    """The file's line and byte column say where; the reason does not repeat serde's own
+    position within the line ("at line 1 column 5"), which would contradict them."""
+    path = tmp_path / "bad.json"
+    write_lines(path, [GOOD, GOOD, line])
+    with pytest.raises(bl.InputError) as caught:
+        list(bl.Scan(path))
+    e = caught.value
+    assert e.line == 3 and e.column is not None
+    assert " at line " not in e.reason and " column " not in e.reason, e.reason
+
+
 def test_an_input_error_carries_its_place_as_attributes(tmp_path):
     """Code that handles bad input need not parse the message: the file, line, byte column,
     reason and excerpt are attributes, and survive pickling (as across processes)."""

@@ -255,9 +255,14 @@ impl NdjsonReader {
     }
 }
 
-/// What is wrong with a line that is not JSON text (serde_json's message, said plainly).
+/// What is wrong with a line that is not JSON text (serde_json's message, said plainly,
+/// without its position in the line: the error's line and column say where).
 fn syntax_message(e: &serde_json::Error) -> String {
-    let text = e.to_string();
+    let mut text = e.to_string();
+    let place = format!(" at line {} column {}", e.line(), e.column());
+    if text.ends_with(&place) {
+        text.truncate(text.len() - place.len());
+    }
     if text.starts_with(TOO_DEEP) {
         text
     } else if text.contains("surrogate") || text.contains("unexpected end of hex escape") {
@@ -266,8 +271,8 @@ fn syntax_message(e: &serde_json::Error) -> String {
          no character (UTF-8 cannot hold it)"
             .to_string()
     } else if text.contains("unicode") || text.contains("escape") {
-        format!("invalid UTF-8 or escape in a string: {e}")
+        format!("invalid UTF-8 or escape in a string: {text}")
     } else {
-        format!("malformed JSON: {e}")
+        format!("malformed JSON: {text}")
     }
 }
