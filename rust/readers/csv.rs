@@ -30,6 +30,37 @@ pub struct CsvOptions {
     pub escape: Option<u8>,
 }
 
+/// `text` without the line breaks that end it.
+fn trim_line_breaks(text: &[u8]) -> &[u8] {
+    let end = text.iter().rposition(|b| !matches!(b, b'\n' | b'\r'));
+    &text[..end.map_or(0, |i| i + 1)]
+}
+
+impl CsvOptions {
+    /// The `csv` reader of this dialect (records read whole, of any length).
+    fn reader_builder(&self) -> csv::ReaderBuilder {
+        let mut builder = csv::ReaderBuilder::new();
+        builder
+            .has_headers(false)
+            .flexible(true)
+            .delimiter(self.delimiter)
+            .quote(self.quote)
+            .escape(self.escape)
+            .double_quote(self.escape.is_none());
+        builder
+    }
+
+    /// A `csv-core` parser of the same dialect (for looking at one record's text again).
+    fn record_parser(&self) -> csv_core::Reader {
+        csv_core::ReaderBuilder::new()
+            .delimiter(self.delimiter)
+            .quote(self.quote)
+            .escape(self.escape)
+            .double_quote(self.escape.is_none())
+            .build()
+    }
+}
+
 impl Default for CsvOptions {
     fn default() -> Self {
         CsvOptions {
@@ -73,11 +104,52 @@ impl CsvRecords {
         };
         let mut line = self.base.get() + position.line();
         if self.span.0 == position.byte() {
-            let text = self.reader.get_ref().kept_bytes(self.span.0, self.span.1);
-            let lead = text.iter().take_while(|b| matches!(b, b'\n' | b'\r'));
-            line += lead.filter(|&&b| b == b'\n').count() as u64;
+            let (lead, _) = self.record_text();
+            line += memchr::memchr_iter(b'\n', lead).count() as u64;
         }
         line
+    }
+
+    /// The current record's text as read (empty if no longer kept), split where it starts:
+    /// the line breaks before it (the `\n` of the previous record's `\r\n`, blank lines),
+    /// then the record with its own terminator. An unquoted field holds no line break.
+    fn record_text(&self) -> (&[u8], &[u8]) {
+        let text = self.reader.get_ref().kept_bytes(self.span.0, self.span.1);
+        let start = text
+            .iter()
+            .position(|b| !matches!(b, b'\n' | b'\r'))
+            .unwrap_or(text.len());
+        text.split_at(start)
+    }
+
+    /// The error of a record that ends inside quotes, called for the input's last record: a
+    /// line break after it would still be part of its last field. (The `csv` crate ends such
+    /// a field at the end of the input without a word, so every line after the quote would
+    /// silently be one field.) Out of line: it must not weigh on the other records.
+    #[cold]
+    #[inline(never)]
+    fn quote_left_open(&self) -> Option<InputError> {
+        let (_, text) = self.record_text();
+        memchr::memchr(self.options.quote, text)?;
+        let mut parser = self.options.record_parser();
+        let input = [text, b"\n"].concat();
+        let mut fields = vec![0; input.len()];
+        let mut ends = vec![0; input.len() + 1];
+        let (result, ..) = parser.read_record(&input, &mut fields, &mut ends);
+        if !matches!(result, csv_core::ReadRecordResult::InputEmpty) {
+            return None;
+        }
+        // the lines it took in: a line break ending the input starts no other
+        let fields = trim_line_breaks(self.record.as_slice());
+        let lines = memchr::memchr_iter(b'\n', fields).count() + 1;
+        let noun = if lines == 1 { "line" } else { "lines" };
+        Some(self.error(
+            None,
+            format!(
+                "a quote opened in this record is never closed: it runs to the end of the \
+                 input, taking in {lines} {noun}"
+            ),
+        ))
     }
 
     /// Take the column names from the header record (the first record read).
@@ -213,44 +285,6 @@ impl CsvRecords {
     }
 }
 
-impl CsvRecords {
-    /// The error of a record that ends inside quotes, called for the input's last record: a
-    /// line break after it would still be part of its last field. (The `csv` crate ends such
-    /// a field at the end of the input without a word, so every line after the quote would
-    /// silently be one field.) Out of line: it must not weigh on the other records.
-    #[cold]
-    #[inline(never)]
-    fn quote_left_open(&self) -> Option<InputError> {
-        let text = self.reader.get_ref().kept_bytes(self.span.0, self.span.1);
-        memchr::memchr(self.options.quote, text)?;
-        let mut parser = csv_core::ReaderBuilder::new()
-            .delimiter(self.options.delimiter)
-            .quote(self.options.quote)
-            .escape(self.options.escape)
-            .double_quote(self.options.escape.is_none())
-            .build();
-        let input = [text, b"\n"].concat();
-        let mut fields = vec![0; input.len()];
-        let mut ends = vec![0; input.len() + 1];
-        let (result, ..) = parser.read_record(&input, &mut fields, &mut ends);
-        if !matches!(result, csv_core::ReadRecordResult::InputEmpty) {
-            return None;
-        }
-        // the lines it took in: a line break ending the input starts no other
-        let fields = self.record.as_slice();
-        let end = fields.iter().rposition(|b| !matches!(b, b'\n' | b'\r'));
-        let lines = memchr::memchr_iter(b'\n', &fields[..end.map_or(0, |i| i + 1)]).count() + 1;
-        let noun = if lines == 1 { "line" } else { "lines" };
-        Some(self.error(
-            None,
-            format!(
-                "a quote opened in this record is never closed: it runs to the end of the \
-                 input, taking in {lines} {noun}"
-            ),
-        ))
-    }
-}
-
 impl RecordSource for CsvRecords {
     fn next_record(&mut self) -> Result<bool, InputError> {
         loop {
@@ -373,19 +407,15 @@ impl RecordSource for CsvRecords {
 
     /// The record as the file has it (quotes and all), without its line terminator.
     fn raw(&self) -> String {
-        let text = self.reader.get_ref().kept_bytes(self.span.0, self.span.1);
-        if text.is_empty() {
+        let (lead, text) = self.record_text();
+        if lead.is_empty() && text.is_empty() {
             // not kept (cannot happen while the record is current): its fields, joined
             let delimiter = [self.options.delimiter];
             let fields: Vec<&[u8]> = self.record.iter().collect();
             return String::from_utf8_lossy(&fields.join(&delimiter[..])).into_owned();
         }
-        // The terminator: the record's own at the end, the `\n` of the previous one's `\r\n`
-        // (or blank lines) at the start. An unquoted field cannot hold either.
-        let kept = |b: &u8| *b != b'\n' && *b != b'\r';
-        let start = text.iter().position(kept).unwrap_or(text.len());
-        let end = text.iter().rposition(kept).map_or(start, |i| i + 1);
-        String::from_utf8_lossy(&text[start..end]).into_owned()
+        // without its own terminator (an unquoted field cannot end with a line break)
+        String::from_utf8_lossy(trim_line_breaks(text)).into_owned()
     }
 
     fn error(&self, column: Option<usize>, message: String) -> InputError {
@@ -455,14 +485,7 @@ impl CsvReader {
         options: CsvOptions,
         on_error: OnError,
     ) -> Self {
-        let reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .delimiter(options.delimiter)
-            .quote(options.quote)
-            .escape(options.escape)
-            .double_quote(options.escape.is_none())
-            .from_reader(Tap::new(input));
+        let reader = options.reader_builder().from_reader(Tap::new(input));
         let src = CsvRecords {
             reader,
             record: csv::ByteRecord::new(),
