@@ -1092,3 +1092,140 @@ fn names_with_nul_are_refused_where_added() {
     l.save_row().unwrap();
     assert_eq!(column_names(&l.harvest().unwrap()), ["a", "b"]);
 }
+
+/// Where a column of the type under test sits.
+#[derive(Clone, Copy, Debug)]
+enum Placement {
+    Top,
+    Member,
+    Element,
+}
+
+/// One loader holding a column of type `dt` at `placement`, and the ids a row writes: the
+/// column (or element) itself, and the struct or list to open around it.
+fn placed(
+    dt: &DataType,
+    nullable: bool,
+    placement: Placement,
+) -> (ResultSetLoader, ColumnId, Option<ColumnId>) {
+    let leaf = Field::new("v", dt.clone(), nullable);
+    let field = match placement {
+        Placement::Top => leaf,
+        Placement::Member => Field::new("s", DataType::Struct(Fields::from(vec![leaf])), true),
+        Placement::Element => Field::new("s", DataType::List(Arc::new(leaf)), true),
+    };
+    let l = loader(vec![field], 1 << 20);
+    let (id, around) = match placement {
+        Placement::Top => (l.column(ROOT, "v").unwrap(), None),
+        Placement::Member => {
+            let s = l.column(ROOT, "s").unwrap();
+            (l.column(s, "v").unwrap(), Some(s))
+        }
+        Placement::Element => {
+            let s = l.column(ROOT, "s").unwrap();
+            (l.element(s).unwrap(), Some(s))
+        }
+    };
+    (l, id, around)
+}
+
+#[test]
+fn one_pass_and_checked_writes_store_the_same_for_every_type_and_value() {
+    use arrow_schema::TimeUnit;
+    let types = [
+        DataType::Boolean,
+        DataType::Int8,
+        DataType::Int16,
+        DataType::Int32,
+        DataType::Int64,
+        DataType::UInt8,
+        DataType::UInt32,
+        DataType::UInt64,
+        DataType::Float32,
+        DataType::Float64,
+        DataType::Decimal128(12, 2),
+        DataType::Date32,
+        DataType::Timestamp(TimeUnit::Second, None),
+        DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
+        DataType::Timestamp(TimeUnit::Microsecond, None),
+        DataType::Timestamp(TimeUnit::Nanosecond, Some("+02:00".into())),
+        DataType::Utf8,
+        DataType::LargeUtf8,
+        DataType::Binary,
+        DataType::LargeBinary,
+    ];
+    let values = [
+        Value::Null,
+        Value::Bool(true),
+        Value::Bool(false),
+        Value::Int(0),
+        Value::Int(-1),
+        Value::Int(200),
+        Value::Int(70_000),
+        Value::Int(i64::MAX),
+        Value::Int(i64::MIN),
+        Value::UInt(u64::MAX),
+        Value::Float(1.5),
+        Value::Float(-0.0),
+        Value::Float(f64::NAN),
+        Value::Str(""),
+        Value::Str("hé, \u{1F600}"),
+        Value::Bytes(b"\x00\xff"),
+        Value::Decimal(-123_456),
+        Value::Date(19_000),
+        Value::Timestamp(1_700_000_000),
+    ];
+    let placements = [Placement::Top, Placement::Member, Placement::Element];
+    for dt in &types {
+        for nullable in [true, false] {
+            for placement in placements {
+                let case = format!("{dt} (nullable {nullable}) as {placement:?}");
+                let (mut one_pass, id, around) = placed(dt, nullable, placement);
+                let (mut checked, _, _) = placed(dt, nullable, placement);
+                // Each value in a row of its own, then all of them in one row: as list
+                // elements after the first, every write of a row is a one-pass candidate.
+                let mut rows: Vec<Vec<Value<'_>>> = values.iter().map(|v| vec![*v]).collect();
+                rows.push(values.to_vec());
+                for row in &rows {
+                    let mut outcomes = vec![];
+                    for (l, one) in [(&mut one_pass, true), (&mut checked, false)] {
+                        l.start_row().unwrap();
+                        let mut outcome = vec![];
+                        for value in row {
+                            if let Some(s) = around {
+                                if !matches!(placement, Placement::Element) || outcome.is_empty() {
+                                    l.begin(s).unwrap();
+                                }
+                            }
+                            let written = if one {
+                                l.set(id, *value)
+                            } else {
+                                l.set_checked(id, *value)
+                            };
+                            outcome.push(written.map_err(|e| e.to_string()));
+                            if matches!(placement, Placement::Element)
+                                && outcome.last().unwrap().is_ok()
+                            {
+                                l.save_element(around.unwrap()).unwrap();
+                            }
+                            assert_eq!(l.active_bytes(), l.recount_bytes(), "{case}, {value}");
+                        }
+                        if matches!(placement, Placement::Top | Placement::Member) && row.len() > 1
+                        {
+                            // a row of many values overwrites one column: only the last counts
+                            l.discard_row();
+                        } else {
+                            l.save_row().unwrap();
+                        }
+                        outcomes.push(outcome);
+                    }
+                    assert_eq!(outcomes[0], outcomes[1], "{case}, row {row:?}");
+                }
+                assert_eq!(one_pass.batch_bytes(), checked.batch_bytes(), "{case}");
+                let (a, b) = (one_pass.harvest().unwrap(), checked.harvest().unwrap());
+                assert_eq!(a, b, "{case}");
+                assert!(a.num_rows() >= values.len(), "{case}");
+            }
+        }
+    }
+}

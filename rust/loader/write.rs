@@ -225,6 +225,12 @@ impl ResultSetLoader {
         if self.row_open && self.fresh_element(id) && self.push_first(id, value).is_some() {
             return self.after_write(id);
         }
+        self.set_checked(id, value)
+    }
+
+    /// `set` without its one-pass case: every check, the conversion, then the push. It must
+    /// store what `push_first` stores for every value both take (tested type by type).
+    pub(crate) fn set_checked(&mut self, id: ColumnId, value: Value<'_>) -> Result<()> {
         self.check_writable(id)?;
         self.refuse_second_write(id)?;
         let node = &self.nodes[id];
