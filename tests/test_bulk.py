@@ -520,3 +520,27 @@ def test_the_column_writer_still_overwrites():
     w["A"].set(2)
     w.save()
     assert loader.harvest().to_pylist() == [{"a": 2}]
+
+
+@pytest.mark.parametrize(
+    ("row", "column"),
+    [
+        ({"a": None, "A": 1}, "a"),
+        ({"a": None, "A": None}, "a"),
+        ({"ev": [{"k": "z"}, {"k": None, "K": "b"}]}, r"ev\[\]\.k"),
+        ({"ev": [{"j": "z"}, {"k": None, "K": "b"}]}, r"ev\[\]\.k"),
+    ],
+)
+def test_a_row_naming_a_column_twice_is_refused_before_discovery_types_it(row, column):
+    """A None for a key with no column does not add one (the type waits for a value), so the
+    loader cannot see a second key naming it: the same row is refused with or without the
+    column, and the rows around it are written."""
+    good = {"a": 0, "ev": [{"k": "z"}]}
+    for before in ([], [good]):
+        loader = bl.ResultSetLoader()
+        with pytest.raises(
+            bl.SchemaConflictError, match=rf"row {len(before)}: column '{column}' is given twice"
+        ):
+            list(loader.write_rows([*before, row]))
+        rest = list(loader.write_rows([good]))
+        assert pa.Table.from_batches(rest).to_pylist() == [*before, good]

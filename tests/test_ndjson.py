@@ -1415,3 +1415,46 @@ def test_an_object_naming_a_column_twice_is_bad_input(tmp_path, line, column):
     # a projection that leaves the column out does not look at it
     other = "b" if column.split(".")[0].split("[")[0].lower() != "b" else "a"
     assert len(data_table(bl.Scan(path, columns=[other]))) == 3
+
+
+NULL_FIRST_DUPLICATES = [
+    ('{"a": null, "a": 1}', "a"),
+    ('{"a": null, "A": null}', "a"),
+    ('{"m": {"x": null, "X": 2}}', "m.x"),
+    ('{"ev": [{"k": 0}, {"k": null, "K": 1}]}', "ev[].k"),
+    ('{"ev": [{"j": 0}, {"k": null, "K": 1}]}', "ev[].k"),
+]
+
+
+@pytest.mark.parametrize(("line", "column"), NULL_FIRST_DUPLICATES)
+def test_a_null_first_names_a_column_twice_before_the_column_exists_too(tmp_path, line, column):
+    """A field given a null has no column yet (its type waits for a value), so the loader
+    cannot see a second key naming it: the reader must. The same line is refused whether
+    its columns exist yet (line 3) or not (line 1), under every policy."""
+    first = '{"a": 0, "m": {"x": 0}, "ev": [{"k": 0}]}'
+    path = tmp_path / "dup.json"
+    write_lines(path, [line, first, line])
+    with pytest.raises(
+        bl.InputError, match=rf"line 1, column \d+: column '{re.escape(column)}' is given twice"
+    ):
+        list(bl.Scan(path))
+    skipped = bl.Scan(path, on_error="skip")
+    clean = tmp_path / "clean.json"
+    write_lines(clean, [first])
+    assert data_table(skipped).to_pylist() == data_table(bl.Scan(clean)).to_pylist()
+    assert skipped.skipped_lines == 2
+    kept = bl.Scan(path, on_error="permissive")
+    table = pa.Table.from_batches(list(kept), schema=kept.schema)
+    assert table.column("_corrupt_record").to_pylist() == [line, None, line]
+
+
+def test_a_null_and_a_value_in_different_entries_are_not_a_duplicate(tmp_path):
+    """The check is per object: the same key in two list elements, or in two lines, is
+    two fields."""
+    lines = ['{"ev": [{"k": null}, {"K": 1}], "a": null}', '{"A": 2, "ev": []}']
+    path = tmp_path / "ok.json"
+    write_lines(path, lines)
+    assert data_table(bl.Scan(path)).to_pylist() == [
+        {"ev": [{"k": None}, {"k": 1}], "a": None},
+        {"ev": [], "a": 2},
+    ]

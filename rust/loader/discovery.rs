@@ -12,6 +12,7 @@ use super::lifecycle::ResultSetLoader;
 use super::node::{ColumnId, ColumnKind};
 use super::options::Projection;
 use super::rollback::SchemaMark;
+use super::write::given_twice;
 
 /// What discovery remembers about the columns it created.
 #[derive(Default, Debug)]
@@ -29,6 +30,9 @@ pub struct Discovery {
     settled: Vec<ColumnId>,
     /// The loader's columns before and after the last `settle_nulls` that created some.
     null_settled: Option<(SchemaMark, SchemaMark)>,
+    /// Fields the row being written gave a null while they had no column: (struct, the
+    /// struct's entry, name). A key naming one again names that column twice.
+    row_nulls: Vec<(ColumnId, usize, String)>,
 }
 
 /// Set flag `id`, growing the vector as needed.
@@ -92,6 +96,9 @@ impl Discovery {
         if !self.settled.is_empty() {
             self.settled.clear();
         }
+        if !self.row_nulls.is_empty() {
+            self.row_nulls.clear();
+        }
     }
 
     /// The row begun last (`begin_row`) failed: discard it, with the columns it added or
@@ -147,6 +154,7 @@ impl Discovery {
         name: &str,
     ) -> Result<(), LoaderError> {
         l.check_member_name(parent, name)?;
+        self.note_row_null(l, parent, name)?;
         if !self
             .null_only
             .iter()
@@ -155,6 +163,58 @@ impl Discovery {
             self.null_only.push((parent, name.to_string()));
         }
         Ok(())
+    }
+
+    /// The row being written gave field `name` of struct `parent` a null while it has no
+    /// column (so the loader cannot see a second key naming it): refused if the row named
+    /// that field before in the same entry, remembered otherwise.
+    pub fn note_row_null(
+        &mut self,
+        l: &ResultSetLoader,
+        parent: ColumnId,
+        name: &str,
+    ) -> Result<(), LoaderError> {
+        self.check_new_field(l, parent, name)?;
+        self.row_nulls
+            .push((parent, l.pos(parent), name.to_string()));
+        Ok(())
+    }
+
+    /// Refuse a column for field `name` of struct `parent` if the row being written gave
+    /// that field a null before it had one (`{"a": null, "A": 1}` names `a` twice, as it
+    /// does once the column exists).
+    pub fn check_new_field(
+        &self,
+        l: &ResultSetLoader,
+        parent: ColumnId,
+        name: &str,
+    ) -> Result<(), LoaderError> {
+        if self.row_nulls.is_empty() {
+            return Ok(());
+        }
+        let (entry, lower) = (l.pos(parent), name.to_lowercase());
+        match self
+            .row_nulls
+            .iter()
+            .find(|(p, e, n)| *p == parent && *e == entry && n.to_lowercase() == lower)
+        {
+            // named as the row named it first, as the loader names a column
+            Some((_, _, first)) => Err(given_twice(&l.member_path(parent, first))),
+            None => Ok(()),
+        }
+    }
+
+    /// The name a new column for field `name` of struct `parent` takes: as the batch first
+    /// spelled that field, if it was null then (`{"a": null}` then `{"A": 1}` is column `a`).
+    pub fn first_spelling<'a>(&'a self, parent: ColumnId, name: &'a str) -> &'a str {
+        if self.null_only.is_empty() {
+            return name;
+        }
+        let lower = name.to_lowercase();
+        self.null_only
+            .iter()
+            .find(|(p, n)| *p == parent && n.to_lowercase() == lower)
+            .map_or(name, |(_, n)| n.as_str())
     }
 
     /// Whether `id` got its type from `settle_nulls` (it was null in a whole batch).

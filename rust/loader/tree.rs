@@ -308,7 +308,7 @@ impl ResultSetLoader {
     }
 
     /// The path a member `name` of struct `parent` would have.
-    fn member_path(&self, parent: ColumnId, name: &str) -> String {
+    pub(crate) fn member_path(&self, parent: ColumnId, name: &str) -> String {
         if parent == ROOT {
             name.to_string()
         } else {

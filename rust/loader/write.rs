@@ -294,10 +294,7 @@ impl ResultSetLoader {
     fn refuse_second_write(&self, id: ColumnId) -> Result<()> {
         let node = &self.nodes[id];
         if self.record && node.projected && id != ROOT && node.len > self.pos(id) {
-            return Err(LoaderError::SchemaConflict(format!(
-                "column '{}' is given twice (names are case-insensitive)",
-                node.path
-            )));
+            return Err(given_twice(&node.path));
         }
         Ok(())
     }
@@ -555,4 +552,11 @@ impl ResultSetLoader {
         }
         Ok(())
     }
+}
+
+/// The error of a column that one record (a JSON object, a Python dict) names twice.
+pub(crate) fn given_twice(path: &str) -> LoaderError {
+    LoaderError::SchemaConflict(format!(
+        "column '{path}' is given twice (names are case-insensitive)"
+    ))
 }

@@ -153,8 +153,10 @@ impl RowWriter<'_> {
                 })?;
                 // A None does not tell the type: wait for a value that does.
                 let Some((field, guesses)) = field else {
+                    self.state.discovery.note_row_null(self.l, parent, name)?;
                     return Ok(None);
                 };
+                self.state.discovery.check_new_field(self.l, parent, name)?;
                 let id = self.l.add_column(parent, field)?;
                 self.mark_discovered(id, &guesses);
                 id

@@ -250,6 +250,10 @@ impl JsonWriter<'_> {
                     }
                     return Ok(None);
                 };
+                if let Err(e) = self.discovery.check_new_field(self.l, parent, name) {
+                    return Err(self.fail(e));
+                }
+                let name = self.discovery.first_spelling(parent, name);
                 let id = match self.l.add_column(parent, Field::new(name, dt, true)) {
                     Ok(id) => id,
                     Err(e) => return Err(self.fail(e)),
