@@ -259,3 +259,16 @@ def test_non_ascii_fields_are_kept_exactly(tmp_path):
     path.write_text('a,b,c\nü,"é,ß",日本\n,"",x\n', encoding="utf-8")
     t = pa.Table.from_batches(list(bl.Scan(path, header=True, columns=["a", "b", "c"])))
     assert t.to_pylist() == [{"a": "ü", "b": "é,ß", "c": "日本"}, {"a": "", "b": "", "c": "x"}]
+
+
+@pytest.mark.parametrize(
+    ("header", "second"), [("a,b,A", "A"), ("É,x,é", "é"), ("id,,column2", "column2")]
+)
+def test_a_header_naming_a_column_twice_is_refused_at_the_header(tmp_path, header, second):
+    """Names are case-insensitive (Unicode lowercase, as the loader compares them), and an
+    empty header field is named `column<n>`: a second name for one column is an error on
+    line 1, not a loader error on the first record."""
+    path = tmp_path / "h.csv"
+    path.write_text(f"{header}\n1,2,3\n", encoding="utf-8")
+    with pytest.raises(bl.InputError, match=rf"line 1: the header names '{second}' twice"):
+        list(bl.Scan(path, header=True))

@@ -162,7 +162,9 @@ impl CsvRecords {
             } else {
                 name
             };
-            if names.iter().any(|n: &String| n.eq_ignore_ascii_case(&name)) {
+            // the loader's rule: names are equal if their lowercase forms are
+            let lower = name.to_lowercase();
+            if names.iter().any(|n: &String| n.to_lowercase() == lower) {
                 return Err(self.error(None, format!("the header names '{name}' twice")));
             }
             names.push(name);
