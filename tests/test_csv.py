@@ -8,6 +8,8 @@ import gzip
 import pyarrow as pa
 import pyarrow.csv as pcsv
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import batchloader as bl
 from batchloader.bench import FLAT_SCHEMA, flat_rows
@@ -272,3 +274,44 @@ def test_a_header_naming_a_column_twice_is_refused_at_the_header(tmp_path, heade
     path.write_text(f"{header}\n1,2,3\n", encoding="utf-8")
     with pytest.raises(bl.InputError, match=rf"line 1: the header names '{second}' twice"):
         list(bl.Scan(path, header=True))
+
+
+def quoted_csv(rows: list[list[str]], delimiter: str, newline: str) -> str:
+    """RFC 4180 text of `rows`: a field is quoted if it holds the delimiter, a quote or a line
+    break (Python's csv writer leaves a lone \r unquoted), or is a row's only field and
+    empty (else the line would be blank)."""
+
+    def field(f: str, alone: bool) -> str:
+        if any(c in f for c in (delimiter, '"', "\r", "\n")) or (alone and f == ""):
+            return '"' + f.replace('"', '""') + '"'
+        return f
+
+    return "".join(delimiter.join(field(f, len(r) == 1) for f in r) + newline for r in rows)
+
+
+@given(
+    rows=st.lists(
+        st.lists(st.text(alphabet=list('ab,;|"\n\r \té'), max_size=6), min_size=1, max_size=4),
+        min_size=1,
+        max_size=8,
+    ),
+    delimiter=st.sampled_from([",", ";", "\t", "|"]),
+    newline=st.sampled_from(["\n", "\r\n"]),
+    final_newline=st.booleans(),
+)
+def test_random_records_read_back_as_written(
+    tmp_path_factory, rows, delimiter, newline, final_newline
+):
+    """Fields with delimiters, quotes, line breaks and spaces, quoted as RFC 4180 says, come
+    back exactly in Drill's `columns` list. A line that is empty or only whitespace is
+    skipped (as Spark skips it); a quoted field is a value, even `""`."""
+    text = quoted_csv(rows, delimiter, newline)
+    if not final_newline:
+        text = text[: -len(newline)]
+    path = tmp_path_factory.mktemp("csv") / "f.csv"
+    path.write_bytes(text.encode())
+    # skipped: a line of one unquoted field of spaces and tabs
+    blank = {" ", "\t"} - {delimiter}
+    want = [r for r in rows if not (len(r) == 1 and r[0] and set(r[0]) <= blank)]
+    scan = bl.Scan(path, format="csv", delimiter=delimiter, columns=["columns"])
+    assert table_of(scan).column("columns").to_pylist() == want

@@ -333,8 +333,12 @@ impl RecordSource for CsvRecords {
         }
     }
 
+    /// A line that is empty or only whitespace, as Spark skips them; a quoted field (`""`,
+    /// `"  "`) is a value, so its line is a record.
     fn is_blank(&self) -> bool {
-        self.record.len() == 1 && self.record[0].iter().all(u8::is_ascii_whitespace)
+        self.record.len() == 1
+            && self.record[0].iter().all(u8::is_ascii_whitespace)
+            && memchr::memchr(self.options.quote, self.record_text().1).is_none()
     }
 
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
