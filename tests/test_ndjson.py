@@ -1458,3 +1458,15 @@ def test_a_null_and_a_value_in_different_entries_are_not_a_duplicate(tmp_path):
         {"ev": [{"k": None}, {"k": 1}], "a": None},
         {"ev": [], "a": 2},
     ]
+
+
+def test_the_excerpt_shows_the_error_after_non_ascii_text(tmp_path):
+    """The error's column counts bytes; the excerpt is cut around that byte, not around the
+    character of that number (100 'é' before the error are 200 bytes)."""
+    path = tmp_path / "u.json"
+    write_lines(path, ['{"s": "' + "é" * 100 + '", "x": tru}'])
+    with pytest.raises(bl.InputError) as info:
+        list(bl.Scan(path))
+    # serde_json stops at the `}` after `tru`: 30 characters before it, then the rest
+    assert info.value.column == len(('{"s": "' + "é" * 100 + '", "x": tru').encode()) + 1
+    assert info.value.excerpt == "é" * 19 + '", "x": tru}'

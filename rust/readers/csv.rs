@@ -2,6 +2,7 @@
 //! without one (Drill's `columns` `list<utf8>`, so `columns[3]` works downstream). Ragged rows
 //! are allowed: missing fields are null, extra fields are an error of that record.
 
+use std::borrow::Cow;
 use std::io::BufRead;
 use std::sync::Arc;
 
@@ -120,6 +121,20 @@ impl CsvRecords {
             .position(|b| !matches!(b, b'\n' | b'\r'))
             .unwrap_or(text.len());
         text.split_at(start)
+    }
+
+    /// The record as the file has it (quotes and all), without its line terminator:
+    /// borrowed from the input while the record is kept.
+    fn raw_bytes(&self) -> Cow<'_, [u8]> {
+        let (lead, text) = self.record_text();
+        if lead.is_empty() && text.is_empty() {
+            // not kept (cannot happen while the record is current): its fields, joined
+            let delimiter = [self.options.delimiter];
+            let fields: Vec<&[u8]> = self.record.iter().collect();
+            return Cow::Owned(fields.join(&delimiter[..]));
+        }
+        // without its own terminator (an unquoted field cannot end with a line break)
+        Cow::Borrowed(trim_line_breaks(text))
     }
 
     /// The error of a record that ends inside quotes, called for the input's last record: a
@@ -413,25 +428,16 @@ impl RecordSource for CsvRecords {
 
     /// The record as the file has it (quotes and all), without its line terminator.
     fn raw(&self) -> String {
-        let (lead, text) = self.record_text();
-        if lead.is_empty() && text.is_empty() {
-            // not kept (cannot happen while the record is current): its fields, joined
-            let delimiter = [self.options.delimiter];
-            let fields: Vec<&[u8]> = self.record.iter().collect();
-            return String::from_utf8_lossy(&fields.join(&delimiter[..])).into_owned();
-        }
-        // without its own terminator (an unquoted field cannot end with a line break)
-        String::from_utf8_lossy(trim_line_breaks(text)).into_owned()
+        String::from_utf8_lossy(&self.raw_bytes()).into_owned()
     }
 
     fn error(&self, column: Option<usize>, message: String) -> InputError {
-        let raw = self.raw();
         InputError {
             path: self.path.clone(),
             line: self.line(),
             column,
             message,
-            excerpt: excerpt(raw.as_bytes(), column),
+            excerpt: excerpt(&self.raw_bytes(), column),
         }
     }
 

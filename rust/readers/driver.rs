@@ -80,12 +80,23 @@ impl From<LoaderError> for ReadError {
 
 /// Up to 60 characters of `text` around `column`.
 pub(crate) fn excerpt(text: &[u8], column: Option<usize>) -> String {
-    let text = String::from_utf8_lossy(text);
-    let chars: Vec<char> = text.chars().collect();
-    let at = column.unwrap_or(1).saturating_sub(1).min(chars.len());
-    let start = at.saturating_sub(30);
-    let end = (at + 30).min(chars.len());
-    chars[start..end].iter().collect()
+    const CHARS: usize = 30;
+    // Only the bytes that can hold the excerpt are decoded (a char is at most 4 bytes): a
+    // record of hundreds of megabytes must not be copied for its error message.
+    let at = column.unwrap_or(1).saturating_sub(1).min(text.len());
+    let (before, after) = text.split_at(at);
+    let mut before = &before[before.len().saturating_sub(4 * CHARS + 3)..];
+    while before.first().is_some_and(|b| b & 0xC0 == 0x80) && before.len() > 4 * CHARS {
+        before = &before[1..]; // start on a char, not inside one cut by the window
+    }
+    let after = &after[..after.len().min(4 * CHARS)];
+    let before = String::from_utf8_lossy(before);
+    let skip = before.chars().count().saturating_sub(CHARS);
+    before
+        .chars()
+        .skip(skip)
+        .chain(String::from_utf8_lossy(after).chars().take(CHARS))
+        .collect()
 }
 
 /// An input error for an I/O failure while reading record `line` of `path`.

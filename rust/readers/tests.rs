@@ -638,3 +638,25 @@ fn decimals_read_correctly_rounded() {
         assert_eq!(x.to_bits(), want.to_bits(), "{text}");
     }
 }
+
+#[test]
+fn an_excerpt_is_centred_on_the_byte_column_of_a_non_ascii_line() {
+    use super::driver::excerpt;
+    // 'é' and 'ü' take two bytes: the X is at byte 2000, character 1000
+    let text = format!("{}X{}", "é".repeat(1000), "ü".repeat(1000));
+    let want = format!("{}X{}", "é".repeat(30), "ü".repeat(29));
+    assert_eq!(excerpt(text.as_bytes(), Some(2001)), want);
+    // four-byte characters, cut by the window wherever it falls
+    let text = format!("{}X{}", "\u{1F600}".repeat(100), "ab".repeat(50));
+    let got = excerpt(text.as_bytes(), Some(401));
+    assert_eq!(
+        got,
+        format!("{}X{}", "\u{1F600}".repeat(30), &"ab".repeat(50)[..29])
+    );
+    // short lines, the start and the end of the text, no column
+    assert_eq!(excerpt(b"{\"a\": x}", Some(7)), "{\"a\": x}");
+    assert_eq!(excerpt(b"abc", None), "abc");
+    assert_eq!(excerpt(b"abc", Some(99)), "abc");
+    // invalid UTF-8 is shown, not dropped
+    assert_eq!(excerpt(b"a\xffb", Some(2)), "a\u{FFFD}b");
+}
