@@ -10,6 +10,14 @@ mod writers;
 
 use pyo3::prelude::*;
 
+/// The extension's allocator. jemalloc keeps freed pages for reuse (for seconds), so the
+/// buffers of batch after batch, and scan after scan, are not fresh pages from the kernel
+/// each time, as glibc's malloc makes large blocks (mmap) once its threshold is low; polars
+/// does the same. Its thread-local storage is the dynamic kind (`disable_initial_exec_tls`):
+/// the extension is loaded with dlopen.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// The native core of batchloader.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
