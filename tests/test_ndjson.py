@@ -1381,6 +1381,28 @@ def test_any_json_number_reads_into_a_decimal_column_exactly_or_fails(
             list(scan)
 
 
+def assert_named_twice(tmp_path, lines: list[str], bad: list[int], column: str) -> None:
+    """The lines at indexes `bad` name `column` twice: the first raises under
+    on_error="error", each is skipped under "skip" (the rows equal the other lines' own) and
+    kept whole under "permissive"."""
+    path = tmp_path / "dup.json"
+    write_lines(path, lines)
+    with pytest.raises(
+        bl.InputError,
+        match=rf"line {bad[0] + 1}, column \d+: column '{re.escape(column)}' is given twice",
+    ):
+        list(bl.Scan(path))
+    clean = tmp_path / "clean.json"
+    write_lines(clean, [line for i, line in enumerate(lines) if i not in bad])
+    skipped = bl.Scan(path, on_error="skip")
+    assert data_table(skipped).to_pylist() == data_table(bl.Scan(clean)).to_pylist()
+    assert skipped.skipped_lines == len(bad)
+    kept = bl.Scan(path, on_error="permissive")
+    table = pa.Table.from_batches(list(kept), schema=kept.schema)
+    want = [line if i in bad else None for i, line in enumerate(lines)]
+    assert table.column("_corrupt_record").to_pylist() == want
+
+
 DUPLICATES = [
     ('{"a": 1, "a": 2}', "a"),
     ('{"A": 1, "a": 2}', "a"),
@@ -1398,20 +1420,8 @@ def test_an_object_naming_a_column_twice_is_bad_input(tmp_path, line, column):
     keeping either value would silently drop the other, so the line is bad input under
     every policy (pyarrow.json and duckdb refuse duplicate names too)."""
     first = '{"a": 0, "b": "y", "m": {"x": 0}, "l": [0], "ev": [{"k": 0}]}'
+    assert_named_twice(tmp_path, [first, line, first], [1], column)
     path = tmp_path / "dup.json"
-    write_lines(path, [first, line, first])
-    with pytest.raises(
-        bl.InputError, match=rf"line 2, column \d+: column '{re.escape(column)}' is given twice"
-    ):
-        list(bl.Scan(path))
-    clean = tmp_path / "clean.json"
-    write_lines(clean, [first, first])
-    skipped = bl.Scan(path, on_error="skip")
-    assert data_table(skipped).to_pylist() == data_table(bl.Scan(clean)).to_pylist()
-    assert skipped.skipped_lines == 1
-    kept = bl.Scan(path, on_error="permissive")
-    table = pa.Table.from_batches(list(kept), schema=kept.schema)
-    assert table.column("_corrupt_record").to_pylist() == [None, line, None]
     # a projection that leaves the column out does not look at it
     other = "b" if column.split(".")[0].split("[")[0].lower() != "b" else "a"
     assert len(data_table(bl.Scan(path, columns=[other]))) == 3
@@ -1432,20 +1442,7 @@ def test_a_null_first_names_a_column_twice_before_the_column_exists_too(tmp_path
     cannot see a second key naming it: the reader must. The same line is refused whether
     its columns exist yet (line 3) or not (line 1), under every policy."""
     first = '{"a": 0, "m": {"x": 0}, "ev": [{"k": 0}]}'
-    path = tmp_path / "dup.json"
-    write_lines(path, [line, first, line])
-    with pytest.raises(
-        bl.InputError, match=rf"line 1, column \d+: column '{re.escape(column)}' is given twice"
-    ):
-        list(bl.Scan(path))
-    skipped = bl.Scan(path, on_error="skip")
-    clean = tmp_path / "clean.json"
-    write_lines(clean, [first])
-    assert data_table(skipped).to_pylist() == data_table(bl.Scan(clean)).to_pylist()
-    assert skipped.skipped_lines == 2
-    kept = bl.Scan(path, on_error="permissive")
-    table = pa.Table.from_batches(list(kept), schema=kept.schema)
-    assert table.column("_corrupt_record").to_pylist() == [line, None, line]
+    assert_named_twice(tmp_path, [line, first, line], [0, 2], column)
 
 
 def test_a_null_and_a_value_in_different_entries_are_not_a_duplicate(tmp_path):
