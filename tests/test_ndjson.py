@@ -1467,3 +1467,63 @@ def test_the_excerpt_shows_the_error_after_non_ascii_text(tmp_path):
     # serde_json stops at the `}` after `tru`: 30 characters before it, then the rest
     assert info.value.column == len(('{"s": "' + "é" * 100 + '", "x": tru').encode()) + 1
     assert info.value.excerpt == "é" * 19 + '", "x": tru}'
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+TEXT_SCHEMA = pa.schema(
+    [
+        ("t", pa.utf8()),
+        ("m", pa.struct([("t", pa.large_utf8())])),
+        ("l", pa.list_(pa.utf8())),
+        ("kv", pa.map_(pa.utf8(), pa.utf8())),
+    ]
+)
+
+
+def as_text(value):
+    """A declared utf8 column's value for JSON `value`: a string's content, else its JSON
+    text as the line has it (json.dumps writes nested values as it writes them alone)."""
+    return value if value is None or isinstance(value, str) else json.dumps(value)
+
+
+@given(values=st.lists(json_values, min_size=1, max_size=8))
+def test_a_declared_string_column_takes_any_value_as_its_text(tmp_path_factory, values):
+    """Spark's rule for a string column (and Drill's all-text mode): a number, boolean,
+    object or array is kept as its JSON text, exactly as written; a string as its content.
+    At the top level, in a struct, as list elements and as map values."""
+    lines = [json.dumps({"t": v, "m": {"t": v}, "l": [v, v], "kv": {"k": v}}) for v in values]
+    path = tmp_path_factory.mktemp("text") / "t.json"
+    write_lines(path, lines)
+    got = data_table(bl.Scan(path, schema=TEXT_SCHEMA, columns=TEXT_SCHEMA.names))
+    want = [
+        {"t": as_text(v), "m": {"t": as_text(v)}, "l": [as_text(v)] * 2, "kv": [("k", as_text(v))]}
+        for v in values
+    ]
+    assert got.to_pylist() == want
+
+
+def test_only_a_declared_string_column_takes_other_values_as_text(tmp_path):
+    """A string column the data typed (discovered in the file, or fixed by an earlier file)
+    still refuses a number: its type was a reading of the data, not the user's word."""
+    mixed, a, b = tmp_path / "mixed.json", tmp_path / "a.json", tmp_path / "b.json"
+    write_lines(mixed, ['{"id": "a1"}', '{"id": 2}'])
+    write_lines(a, ['{"id": "a1"}'])
+    write_lines(b, ['{"id": 3}'])
+    with pytest.raises(bl.InputError, match=r"mixed\.json, line 2.*'id'.*int value 2"):
+        list(bl.Scan(mixed))
+    with pytest.raises(bl.InputError, match=r"b\.json, line 1.*'id'.*int value 3"):
+        list(bl.Scan([str(a), str(b)]))
+    schema = pa.schema([("id", pa.utf8())])
+    got = data_table(bl.Scan([str(mixed), str(a), str(b)], schema=schema))
+    assert got.column("id").to_pylist() == ["a1", "2", "a1", "3"]

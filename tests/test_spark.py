@@ -97,6 +97,19 @@ def test_a_schema_the_user_sets_is_not_second_guessed_by_discovery(spark, tmp_pa
     assert rows_of(df) == [{"id": 1}, {"id": 2}]
 
 
+@needs_data_sources
+def test_a_string_column_the_user_sets_takes_numbers_as_their_text_as_spark_does(spark, tmp_path):
+    """An id that is a number in some lines and a string in others: with `id string` each
+    is read as its text, as Spark's own JSON reader reads it."""
+    lines = ['{"id": 1}', '{"id": "a2"}', '{"id": 30000000000}', '{"id": null}', '{"id": -4}']
+    (tmp_path / "ids.json").write_text("\n".join(lines) + "\n")
+    bls.register(spark)
+    ours = spark.read.format("batchloader").schema("id string").load(str(tmp_path))
+    theirs = spark.read.schema("id string").json(str(tmp_path))
+    assert rows_of(ours) == rows_of(theirs)
+    assert sorted(r["id"] for r in rows_of(ours) if r["id"]) == ["-4", "1", "30000000000", "a2"]
+
+
 def test_nested_projection_and_implicit_columns(spark, events):
     root, rows = events
     df = bls.read(spark, str(root), columns=["id", "address.city", "dir1", "filename"])

@@ -39,6 +39,7 @@ class ResultSetLoader:
         discover: bool | None = None,
         reserve: tuple[int, int, int] = (0, 0, 0),
         inferred: Sequence[str] | None = None,
+        declared: Sequence[str] | None = None,
     ) -> None:
         """`discover`: rows written with write_row/write_rows may add columns, typed from
         their first non-null value (default: True when no schema is given); a row that
@@ -47,7 +48,10 @@ class ResultSetLoader:
         in every batch for columns added outside the loader, so they fit the limits too.
         `inferred`: top-level columns of `schema` typed from earlier data, not declared:
         with `discover`, their int64s (at any depth) widen to float64 when a float comes,
-        as a discovered column's do."""
+        as a discovered column's do.
+        `declared`: top-level columns of `schema` whose types the user gave: the NDJSON
+        reader writes any JSON value to a utf8 column under them, a non-string as its JSON
+        text as the line has it (Spark's rule)."""
     def start_batch(self) -> bool:
         """Begin a batch; False once ``limit`` rows were harvested."""
     @property

@@ -321,6 +321,7 @@ class Scan:
             projection=self.tracker.reader_projection(),
             discover=not self.tracker.strict,
             inferred=self.tracker.reader_inferred(),
+            declared=self.tracker.reader_declared(),
             reserve=self._reserve(values),
             **limits,
         )

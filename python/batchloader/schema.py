@@ -329,6 +329,12 @@ class ScanSchemaTracker:
             return []
         return [c.name for c in self._typed_for_readers() if not c.declared]
 
+    def reader_declared(self) -> list[str]:
+        """The columns of `reader_input_schema` whose types the user gave (defined or
+        provided schema): the NDJSON reader writes any value to a utf8 column among them, a
+        non-string as its JSON text."""
+        return [c.name for c in self._typed_for_readers() if c.declared]
+
     def inferred_types(self) -> dict[str, pa.DataType]:
         """By lower-case name, the reader columns' types taken from the data so far."""
         return {c.name.lower(): c.field.type for c in self._inferred()}

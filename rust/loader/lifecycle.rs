@@ -65,6 +65,8 @@ pub struct ResultSetLoader {
     /// Per top-level column (by position): its type was inferred from earlier data
     /// (`LoaderOptions::inferred`), so discovering writers may widen its int64s.
     pub(crate) inferred: Vec<bool>,
+    /// Per top-level column: its type was declared by the user (`LoaderOptions::declared`).
+    pub(crate) declared: Vec<bool>,
 }
 
 impl ResultSetLoader {
@@ -94,6 +96,7 @@ impl ResultSetLoader {
             schema_version: 0,
             widened: Vec::new(),
             inferred: Vec::new(),
+            declared: Vec::new(),
         };
         loader.build_node(
             &root_field,
@@ -107,25 +110,28 @@ impl ResultSetLoader {
                 loader.add_column(ROOT, field.clone())?;
             }
         }
-        loader.mark_inferred()?;
+        loader.inferred = loader.top_flags(&loader.options.inferred, "inferred")?;
+        loader.declared = loader.top_flags(&loader.options.declared, "declared")?;
         Ok(loader)
     }
 
-    /// Flag the top-level columns `options.inferred` names (see [`Self::is_inferred`]).
-    fn mark_inferred(&mut self) -> Result<()> {
-        for name in self.options.inferred.clone() {
-            let Some(id) = self.column(ROOT, &name) else {
+    /// Per top-level column (by position), whether `names` names it; `what` says which
+    /// list a name that is not in the schema came from.
+    fn top_flags(&self, names: &[String], what: &str) -> Result<Vec<bool>> {
+        let mut flags = Vec::new();
+        for name in names {
+            let Some(id) = self.column(ROOT, name) else {
                 return Err(LoaderError::InvalidArgument(format!(
-                    "inferred column '{name}' is not in the schema"
+                    "{what} column '{name}' is not in the schema"
                 )));
             };
             let top = self.nodes[id].top;
-            if self.inferred.len() <= top {
-                self.inferred.resize(top + 1, false);
+            if flags.len() <= top {
+                flags.resize(top + 1, false);
             }
-            self.inferred[top] = true;
+            flags[top] = true;
         }
-        Ok(())
+        Ok(flags)
     }
 
     /// Whether column `id` belongs to a top-level column whose type was inferred from
@@ -137,6 +143,15 @@ impl ResultSetLoader {
             .and_then(|n| self.inferred.get(n.top))
             .copied()
             .unwrap_or(false)
+    }
+
+    /// Whether column `id` is a utf8 column under a top-level column the user declared
+    /// (`LoaderOptions::declared`): it takes any JSON value, a non-string as its text.
+    pub fn takes_any_text(&self, id: ColumnId) -> bool {
+        self.nodes.get(id).is_some_and(|n| {
+            matches!(n.physical, Some(Physical::Utf8))
+                && self.declared.get(n.top).copied().unwrap_or(false)
+        })
     }
 
     pub(crate) fn check_open(&self) -> Result<()> {

@@ -216,6 +216,10 @@ pub struct LoaderOptions {
     /// earlier files), not declared: writers that discover treat them as their own
     /// discoveries, so an int64 in them (at any depth) widens to float64 when a float comes.
     pub inferred: Vec<String>,
+    /// Top-level columns of `schema` whose types the user declared (a scan's `schema=`), as
+    /// opposed to types taken from data: a reader converts values to them, and a utf8 one
+    /// (at any depth) takes any JSON value, a non-string as its JSON text (Spark's rule).
+    pub declared: Vec<String>,
 }
 
 /// Bytes a consumer will add to each batch outside the loader.
@@ -258,6 +262,7 @@ impl Default for LoaderOptions {
             limit: None,
             reserve: Reserve::default(),
             inferred: Vec::new(),
+            declared: Vec::new(),
         }
     }
 }

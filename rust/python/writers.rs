@@ -69,7 +69,7 @@ impl PyResultSetLoader {
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (schema=None, projection=None, row_limit=65536,
                         vector_byte_limit=16 * 1024 * 1024, batch_byte_limit=None, limit=None,
-                        discover=None, reserve=(0, 0, 0), inferred=None))]
+                        discover=None, reserve=(0, 0, 0), inferred=None, declared=None))]
     fn new(
         schema: Option<&Bound<'_, PyAny>>,
         projection: Option<&Bound<'_, PyAny>>,
@@ -80,6 +80,7 @@ impl PyResultSetLoader {
         discover: Option<bool>,
         reserve: (usize, usize, usize),
         inferred: Option<Vec<String>>,
+        declared: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let positive = |name: &str, v: i64| -> PyResult<usize> {
             usize::try_from(v).ok().filter(|v| *v >= 1).ok_or_else(|| {
@@ -124,6 +125,7 @@ impl PyResultSetLoader {
                 largest_buffer_per_row: reserve.2,
             },
             inferred: inferred.unwrap_or_default(),
+            declared: declared.unwrap_or_default(),
         };
         Ok(PyResultSetLoader {
             inner: ResultSetLoader::new(options).map_err(to_pyerr)?,

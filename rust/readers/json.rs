@@ -381,6 +381,30 @@ impl JsonWriter<'_> {
         }
     }
 
+    /// Whether column `id` reads a value from its JSON text (see `TextSeed`): a decimal, or a
+    /// utf8 column the user declared.
+    #[inline(always)]
+    fn reads_text(&self, id: ColumnId) -> bool {
+        self.l.is_decimal(id) || self.l.takes_any_text(id)
+    }
+
+    /// Write the JSON text of one value (`raw`, as the line has it) to declared utf8 column
+    /// `id`: a string as its content, null as null, anything else (a number, a boolean, an
+    /// object, an array) as its text, as Spark's JSON reader does for a string column.
+    #[cold]
+    #[inline(never)]
+    fn write_text<E: de::Error>(&mut self, id: ColumnId, raw: &str) -> Result<(), E> {
+        match raw.as_bytes().first() {
+            Some(b'n') => self.set(id, Value::Null),
+            Some(b'"') if !raw.contains('\\') => self.set(id, Value::Str(&raw[1..raw.len() - 1])),
+            Some(b'"') => {
+                let text: Cow<'_, str> = serde_json::from_str(raw).map_err(E::custom)?;
+                self.set(id, Value::Str(&text))
+            }
+            _ => self.set(id, Value::Str(raw)),
+        }
+    }
+
     /// Where key `key` at position `pos` of an object of struct `parent` goes, when the key
     /// cache does not know it (None: skip the value); cached for the next object, and a
     /// top-level key the projection leaves out is noted. Out of line: the cache answers all
@@ -509,20 +533,25 @@ impl ValueSeed<'_, '_, '_> {
     }
 }
 
-/// Deserializes one value into decimal column `id` from its text (see `write_decimal`).
-/// The three places that make a seed for a known column (struct members, map values, list
-/// elements) pick it; deciding in `ValueSeed::deserialize` instead, for every value, cost
-/// the nested NDJSON scan 1.4% more instructions.
-struct DecimalSeed<'w, 'a> {
+/// Deserializes one value into a column that reads it from its JSON text (see
+/// `JsonWriter::reads_text`): a decimal (`write_decimal`) or a declared utf8 column
+/// (`write_text`). The three places that make a seed for a known column (struct members,
+/// map values, list elements) pick it; deciding in `ValueSeed::deserialize` instead, for
+/// every value, cost the nested NDJSON scan 1.4% more instructions.
+struct TextSeed<'w, 'a> {
     w: &'w mut JsonWriter<'a>,
     id: ColumnId,
 }
 
-impl<'de> DeserializeSeed<'de> for DecimalSeed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for TextSeed<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let raw = <&'de RawValue as de::Deserialize>::deserialize(d)?;
-        self.w.write_decimal(self.id, raw.get())
+        if self.w.l.is_decimal(self.id) {
+            self.w.write_decimal(self.id, raw.get())
+        } else {
+            self.w.write_text(self.id, raw.get())
+        }
     }
 }
 
@@ -605,8 +634,8 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                     };
                     pos += 1;
                     match slot {
-                        Some(Slot::Column(c)) if self.w.l.is_decimal(c) => {
-                            map.next_value_seed(DecimalSeed { w: self.w, id: c })?
+                        Some(Slot::Column(c)) if self.w.reads_text(c) => {
+                            map.next_value_seed(TextSeed { w: self.w, id: c })?
                         }
                         Some(slot) => map.next_value_seed(ValueSeed { w: self.w, slot })?,
                         None => {
@@ -622,11 +651,11 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 let key = self.w.l.column_at(entries, 0).expect("key");
                 let value = self.w.l.column_at(entries, 1).expect("value");
                 self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
-                let decimal = self.w.l.is_decimal(value);
+                let text = self.w.reads_text(value);
                 while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
                     self.w.write_str(key, &k)?;
-                    if decimal {
-                        map.next_value_seed(DecimalSeed {
+                    if text {
+                        map.next_value_seed(TextSeed {
                             w: self.w,
                             id: value,
                         })?;
@@ -655,7 +684,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         }
         self.w.l.begin(id).map_err(|e| self.w.fail(e))?;
         let selective = self.w.l.selects_elements(id);
-        let decimal = self.w.l.element(id).filter(|&e| self.w.l.is_decimal(e));
+        let text = self.w.l.element(id).filter(|&e| self.w.reads_text(e));
         loop {
             let fate = if selective {
                 self.w.l.element_fate(id)
@@ -663,8 +692,8 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                 ElementFate::Keep
             };
             let more = match fate {
-                ElementFate::Keep => match decimal {
-                    Some(e) => seq.next_element_seed(DecimalSeed { w: self.w, id: e })?,
+                ElementFate::Keep => match text {
+                    Some(e) => seq.next_element_seed(TextSeed { w: self.w, id: e })?,
                     None => {
                         let slot = Slot::Element(id);
                         seq.next_element_seed(ValueSeed { w: self.w, slot })?
