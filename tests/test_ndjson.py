@@ -1520,10 +1520,20 @@ def test_only_a_declared_string_column_takes_other_values_as_text(tmp_path):
     write_lines(mixed, ['{"id": "a1"}', '{"id": 2}'])
     write_lines(a, ['{"id": "a1"}'])
     write_lines(b, ['{"id": 3}'])
-    with pytest.raises(bl.InputError, match=r"mixed\.json, line 2.*'id'.*int value 2"):
+    with pytest.raises(bl.InputError, match=r"mixed\.json, line 2.*'id'.*int value 2") as info:
         list(bl.Scan(mixed))
+    assert "give it a string type in the scan's schema" in str(info.value)
     with pytest.raises(bl.InputError, match=r"b\.json, line 1.*'id'.*int value 3"):
         list(bl.Scan([str(a), str(b)]))
     schema = pa.schema([("id", pa.utf8())])
     got = data_table(bl.Scan([str(mixed), str(a), str(b)], schema=schema))
     assert got.column("id").to_pylist() == ["a1", "2", "a1", "3"]
+
+
+def test_a_conflict_names_a_structs_type_as_it_stands(tmp_path):
+    """A discovered struct's type gains members as lines come: the error gives it with them
+    (it said `Struct()`, the type the column was created with)."""
+    path = tmp_path / "s.json"
+    write_lines(path, ['{"a": {"x": 1}}', '{"a": 5}'])
+    with pytest.raises(bl.InputError, match=r"column 'a' \(Struct\(\"x\": Int64\)\) cannot take"):
+        list(bl.Scan(path))

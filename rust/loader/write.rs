@@ -256,11 +256,10 @@ impl ResultSetLoader {
     #[inline(never)]
     fn set_compound(&mut self, id: ColumnId, value: Value<'_>) -> Result<()> {
         if value != Value::Null {
-            let node = &self.nodes[id];
             return Err(LoaderError::SchemaConflict(format!(
                 "column '{}' is a {}: write its members or elements, not {} value {value}",
-                node.path,
-                node.field.data_type(),
+                self.nodes[id].path,
+                self.current_field(id).data_type(),
                 value.kind()
             )));
         }

@@ -22,6 +22,10 @@ use crate::loader::{
 /// projection skips are read past at any depth (serde_json skips without recursing).
 pub(crate) const MAX_DEPTH: usize = MAX_NESTING;
 
+/// What to do about a value whose type differs from the one earlier lines gave its column.
+pub(crate) const MIXED_TYPES_HINT: &str = "earlier lines typed it: for values of mixed types, \
+    give it a string type in the scan's schema, which reads each value as its JSON text";
+
 /// The start of the message of a line nesting deeper than [`MAX_DEPTH`].
 pub(crate) const TOO_DEEP: &str = "arrays and objects nest too deep";
 
@@ -195,7 +199,8 @@ impl JsonWriter<'_> {
         let e = LoaderError::SchemaConflict(format!(
             "column '{}' ({}) cannot take {what}",
             self.l.path(id),
-            self.l.field(id).data_type()
+            // as it stands: a struct's field lists the members it was created with
+            self.l.current_field(id).data_type()
         ));
         self.fail_at(id, e)
     }
@@ -211,6 +216,9 @@ impl JsonWriter<'_> {
                      type then; give its type in the scan's schema)"
                 )))
             }
+            LoaderError::SchemaConflict(msg) if self.discovery.is_discovered(id) => self.fail(
+                LoaderError::SchemaConflict(format!("{msg} ({MIXED_TYPES_HINT})")),
+            ),
             e => self.fail(e),
         }
     }
