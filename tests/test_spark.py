@@ -262,6 +262,20 @@ def test_a_sample_types_columns_a_first_file_had_only_as_nulls_or_empty_lists(tm
     assert [b.to_pylist() for b in plan.scan(f"{tmp_path}/1.json")] == [[{"n": None, "l": []}]]
 
 
+def test_a_number_past_the_sample_in_a_sampled_string_column_is_still_refused(tmp_path):
+    """A string column the sample typed is the data's reading, not the user's word: a number
+    past the sample is bad input (with the sample's note), not silently text; given in
+    schema=, the column reads it as its text."""
+    write(f"{tmp_path}/1.json", [{"id": "a1"}])
+    write(f"{tmp_path}/2.json", [{"id": 2}])
+    plan = bls.ScanPlan(str(tmp_path), sample_rows=1, columns=["id"])
+    assert plan.schema.field("id").type == pa.utf8()
+    with pytest.raises(InputError, match=r"'id' is string as the driver inferred it"):
+        list(plan.scan(f"{tmp_path}/2.json"))
+    given = bls.ScanPlan(str(tmp_path), columns=["id"], schema=pa.schema([("id", pa.utf8())]))
+    assert [b.to_pylist() for b in given.scan(f"{tmp_path}/2.json")] == [[{"id": "2"}]]
+
+
 def test_a_fraction_past_the_sample_says_the_type_came_from_the_sample(tmp_path):
     """An executor meeting a value the sampled type cannot take says why the column has that
     type and how to widen the sample; sample_rows=None reads it as float64."""

@@ -160,6 +160,7 @@ class Scan:
         limit: int | None = None,
         byte_range: tuple[int, int] | None = None,
         coalesce: bool = True,
+        declared_columns: Sequence[str] | None = None,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -201,6 +202,11 @@ class Scan:
         self.limit = limit
         self.loader_limits = loader_limits
         self.coalesce = coalesce
+        # the columns of schema= whose types the user gave (None: all); the others were
+        # taken from data (a driver's sample), so a string one still refuses a number
+        self.declared_columns = (
+            None if declared_columns is None else {n.lower() for n in declared_columns}
+        )
         implicit = ImplicitColumns(partition_prefix=partition_prefix)
         if implicit_names:
             implicit.names.update(implicit_names)
@@ -321,7 +327,11 @@ class Scan:
             projection=self.tracker.reader_projection(),
             discover=not self.tracker.strict,
             inferred=self.tracker.reader_inferred(),
-            declared=self.tracker.reader_declared(),
+            declared=[
+                name
+                for name in self.tracker.reader_declared()
+                if self.declared_columns is None or name.lower() in self.declared_columns
+            ],
             reserve=self._reserve(values),
             **limits,
         )

@@ -181,6 +181,8 @@ class ScanPlan:
             scan_options,
             root=root,
             schema=reader_schema,
+            # only the user's own types read any value into a string column as its text
+            declared_columns=[f.name for f in scan_options.get("schema") or []],
             strict_schema=True,
             partition_depth=probe.partition_depth,
         )
