@@ -35,6 +35,16 @@ pub struct Discovery {
     row_nulls: Vec<(ColumnId, usize, String)>,
 }
 
+/// Whether two field names are one column's, by the loader's rule (equal lowercase forms),
+/// without allocating for ASCII names: a row with many null fields compares names for each.
+fn same_name(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        a.eq_ignore_ascii_case(b)
+    } else {
+        a.to_lowercase() == b.to_lowercase()
+    }
+}
+
 /// Set flag `id`, growing the vector as needed.
 fn set_flag(flags: &mut Vec<bool>, id: ColumnId, on: bool) {
     if flags.len() <= id {
@@ -192,11 +202,11 @@ impl Discovery {
         if self.row_nulls.is_empty() {
             return Ok(());
         }
-        let (entry, lower) = (l.pos(parent), name.to_lowercase());
+        let entry = l.pos(parent);
         match self
             .row_nulls
             .iter()
-            .find(|(p, e, n)| *p == parent && *e == entry && n.to_lowercase() == lower)
+            .find(|(p, e, n)| *p == parent && *e == entry && same_name(n, name))
         {
             // named as the row named it first, as the loader names a column
             Some((_, _, first)) => Err(given_twice(&l.member_path(parent, first))),
@@ -210,10 +220,9 @@ impl Discovery {
         if self.null_only.is_empty() {
             return name;
         }
-        let lower = name.to_lowercase();
         self.null_only
             .iter()
-            .find(|(p, n)| *p == parent && n.to_lowercase() == lower)
+            .find(|(p, n)| *p == parent && same_name(n, name))
             .map_or(name, |(_, n)| n.as_str())
     }
 
