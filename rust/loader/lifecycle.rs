@@ -219,7 +219,7 @@ impl ResultSetLoader {
         }
         self.row_open = true;
         self.record = false;
-        self.top_writes.fill(0);
+        self.clear_top_writes();
         Ok(true)
     }
 
@@ -266,7 +266,17 @@ impl ResultSetLoader {
         self.truncate(ROOT, self.row_pos);
         self.row_open = true;
         self.breach = None;
-        self.top_writes.fill(0);
+        self.clear_top_writes();
+    }
+
+    /// Zero the row's first-write counts. Not for an empty list: its pointer is dangling,
+    /// and glibc's AVX-512 `memset` of 0 bytes there is a masked store to an unmapped page,
+    /// which costs a microcode assist (~60 ns a row, a third of a CSV scan with no column).
+    #[inline(always)]
+    fn clear_top_writes(&mut self) {
+        if !self.top_writes.is_empty() {
+            self.top_writes.fill(0);
+        }
     }
 
     /// Drop everything written for the current row, at every level.
