@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 import batchloader as bl
 from batchloader.bench import FLAT_SCHEMA, flat_rows
 
+from arrow_bytes import batch_buffer_sizes
+
 IMPLICIT = ["fqn", "filepath", "filename", "suffix"]
 
 
@@ -315,3 +317,64 @@ def test_random_records_read_back_as_written(
     want = [r for r in rows if not (len(r) == 1 and r[0] and set(r[0]) <= blank)]
     scan = bl.Scan(path, format="csv", delimiter=delimiter, columns=["columns"])
     assert table_of(scan).column("columns").to_pylist() == want
+
+
+LIMITED_SCHEMA = pa.schema(
+    [("s", pa.utf8()), ("n", pa.int64()), ("x", pa.float64()), ("t", pa.utf8())]
+)
+
+
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries(
+            {
+                "s": st.text(alphabet=list('ab,"\né'), max_size=12),
+                "n": st.none() | st.integers(-(2**63), 2**63 - 1),
+                "x": st.none() | st.floats(allow_nan=False, allow_infinity=False),
+                "t": st.text(alphabet="xyz", max_size=30),
+            }
+        ),
+        max_size=30,
+    ),
+    row_limit=st.integers(1, 6),
+    vector_byte_limit=st.sampled_from([24, 64, 256, 16 << 20]),
+    batch_byte_limit=st.sampled_from([None, 120, 400]),
+)
+def test_header_records_fill_batches_within_every_limit(
+    tmp_path_factory, rows, row_limit, vector_byte_limit, batch_byte_limit
+):
+    """Records are written with the limits checked once a record (and again write by write
+    if one broke): whatever the limits, every batch keeps them, the batches concatenate to
+    the records that fit an empty batch, in order, and exactly the others are skipped."""
+    path = tmp_path_factory.mktemp("limits") / "l.csv"
+    pcsv.write_csv(pa.Table.from_pylist(rows, schema=LIMITED_SCHEMA), path)
+    limits = {
+        "row_limit": row_limit,
+        "vector_byte_limit": vector_byte_limit,
+        "batch_byte_limit": batch_byte_limit,
+    }
+    loader = bl.ResultSetLoader(LIMITED_SCHEMA, **limits)
+    reader = bl.FileReader(str(path), format="csv", header=True, on_error="skip")
+    batches = []
+    loader.start_batch()
+    while reader.fill(loader):
+        batches.append(loader.harvest())
+        loader.start_batch()
+    batches.append(loader.harvest())
+    # a record that overflowed the last batch is row 0 of one more
+    if loader.start_batch() and loader.row_count:
+        batches.append(loader.harvest())
+
+    def fits(sizes: list[int]) -> bool:
+        return max(sizes, default=0) <= vector_byte_limit and (
+            batch_byte_limit is None or sum(sizes) <= batch_byte_limit
+        )
+
+    for batch in batches:
+        assert batch.num_rows <= row_limit
+        assert fits(batch_buffer_sizes(batch)), batch_buffer_sizes(batch)
+    alone = [pa.RecordBatch.from_pylist([r], schema=LIMITED_SCHEMA) for r in rows]
+    kept = [r for r, b in zip(rows, alone, strict=True) if fits(batch_buffer_sizes(b))]
+    got = pa.Table.from_batches(batches, schema=LIMITED_SCHEMA)
+    assert got.equals(pa.Table.from_pylist(kept, schema=LIMITED_SCHEMA)), got.to_pylist()
+    assert reader.skipped_lines == len(rows) - len(kept)

@@ -308,6 +308,9 @@ def _read_with(path, schema, discover, one_pass, on_error, limits, projection=No
             batches.append(loader.harvest())
             loader.start_batch()
         batches.append(loader.harvest())
+        # a line that overflowed the last batch is row 0 of one more
+        if loader.start_batch() and loader.row_count:
+            batches.append(loader.harvest())
     except bl.InputError as e:
         error = str(e)
     return batches, error, reader.skipped_lines, reader.one_pass_lines

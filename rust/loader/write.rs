@@ -88,7 +88,8 @@ impl ResultSetLoader {
     /// whatever the caller does for other columns). It does not check the limits: the
     /// caller calls [`limits_hold`](Self::limits_hold) before it saves the row, and if they
     /// do not, writes the row again through `set` (which overflows at the write that broke
-    /// them).
+    /// them); or it leaves them to the next `set` or to `save_row`, which overflow (or
+    /// refuse the row) for a limit any write of the row broke.
     #[inline(always)]
     pub fn set_plain(&mut self, id: ColumnId, value: Value<'_>) -> bool {
         self.set_first(id, value).is_some()

@@ -228,6 +228,22 @@ impl CsvRecords {
         }
     }
 
+    /// Field `i` as the text of column `id` if the column is utf8 and the field is cut from
+    /// the record's valid UTF-8 (`whole`) at char boundaries.
+    #[inline(always)]
+    fn utf8_text<'r>(
+        &self,
+        l: &ResultSetLoader,
+        id: ColumnId,
+        i: usize,
+        whole: Option<&'r str>,
+    ) -> Option<&'r str> {
+        if !matches!(l.field(id).data_type(), DataType::Utf8) {
+            return None;
+        }
+        whole?.get(self.record.range(i)?)
+    }
+
     fn write_field(
         &self,
         l: &mut ResultSetLoader,
@@ -244,6 +260,7 @@ impl CsvRecords {
     }
 
     /// Field `i` converted to column `id`'s type.
+    #[inline(never)]
     fn field_value<'r>(
         &self,
         l: &ResultSetLoader,
@@ -419,9 +436,15 @@ impl RecordSource for CsvRecords {
         // One UTF-8 check for the whole record; fields are cut from it at char boundaries.
         let whole = std::str::from_utf8(self.record.as_slice()).ok();
         for (i, raw) in self.record.iter().enumerate() {
-            if let Some(id) = ids[i] {
-                self.write_field(l, id, i, raw, whole)?;
+            let Some(id) = ids[i] else { continue };
+            // Text to a utf8 column, the common case, unchecked: a limit it breaks is found
+            // by the row's commit (or the next checked write), which overflows then.
+            if let Some(text) = self.utf8_text(l, id, i, whole) {
+                if l.set_plain(id, Value::Str(text)) {
+                    continue;
+                }
             }
+            self.write_field(l, id, i, raw, whole)?;
         }
         Ok(())
     }
