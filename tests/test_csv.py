@@ -378,3 +378,18 @@ def test_header_records_fill_batches_within_every_limit(
     got = pa.Table.from_batches(batches, schema=LIMITED_SCHEMA)
     assert got.equals(pa.Table.from_pylist(kept, schema=LIMITED_SCHEMA)), got.to_pylist()
     assert reader.skipped_lines == len(rows) - len(kept)
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_a_byte_order_mark_before_the_first_record_is_not_data(tmp_path, header):
+    """Files saved by Windows tools start with a UTF-8 byte order mark: it is not part of
+    the first field (pyarrow.csv drops it too); one anywhere else is data."""
+    path = tmp_path / "bom.csv"
+    path.write_bytes("\ufeffid,name\n1,\ufeffa\n".encode())
+    if header:
+        got = table_of(bl.Scan(path, header=True)).to_pylist()
+        assert got == [{"id": "1", "name": "\ufeffa"}]
+        assert list(got[0]) == pcsv.read_csv(path).column_names
+    else:
+        got = table_of(bl.Scan(path, columns=["columns"])).column("columns").to_pylist()
+        assert got == [["id", "name"], ["1", "\ufeffa"]]

@@ -1,8 +1,8 @@
 //! Appending to Arrow buffers on the writers' hot path. `MutableBuffer::push` and
 //! `extend_from_slice` are not inlined into the writers (their growth and panic paths make
 //! them too large), so every value paid a call: here the capacity check is inline and only
-//! the growth is a call. Short byte strings (most keys, names, codes) are copied with two
-//! overlapping loads and stores instead of a call to `memcpy`.
+//! the growth is a call. Short byte strings (most keys, names, codes, timestamps) are copied
+//! with two overlapping loads and stores instead of a call to `memcpy`.
 
 use arrow_buffer::{MutableBuffer, ToByteSlice};
 
@@ -54,7 +54,16 @@ pub(crate) fn zeros(buf: &mut MutableBuffer, n: usize) {
     }
 }
 
-/// Copy `n` bytes from `src` to `dst`: up to 16 without a call.
+/// Copy `src` into `dst` (of the same length): short ones without a call to `memcpy`.
+#[inline(always)]
+pub(crate) fn copy_short(dst: &mut [u8], src: &[u8]) {
+    assert_eq!(dst.len(), src.len());
+    // SAFETY: both slices hold `src.len()` bytes, and `dst` is borrowed mutably, so they
+    // cannot overlap.
+    unsafe { copy(src.as_ptr(), dst.as_mut_ptr(), src.len()) }
+}
+
+/// Copy `n` bytes from `src` to `dst`: up to 32 without a call.
 ///
 /// # Safety
 /// `src..src+n` readable, `dst..dst+n` writable, not overlapping.
@@ -80,6 +89,12 @@ unsafe fn copy(src: *const u8, dst: *mut u8, n: usize) {
                 let (a, b) = (a.read_unaligned(), b.read_unaligned());
                 dst.cast::<u64>().write_unaligned(a);
                 dst.add(n - 8).cast::<u64>().write_unaligned(b);
+            }
+            17..=32 => {
+                let (a, b) = (src.cast::<u128>(), src.add(n - 16).cast::<u128>());
+                let (a, b) = (a.read_unaligned(), b.read_unaligned());
+                dst.cast::<u128>().write_unaligned(a);
+                dst.add(n - 16).cast::<u128>().write_unaligned(b);
             }
             _ => std::ptr::copy_nonoverlapping(src, dst, n),
         }

@@ -29,6 +29,7 @@ mod tree;
 mod value;
 mod write;
 
+pub(crate) use append::copy_short;
 pub use discovery::Discovery;
 pub use error::LoaderError;
 pub use lifecycle::ResultSetLoader;

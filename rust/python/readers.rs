@@ -77,10 +77,10 @@ pub fn local_path(path: &str) -> PyResult<String> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// One of the built-in readers.
+/// One of the built-in readers (boxed: they differ in size).
 enum AnyReader {
-    Ndjson(NdjsonReader),
-    Csv(CsvReader),
+    Ndjson(Box<NdjsonReader>),
+    Csv(Box<CsvReader>),
 }
 
 /// Call the same method on whichever reader it is.
@@ -133,8 +133,9 @@ impl PyFileReader {
             )));
         }
         let inner = match format {
-            "ndjson" => NdjsonReader::open(path, range, on_error, discover)
-                .map(|r| AnyReader::Ndjson(r.retyping_nulls(retype_nulls).one_pass(one_pass))),
+            "ndjson" => NdjsonReader::open(path, range, on_error, discover).map(|r| {
+                AnyReader::Ndjson(Box::new(r.retyping_nulls(retype_nulls).one_pass(one_pass)))
+            }),
             "csv" => {
                 let options = CsvOptions {
                     header,
@@ -142,7 +143,7 @@ impl PyFileReader {
                     quote: one_byte("quote", quote)?,
                     escape: escape.map(|e| one_byte("escape", e)).transpose()?,
                 };
-                CsvReader::open(path, range, options, on_error).map(AnyReader::Csv)
+                CsvReader::open(path, range, options, on_error).map(|r| AnyReader::Csv(Box::new(r)))
             }
             other => {
                 return Err(PyValueError::new_err(format!(

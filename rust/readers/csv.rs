@@ -2,16 +2,15 @@
 //! without one (Drill's `columns` `list<utf8>`, so `columns[3]` works downstream). Ragged rows
 //! are allowed: missing fields are null, extra fields are an error of that record.
 
-use std::borrow::Cow;
 use std::io::BufRead;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field};
 
+use super::csv_window::{CsvWindow, Fields};
 use super::driver::{excerpt, loader_error, note_ignored, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
-use super::tap::Tap;
 use super::temporal::{parse_date, parse_timestamp};
 use crate::loader::{
     parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
@@ -38,17 +37,15 @@ fn trim_line_breaks(text: &[u8]) -> &[u8] {
 }
 
 impl CsvOptions {
-    /// The `csv` reader of this dialect (records read whole, of any length).
-    fn reader_builder(&self) -> csv::ReaderBuilder {
-        let mut builder = csv::ReaderBuilder::new();
-        builder
-            .has_headers(false)
-            .flexible(true)
-            .delimiter(self.delimiter)
-            .quote(self.quote)
-            .escape(self.escape)
-            .double_quote(self.escape.is_none());
-        builder
+    /// A window reading the records of `input` in this dialect.
+    fn window(&self, input: Box<dyn BufRead + Send>) -> CsvWindow {
+        CsvWindow::new(
+            input,
+            self.delimiter,
+            self.quote,
+            self.escape,
+            self.escape.is_none(),
+        )
     }
 
     /// A `csv-core` parser of the same dialect (for looking at one record's text again).
@@ -75,10 +72,7 @@ impl Default for CsvOptions {
 
 /// The records of a CSV input (the record source of [`CsvReader`]).
 pub struct CsvRecords {
-    reader: csv::Reader<Tap>,
-    record: csv::ByteRecord,
-    /// Where the current record's text is in the input (offsets), terminator included.
-    span: (u64, u64),
+    window: CsvWindow,
     path: String,
     options: CsvOptions,
     names: Option<Vec<String>>,
@@ -95,27 +89,22 @@ pub struct CsvRecords {
 }
 
 impl CsvRecords {
-    /// The line the current record starts on. The csv crate starts a record where the last
-    /// one's terminator stopped: before the `\n` of a `\r\n` and before blank lines, so
-    /// their `\n`s are counted here. (It counts `\n`s only: in a file broken by lone `\r`s
-    /// every record is on line 1.)
-    fn line(&self) -> u64 {
-        let Some(position) = self.record.position() else {
-            return self.base.get() + self.records;
-        };
-        let mut line = self.base.get() + position.line();
-        if self.span.0 == position.byte() {
-            let (lead, _) = self.record_text();
-            line += memchr::memchr_iter(b'\n', lead).count() as u64;
-        }
-        line
+    /// The current record's fields.
+    fn record(&self) -> &Fields {
+        &self.window.record
     }
 
-    /// The current record's text as read (empty if no longer kept), split where it starts:
-    /// the line breaks before it (the `\n` of the previous record's `\r\n`, blank lines),
-    /// then the record with its own terminator. An unquoted field holds no line break.
+    /// The line the current record starts on. (Lines are counted by `\n`s: in a file broken
+    /// by lone `\r`s every record is on line 1.)
+    fn line(&self) -> u64 {
+        self.base.get() + self.window.line()
+    }
+
+    /// The current record's text as read, split where it starts: the line breaks before it
+    /// (the `\n` of the previous record's `\r\n`, blank lines), then the record with its own
+    /// terminator. An unquoted field holds no line break.
     fn record_text(&self) -> (&[u8], &[u8]) {
-        let text = self.reader.get_ref().kept_bytes(self.span.0, self.span.1);
+        let text = self.window.text();
         let start = text
             .iter()
             .position(|b| !matches!(b, b'\n' | b'\r'))
@@ -123,18 +112,11 @@ impl CsvRecords {
         text.split_at(start)
     }
 
-    /// The record as the file has it (quotes and all), without its line terminator:
-    /// borrowed from the input while the record is kept.
-    fn raw_bytes(&self) -> Cow<'_, [u8]> {
-        let (lead, text) = self.record_text();
-        if lead.is_empty() && text.is_empty() {
-            // not kept (cannot happen while the record is current): its fields, joined
-            let delimiter = [self.options.delimiter];
-            let fields: Vec<&[u8]> = self.record.iter().collect();
-            return Cow::Owned(fields.join(&delimiter[..]));
-        }
+    /// The record as the file has it (quotes and all), without its line terminator: a
+    /// slice of the input's window.
+    fn raw_bytes(&self) -> &[u8] {
         // without its own terminator (an unquoted field cannot end with a line break)
-        Cow::Borrowed(trim_line_breaks(text))
+        trim_line_breaks(self.record_text().1)
     }
 
     /// The error of a record that ends inside quotes, called for the input's last record: a
@@ -155,7 +137,7 @@ impl CsvRecords {
             return None;
         }
         // the lines it took in: a line break ending the input starts no other
-        let fields = trim_line_breaks(self.record.as_slice());
+        let fields = trim_line_breaks(self.record().as_slice());
         let lines = memchr::memchr_iter(b'\n', fields).count() + 1;
         let noun = if lines == 1 { "line" } else { "lines" };
         Some(self.error(
@@ -170,7 +152,7 @@ impl CsvRecords {
     /// Take the column names from the header record (the first record read).
     fn set_names(&mut self) -> Result<(), InputError> {
         let mut names = Vec::new();
-        for (i, f) in self.record.iter().enumerate() {
+        for (i, f) in self.record().iter().enumerate() {
             let name = self.text(f, i)?.trim().to_string();
             let name = if name.is_empty() {
                 format!("column{}", i + 1)
@@ -222,7 +204,7 @@ impl CsvRecords {
         raw: &'r [u8],
         i: usize,
     ) -> Result<&'r str, InputError> {
-        match whole.and_then(|s| s.get(self.record.range(i)?)) {
+        match whole.and_then(|s| s.get(self.record().range(i)?)) {
             Some(text) => Ok(text),
             None => self.text(raw, i),
         }
@@ -241,7 +223,7 @@ impl CsvRecords {
         if !matches!(l.field(id).data_type(), DataType::Utf8) {
             return None;
         }
-        whole?.get(self.record.range(i)?)
+        whole?.get(self.record().range(i)?)
     }
 
     fn write_field(
@@ -322,32 +304,16 @@ impl CsvRecords {
 impl RecordSource for CsvRecords {
     fn next_record(&mut self) -> Result<bool, InputError> {
         loop {
-            let more = self
-                .reader
-                .read_byte_record(&mut self.record)
-                .map_err(|e| {
-                    let line = self.line();
-                    match e.kind() {
-                        csv::ErrorKind::Io(io) => super::driver::io_error(&self.path, line, io),
-                        _ => InputError {
-                            path: self.path.clone(),
-                            line,
-                            column: None,
-                            message: format!("malformed CSV: {e}"),
-                            excerpt: String::new(),
-                        },
-                    }
-                })?;
+            let more = self.window.next_record().map_err(|e| {
+                super::driver::io_error(&self.path, self.base.get() + self.window.line(), &e)
+            })?;
             if !more {
                 return Ok(false);
             }
-            let start = self.record.position().map_or(0, |p| p.byte());
-            self.span = (start, self.reader.position().byte());
-            self.reader.get_mut().release_before(start);
             self.records += 1;
             // Only a quoted field can hold a line break.
             if self.one_line_records
-                && memchr::memchr2(b'\n', b'\r', self.record.as_slice()).is_some()
+                && memchr::memchr2(b'\n', b'\r', self.record().as_slice()).is_some()
             {
                 return Err(self.error(
                     None,
@@ -368,14 +334,19 @@ impl RecordSource for CsvRecords {
     /// A line that is empty or only whitespace, as Spark skips them; a quoted field (`""`,
     /// `"  "`) is a value, so its line is a record.
     fn is_blank(&self) -> bool {
-        self.record.len() == 1
-            && self.record[0].iter().all(u8::is_ascii_whitespace)
+        self.record().len() == 1
+            && self
+                .record()
+                .get(0)
+                .unwrap_or_default()
+                .iter()
+                .all(u8::is_ascii_whitespace)
             && memchr::memchr(self.options.quote, self.record_text().1).is_none()
     }
 
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
         // only the input's last record can hold a quote left open
-        if self.reader.get_ref().ends_at(self.span.1) {
+        if self.window.ends_input() {
             if let Some(e) = self.quote_left_open() {
                 return Err(e);
             }
@@ -399,9 +370,9 @@ impl RecordSource for CsvRecords {
             }
             let element = l.element(id).expect("a list");
             l.open(id).map_err(|e| loader_error(self, e))?;
-            let whole = std::str::from_utf8(self.record.as_slice()).ok();
+            let whole = std::str::from_utf8(self.record().as_slice()).ok();
             let selective = l.selects_elements(id);
-            for (i, f) in self.record.iter().enumerate() {
+            for (i, f) in self.record().iter().enumerate() {
                 // `columns[2]` projected: fields not asked for are not looked at
                 match selective.then(|| l.element_fate(id)) {
                     Some(ElementFate::Drop) => break,
@@ -423,19 +394,19 @@ impl RecordSource for CsvRecords {
             self.ids = Some(ids);
         }
         let ids = self.ids.as_ref().expect("resolved");
-        if self.record.len() > ids.len() {
+        if self.record().len() > ids.len() {
             return Err(self.error(
                 None,
                 format!(
                     "the record has {} fields, the header {}",
-                    self.record.len(),
+                    self.record().len(),
                     ids.len()
                 ),
             ));
         }
         // One UTF-8 check for the whole record; fields are cut from it at char boundaries.
-        let whole = std::str::from_utf8(self.record.as_slice()).ok();
-        for (i, raw) in self.record.iter().enumerate() {
+        let whole = std::str::from_utf8(self.record().as_slice()).ok();
+        for (i, raw) in self.record().iter().enumerate() {
             let Some(id) = ids[i] else { continue };
             // Text to a utf8 column, the common case, unchecked: a limit it breaks is found
             // by the row's commit (or the next checked write), which overflows then.
@@ -451,7 +422,7 @@ impl RecordSource for CsvRecords {
 
     /// The record as the file has it (quotes and all), without its line terminator.
     fn raw(&self) -> String {
-        String::from_utf8_lossy(&self.raw_bytes()).into_owned()
+        String::from_utf8_lossy(self.raw_bytes()).into_owned()
     }
 
     fn error(&self, column: Option<usize>, message: String) -> InputError {
@@ -460,7 +431,7 @@ impl RecordSource for CsvRecords {
             line: self.line(),
             column,
             message,
-            excerpt: excerpt(&self.raw_bytes(), column),
+            excerpt: excerpt(self.raw_bytes(), column),
         }
     }
 
@@ -520,11 +491,8 @@ impl CsvReader {
         options: CsvOptions,
         on_error: OnError,
     ) -> Self {
-        let reader = options.reader_builder().from_reader(Tap::new(input));
         let src = CsvRecords {
-            reader,
-            record: csv::ByteRecord::new(),
-            span: (0, 0),
+            window: options.window(input),
             path: path.to_string(),
             options,
             names: None,

@@ -3,13 +3,13 @@
 //! skipped by the tokenizer without being built.
 
 pub mod csv;
+mod csv_window;
 mod driver;
 pub mod input;
 mod json;
 mod json_fast;
 mod lines;
 pub mod ndjson;
-mod tap;
 mod temporal;
 
 pub use csv::{CsvOptions, CsvReader};

@@ -1,0 +1,443 @@
+//! The records of a CSV input, read from a window of its bytes: each record's fields (out of
+//! their quoting) and its text as the file has it, a slice of the window.
+//!
+//! A record of plain fields (unquoted, or quoted without a quote, escape or line break
+//! inside) ending in a line break is split here, a field boundary found sixteen bytes at a
+//! time; any other record goes through `csv-core`'s parser, whose rules the split follows.
+
+use std::io::{self, BufRead, ErrorKind};
+use std::ops::Range;
+
+use csv_core::ReadRecordResult;
+
+use super::input::READ_BUFFER;
+use crate::loader::copy_short;
+
+/// The fields of one record: their bytes end to end, and where each ends. Both vectors are
+/// buffers, longer than the record needs; the record is the first `len` ends.
+#[derive(Debug)]
+pub(crate) struct Fields {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    len: usize,
+}
+
+impl Fields {
+    fn new() -> Self {
+        Fields {
+            bytes: vec![0; 1024],
+            ends: vec![0; 64],
+            len: 0,
+        }
+    }
+
+    /// How many fields the record has.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The bytes of every field, end to end.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.end()]
+    }
+
+    /// Where the last field ends.
+    fn end(&self) -> usize {
+        self.len.checked_sub(1).map_or(0, |last| self.ends[last])
+    }
+
+    /// Where field `i` is in [`as_slice`](Self::as_slice).
+    #[inline]
+    pub fn range(&self, i: usize) -> Option<Range<usize>> {
+        if i >= self.len {
+            return None;
+        }
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        Some(start..self.ends[i])
+    }
+
+    /// Field `i`.
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        self.range(i).map(|r| &self.bytes[r])
+    }
+
+    /// The fields in order.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        (0..self.len).map(|i| self.get(i).expect("a field"))
+    }
+
+    /// Append a field (a record the window splits).
+    #[inline]
+    fn push(&mut self, field: &[u8]) {
+        let start = self.end();
+        let end = start + field.len();
+        if end > self.bytes.len() {
+            self.bytes.resize(end.max(2 * self.bytes.len()), 0);
+        }
+        if self.len == self.ends.len() {
+            self.ends.resize(2 * self.len, 0);
+        }
+        copy_short(&mut self.bytes[start..end], field);
+        self.ends[self.len] = end;
+        self.len += 1;
+    }
+}
+
+/// Reads CSV records from an input through a window of its bytes.
+pub(crate) struct CsvWindow {
+    input: Box<dyn BufRead + Send>,
+    /// Boxed: its tables are most of the reader's size.
+    parser: Box<csv_core::Reader>,
+    delimiter: u8,
+    quote: u8,
+    escape: Option<u8>,
+    /// The dialect lets the split read plain records (else every record is parsed).
+    split: bool,
+    buf: Vec<u8>,
+    /// `buf[..filled]` holds what was read.
+    filled: usize,
+    /// The current record's text is `buf[start..pos]` (line breaks before it included).
+    start: usize,
+    pos: usize,
+    /// Offset in the input of `buf[0]`, and the `\n`s before it.
+    dropped: u64,
+    dropped_lines: u64,
+    eof: bool,
+    /// The current record's fields.
+    pub record: Fields,
+    /// Records the window split (the others went through the parser).
+    pub split_records: u64,
+}
+
+impl CsvWindow {
+    /// The records of `input` in a dialect (`double_quote`: a quote in a quoted field is
+    /// written twice; else only `escape` escapes one).
+    pub fn new(
+        input: Box<dyn BufRead + Send>,
+        delimiter: u8,
+        quote: u8,
+        escape: Option<u8>,
+        double_quote: bool,
+    ) -> Self {
+        let parser = Box::new(
+            csv_core::ReaderBuilder::new()
+                .delimiter(delimiter)
+                .quote(quote)
+                .escape(escape)
+                .double_quote(double_quote)
+                .build(),
+        );
+        let special = [delimiter, quote, b'\r', b'\n'];
+        let split = !special
+            .iter()
+            .enumerate()
+            .any(|(i, b)| special[..i].contains(b))
+            && escape.is_none_or(|e| !special.contains(&e));
+        CsvWindow {
+            input,
+            parser,
+            delimiter,
+            quote,
+            escape,
+            split,
+            buf: vec![0; 2 * READ_BUFFER],
+            filled: 0,
+            start: 0,
+            pos: 0,
+            dropped: 0,
+            dropped_lines: 0,
+            eof: false,
+            record: Fields::new(),
+            split_records: 0,
+        }
+    }
+
+    /// Read the next record: `false` at the end of the input.
+    pub fn next_record(&mut self) -> io::Result<bool> {
+        self.start = self.pos;
+        // the first record goes to the parser, which drops a byte order mark before it
+        if self.split && self.dropped + self.pos as u64 > 0 && self.split_record() {
+            return Ok(true);
+        }
+        self.parse_record()
+    }
+
+    /// The current record's text as read: the line breaks before it, the record, its
+    /// terminator.
+    pub fn text(&self) -> &[u8] {
+        &self.buf[self.start..self.pos]
+    }
+
+    /// The 1-based line of the input where the current record starts (its first byte past
+    /// the line breaks before it).
+    pub fn line(&self) -> u64 {
+        let text = self.text();
+        let lead = text
+            .iter()
+            .position(|b| !matches!(b, b'\n' | b'\r'))
+            .unwrap_or(text.len());
+        let before = &self.buf[..self.start + lead];
+        self.dropped_lines + memchr::memchr_iter(b'\n', before).count() as u64 + 1
+    }
+
+    /// Whether the input was read to its end and the current record is its last.
+    pub fn ends_input(&self) -> bool {
+        self.eof && self.pos == self.filled
+    }
+
+    /// The next record through `csv-core`'s parser.
+    fn parse_record(&mut self) -> io::Result<bool> {
+        let (mut out, mut ends) = (0, 0);
+        loop {
+            if self.pos == self.filled && !self.eof {
+                self.read_more()?;
+                continue;
+            }
+            let fields = &mut self.record;
+            let (result, nin, nout, nend) = self.parser.read_record(
+                &self.buf[self.pos..self.filled],
+                &mut fields.bytes[out..],
+                &mut fields.ends[ends..],
+            );
+            self.pos += nin;
+            out += nout;
+            ends += nend;
+            match result {
+                ReadRecordResult::InputEmpty => {}
+                ReadRecordResult::OutputFull => {
+                    let n = 2 * fields.bytes.len();
+                    fields.bytes.resize(n, 0);
+                }
+                ReadRecordResult::OutputEndsFull => {
+                    let n = 2 * fields.ends.len();
+                    fields.ends.resize(n, 0);
+                }
+                ReadRecordResult::Record => {
+                    fields.len = ends;
+                    return Ok(true);
+                }
+                ReadRecordResult::End => {
+                    fields.len = 0;
+                    return Ok(false);
+                }
+            }
+        }
+    }
+
+    /// Split the record at `pos` if its fields are plain and its end is in the window (`false`:
+    /// nothing read, the parser reads it). What the parser does with the same bytes: line
+    /// breaks before a record are skipped; an unquoted field runs to a delimiter or line break;
+    /// a quoted one to its closing quote, which a delimiter or line break must follow here.
+    fn split_record(&mut self) -> bool {
+        let b = &self.buf[self.pos..self.filled];
+        let mut i = b
+            .iter()
+            .position(|c| !matches!(c, b'\n' | b'\r'))
+            .unwrap_or(b.len());
+        if i == b.len() {
+            return false;
+        }
+        self.record.len = 0;
+        loop {
+            let field = if b.get(i) == Some(&self.quote) {
+                let inner = &b[i + 1..];
+                let close = match self.escape {
+                    Some(e) => memchr::memchr2(self.quote, e, inner),
+                    None => memchr::memchr(self.quote, inner),
+                };
+                let Some(close) = close.filter(|&k| inner[k] == self.quote) else {
+                    return false;
+                };
+                let field = &inner[..close];
+                if memchr::memchr2(b'\n', b'\r', field).is_some() {
+                    return false; // the parser counts lines the same, but it is rare
+                }
+                i += close + 2;
+                field
+            } else {
+                let stop = field_stop(b, i, self.delimiter, self.quote);
+                let end = stop.unwrap_or(b.len());
+                if stop.is_some_and(|k| b[k] == self.quote) {
+                    return false; // a quote inside an unquoted field
+                }
+                let field = &b[i..end];
+                i = end;
+                field
+            };
+            self.record.push(field);
+            match b.get(i) {
+                Some(&c) if c == self.delimiter => i += 1,
+                Some(b'\n') => {
+                    i += 1;
+                    break;
+                }
+                // a `\n` after it is a line break before the next record, as for the parser
+                Some(b'\r') => {
+                    i += 1;
+                    break;
+                }
+                None if self.eof => break,
+                _ => return false,
+            }
+        }
+        self.pos += i;
+        self.split_records += 1;
+        true
+    }
+
+    /// Read more of the input, keeping the current record's text.
+    fn read_more(&mut self) -> io::Result<()> {
+        let keep = self.start;
+        if keep > 0 {
+            self.dropped += keep as u64;
+            self.dropped_lines += memchr::memchr_iter(b'\n', &self.buf[..keep]).count() as u64;
+            self.buf.copy_within(keep..self.filled, 0);
+            self.filled -= keep;
+            self.pos -= keep;
+            self.start = 0;
+        }
+        if self.buf.len() - self.filled < READ_BUFFER {
+            self.buf.resize(2 * self.buf.len(), 0);
+        }
+        loop {
+            match self.input.read(&mut self.buf[self.filled..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.filled += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            return Ok(());
+        }
+    }
+}
+
+/// The first delimiter, quote, `\n` or `\r` in `b` at or after `i`.
+#[inline(always)]
+fn field_stop(b: &[u8], mut i: usize, delimiter: u8, quote: u8) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    while i + 16 <= b.len() {
+        let stops = stop_mask(&b[i..i + 16], delimiter, quote);
+        if stops != 0 {
+            return Some(i + stops.trailing_zeros() as usize);
+        }
+        i += 16;
+    }
+    b[i..]
+        .iter()
+        .position(|&c| c == delimiter || c == quote || c == b'\n' || c == b'\r')
+        .map(|k| i + k)
+}
+
+/// Bit `k` set if byte `k` of `chunk` (16 bytes) is `delimiter`, `quote`, `\n` or `\r`.
+/// SSE2, which every x86_64 processor has.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn stop_mask(chunk: &[u8], delimiter: u8, quote: u8) -> u32 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    assert_eq!(chunk.len(), 16);
+    // SAFETY: the load reads the 16 bytes of `chunk` (checked above), unaligned loads
+    // allowed; SSE2 is part of the x86_64 baseline.
+    unsafe {
+        let x = _mm_loadu_si128(chunk.as_ptr().cast());
+        let is = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
+        let stops = _mm_or_si128(
+            _mm_or_si128(is(delimiter), is(quote)),
+            _mm_or_si128(is(b'\n'), is(b'\r')),
+        );
+        _mm_movemask_epi8(stops) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads at most `chunk` bytes at a time.
+    struct Trickle(Vec<u8>, usize);
+
+    impl io::Read for Trickle {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(out.len()).min(self.1);
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0.drain(..n);
+            Ok(n)
+        }
+    }
+
+    /// A record as read: its fields, its text, its line.
+    type Record = (Vec<Vec<u8>>, Vec<u8>, u64);
+
+    /// Every record of `text`, split where it can be or parsed only, and how many were split.
+    fn records(text: &[u8], chunk: usize, split: bool, escape: Option<u8>) -> (Vec<Record>, u64) {
+        let input = io::BufReader::with_capacity(chunk, Trickle(text.to_vec(), chunk));
+        let mut w = CsvWindow::new(Box::new(input), b',', b'"', escape, escape.is_none());
+        w.split &= split;
+        let mut out = Vec::new();
+        while w.next_record().unwrap() {
+            let fields = w.record.iter().map(<[u8]>::to_vec).collect();
+            out.push((fields, w.text().to_vec(), w.line()));
+        }
+        (out, w.split_records)
+    }
+
+    #[test]
+    fn split_records_equal_the_parsers() {
+        let pieces: [&[u8]; 14] = [
+            b"a",
+            b"bc",
+            b",",
+            b",",
+            b"\n",
+            b"\r\n",
+            b"\r",
+            b"\"",
+            b"\"x\"",
+            b"\"\"",
+            b"\\",
+            b" ",
+            b"\xc3\xa9",
+            b"\"q,\nr\"",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut split_used = 0;
+        for case in 0..3000 {
+            let n = (next() % 40) as usize;
+            let mut text = Vec::new();
+            for _ in 0..n {
+                text.extend_from_slice(pieces[(next() % pieces.len() as u64) as usize]);
+            }
+            if case % 3 == 0 {
+                text = b"h1,h2\n\"a\",\"b\"\n1,2\r\n"
+                    .iter()
+                    .chain(&text)
+                    .copied()
+                    .collect();
+            }
+            let chunk = [1, 3, 7, 64][case % 4];
+            for escape in [None, Some(b'\\')] {
+                let (parsed, none) = records(&text, chunk, false, escape);
+                let (split, used) = records(&text, chunk, true, escape);
+                assert_eq!(none, 0);
+                assert_eq!(
+                    split,
+                    parsed,
+                    "{:?} escape {escape:?} chunk {chunk}",
+                    String::from_utf8_lossy(&text)
+                );
+                split_used += used;
+            }
+        }
+        assert!(
+            split_used > 1000,
+            "the split was seldom tried: {split_used}"
+        );
+    }
+}
