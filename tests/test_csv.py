@@ -10,6 +10,7 @@ import pyarrow.csv as pcsv
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from reading import read_to_end
 
 import batchloader as bl
 from batchloader.bench import FLAT_SCHEMA, flat_rows
@@ -355,15 +356,8 @@ def test_header_records_fill_batches_within_every_limit(
     }
     loader = bl.ResultSetLoader(LIMITED_SCHEMA, **limits)
     reader = bl.FileReader(str(path), format="csv", header=True, on_error="skip")
-    batches = []
-    loader.start_batch()
-    while reader.fill(loader):
-        batches.append(loader.harvest())
-        loader.start_batch()
-    batches.append(loader.harvest())
-    # a record that overflowed the last batch is row 0 of one more
-    if loader.start_batch() and loader.row_count:
-        batches.append(loader.harvest())
+    batches: list[pa.RecordBatch] = []
+    read_to_end(reader, loader, batches)
 
     def fits(sizes: list[int]) -> bool:
         return max(sizes, default=0) <= vector_byte_limit and (

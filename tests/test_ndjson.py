@@ -18,6 +18,7 @@ import pyarrow.json as pj
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reading import read_to_end
 
 import batchloader as bl
 from batchloader.bench import NESTED_SCHEMA, nested_rows
@@ -302,15 +303,8 @@ def _read_with(path, schema, discover, one_pass, on_error, limits, projection=No
     )
     reader = bl.FileReader(str(path), on_error=on_error, discover=discover, one_pass=one_pass)
     batches, error = [], None
-    loader.start_batch()
     try:
-        while reader.fill(loader):
-            batches.append(loader.harvest())
-            loader.start_batch()
-        batches.append(loader.harvest())
-        # a line that overflowed the last batch is row 0 of one more
-        if loader.start_batch() and loader.row_count:
-            batches.append(loader.harvest())
+        read_to_end(reader, loader, batches)
     except bl.InputError as e:
         error = str(e)
     return batches, error, reader.skipped_lines, reader.one_pass_lines

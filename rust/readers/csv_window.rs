@@ -5,12 +5,13 @@
 //! inside) ending in a line break is split here, a field boundary found sixteen bytes at a
 //! time; any other record goes through `csv-core`'s parser, whose rules the split follows.
 
-use std::io::{self, BufRead, ErrorKind};
+use std::io::{self, BufRead};
 use std::ops::Range;
 
 use csv_core::ReadRecordResult;
 
 use super::input::READ_BUFFER;
+use super::lines::read_into;
 use crate::loader::copy_short;
 
 /// The fields of one record: their bytes end to end, and where each ends. Both vectors are
@@ -296,18 +297,10 @@ impl CsvWindow {
             self.pos -= keep;
             self.start = 0;
         }
-        if self.buf.len() - self.filled < READ_BUFFER {
-            self.buf.resize(2 * self.buf.len(), 0);
-        }
-        loop {
-            match self.input.read(&mut self.buf[self.filled..]) {
-                Ok(0) => self.eof = true,
-                Ok(n) => self.filled += n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-            return Ok(());
-        }
+        let n = read_into(&mut *self.input, &mut self.buf, self.filled)?;
+        self.filled += n;
+        self.eof |= n == 0;
+        Ok(())
     }
 }
 

@@ -1,6 +1,6 @@
 //! The lines of an input, each a slice of one read window rather than a copy.
 
-use std::io::{self, BufRead, ErrorKind};
+use std::io::{self, BufRead, ErrorKind, Read};
 
 use super::input::READ_BUFFER;
 
@@ -143,17 +143,27 @@ impl LineWindow {
             self.start = 0;
             self.end = 0;
         }
-        if self.buf.len() - self.filled < READ_BUFFER {
-            self.buf.resize(2 * self.buf.len(), 0);
-        }
-        loop {
-            match self.input.read(&mut self.buf[self.filled..]) {
-                Ok(0) => self.eof = true,
-                Ok(n) => self.filled += n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-            return Ok(());
+        let n = read_into(&mut *self.input, &mut self.buf, self.filled)?;
+        self.filled += n;
+        self.eof |= n == 0;
+        Ok(())
+    }
+}
+
+/// Read once from `input` into `buf` after its first `filled` bytes, the buffer doubled if
+/// less than [`READ_BUFFER`] bytes are free: how many bytes came (0: the input is over).
+pub(crate) fn read_into(
+    input: &mut dyn Read,
+    buf: &mut Vec<u8>,
+    filled: usize,
+) -> io::Result<usize> {
+    if buf.len() - filled < READ_BUFFER {
+        buf.resize(2 * buf.len(), 0);
+    }
+    loop {
+        match input.read(&mut buf[filled..]) {
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            read => return read,
         }
     }
 }
