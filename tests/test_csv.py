@@ -152,11 +152,12 @@ def test_a_last_record_without_a_line_break_is_read_whole(tmp_path, last):
     assert table_of(bl.Scan(path, header=True)).equals(want)
 
 
-@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
 @pytest.mark.parametrize("header", [True, False])
 def test_errors_name_the_records_own_line_whatever_the_line_breaks(tmp_path, newline, header):
-    """After `\r\n` line breaks and blank lines, an error still names the line its record
-    starts on (the csv crate starts a record before the `\n` of the last one's `\r\n`)."""
+    """After `\r\n` or lone `\r` line breaks and blank lines, an error still names the line
+    its record starts on (a record starts before the `\n` of the last one's `\r\n`; a lone
+    `\r` ends a line as it ends a record)."""
     lines = ["a,b"] if header else []
     lines += ["1,2", "", "", "3,4", "x,5", "", "6,7,8,9"]
     path = tmp_path / "l.csv"

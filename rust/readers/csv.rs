@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field};
 
-use super::csv_window::{CsvWindow, Fields};
+use super::csv_window::{line_breaks, CsvWindow, Fields};
 use super::driver::{excerpt, loader_error, note_ignored, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
@@ -94,8 +94,8 @@ impl CsvRecords {
         &self.window.record
     }
 
-    /// The line the current record starts on. (Lines are counted by `\n`s: in a file broken
-    /// by lone `\r`s every record is on line 1.)
+    /// The line the current record starts on (a line ends at a `\n`, a `\r\n` or a lone
+    /// `\r`).
     fn line(&self) -> u64 {
         self.base.get() + self.window.line()
     }
@@ -138,7 +138,7 @@ impl CsvRecords {
         }
         // the lines it took in: a line break ending the input starts no other
         let fields = trim_line_breaks(self.record().as_slice());
-        let lines = memchr::memchr_iter(b'\n', fields).count() + 1;
+        let lines = line_breaks(fields, false) + 1;
         let noun = if lines == 1 { "line" } else { "lines" };
         Some(self.error(
             None,

@@ -100,9 +100,11 @@ pub(crate) struct CsvWindow {
     /// The current record's text is `buf[start..pos]` (line breaks before it included).
     start: usize,
     pos: usize,
-    /// Offset in the input of `buf[0]`, and the `\n`s before it.
+    /// Offset in the input of `buf[0]`, the line breaks before it, and whether the byte
+    /// before it is a `\r` (a `\n` at `buf[0]` is then the end of a `\r\n`, not a line).
     dropped: u64,
     dropped_lines: u64,
+    dropped_cr: bool,
     eof: bool,
     /// The current record's fields.
     pub record: Fields,
@@ -147,6 +149,7 @@ impl CsvWindow {
             pos: 0,
             dropped: 0,
             dropped_lines: 0,
+            dropped_cr: false,
             eof: false,
             record: Fields::new(),
             split_records: 0,
@@ -170,7 +173,8 @@ impl CsvWindow {
     }
 
     /// The 1-based line of the input where the current record starts (its first byte past
-    /// the line breaks before it).
+    /// the line breaks before it). A line ends at a `\n`, a `\r\n` or a lone `\r`, as a
+    /// record does.
     pub fn line(&self) -> u64 {
         let text = self.text();
         let lead = text
@@ -178,7 +182,7 @@ impl CsvWindow {
             .position(|b| !matches!(b, b'\n' | b'\r'))
             .unwrap_or(text.len());
         let before = &self.buf[..self.start + lead];
-        self.dropped_lines + memchr::memchr_iter(b'\n', before).count() as u64 + 1
+        self.dropped_lines + line_breaks(before, self.dropped_cr) + 1
     }
 
     /// Whether the input was read to its end and the current record is its last.
@@ -291,7 +295,8 @@ impl CsvWindow {
         let keep = self.start;
         if keep > 0 {
             self.dropped += keep as u64;
-            self.dropped_lines += memchr::memchr_iter(b'\n', &self.buf[..keep]).count() as u64;
+            self.dropped_lines += line_breaks(&self.buf[..keep], self.dropped_cr);
+            self.dropped_cr = self.buf[keep - 1] == b'\r';
             self.buf.copy_within(keep..self.filled, 0);
             self.filled -= keep;
             self.pos -= keep;
@@ -302,6 +307,19 @@ impl CsvWindow {
         self.eof |= n == 0;
         Ok(())
     }
+}
+
+/// The line breaks in `bytes`: each `\r` (alone or the start of a `\r\n`) and each `\n`
+/// that does not end a `\r\n` (`after_cr`: the byte before `bytes` is a `\r`).
+pub(super) fn line_breaks(bytes: &[u8], after_cr: bool) -> u64 {
+    let returns = memchr::memchr_iter(b'\r', bytes).count();
+    let feeds = memchr::memchr_iter(b'\n', bytes)
+        .filter(|&k| match k {
+            0 => !after_cr,
+            _ => bytes[k - 1] != b'\r',
+        })
+        .count();
+    (returns + feeds) as u64
 }
 
 /// The first delimiter, quote, `\n` or `\r` in `b` at or after `i`.
@@ -375,6 +393,23 @@ mod tests {
         (out, w.split_records)
     }
 
+    /// The line `offset` of `text` is on, counted byte by byte: a `\r\n`, a lone `\r` and a
+    /// `\n` each end one.
+    fn line_of(text: &[u8], offset: usize) -> u64 {
+        let mut line = 1;
+        let mut k = 0;
+        while k < offset {
+            if text[k] == b'\r' && text.get(k + 1) == Some(&b'\n') {
+                k += 1;
+            }
+            if matches!(text[k], b'\r' | b'\n') {
+                line += 1;
+            }
+            k += 1;
+        }
+        line
+    }
+
     #[test]
     fn split_records_equal_the_parsers() {
         let pieces: [&[u8]; 14] = [
@@ -417,6 +452,15 @@ mod tests {
             let chunk = [1, 3, 7, 64][case % 4];
             for escape in [None, Some(b'\\')] {
                 let (parsed, none) = records(&text, chunk, false, escape);
+                // the records' texts tile the input; each one's line is its first byte's
+                // past the line breaks it starts with
+                let mut offset = 0;
+                for (_, record, line) in &parsed {
+                    let lead = record.iter().take_while(|&&b| b == b'\n' || b == b'\r');
+                    let first = offset + lead.count();
+                    assert_eq!(*line, line_of(&text, first), "{text:?} at {first}");
+                    offset += record.len();
+                }
                 let (split, used) = records(&text, chunk, true, escape);
                 assert_eq!(none, 0);
                 assert_eq!(
