@@ -47,17 +47,18 @@ fn two_digits(s: &[u8], max: i64) -> Option<i64> {
     digits(s).filter(|&n| n <= max)
 }
 
-/// `HH:MM` or `HHMM` of a UTC offset (after its sign, under 24 hours) -> seconds.
+/// `HH:MM`, `HHMM` or `HH` of a UTC offset (after its sign, under 24 hours) -> seconds.
 fn offset_seconds(s: &[u8]) -> Option<i64> {
     let (hh, mm) = match s {
         [h1, h2, b':', m1, m2] | [h1, h2, m1, m2] => ([*h1, *h2], [*m1, *m2]),
+        [h1, h2] => ([*h1, *h2], *b"00"),
         _ => return None,
     };
     Some(two_digits(&hh, 23)? * 3600 + two_digits(&mm, 59)? * 60)
 }
 
-/// `YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|±HH[:]MM]` -> the instant in `unit` since the
-/// epoch (UTC; a time without offset is taken as UTC). Whole seconds and the fraction's
+/// `YYYY-MM-DD[(T| )HH[:MM[:SS[.fraction]]]][Z|±HH[[:]MM]]` -> the instant in `unit` since
+/// the epoch (UTC; a time without offset is taken as UTC). Whole seconds and the fraction's
 /// nanoseconds are kept apart, so it is all i64 arithmetic.
 pub fn parse_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
     let s = s.trim();
@@ -81,7 +82,10 @@ pub fn parse_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
         };
         let mut parts = clock.splitn(3, |&c| c == b':');
         let h = two_digits(parts.next()?, 23)?;
-        let m = two_digits(parts.next()?, 59)?;
+        let m = match parts.next() {
+            None => 0,
+            Some(m) => two_digits(m, 59)?,
+        };
         let sec = match parts.next() {
             None => 0,
             Some(sec) => match sec.iter().position(|&c| c == b'.') {
@@ -145,6 +149,10 @@ mod tests {
             parse_timestamp("1969-12-31T23:59:59.999999999", TimeUnit::Nanosecond),
             Some(-1)
         );
+        // the hour alone, an offset of whole hours (ISO 8601 has both; pyarrow reads both)
+        assert_eq!(parse_timestamp("1970-01-01T05:00+05", us), Some(0));
+        assert_eq!(parse_timestamp("1970-01-01T01Z", us), Some(3_600_000_000));
+        assert_eq!(parse_timestamp("1970-01-01T01-01", us), Some(7_200_000_000));
         assert_eq!(parse_timestamp("2024-01-01T25:00:00", us), None);
         assert_eq!(parse_timestamp("yesterday", us), None);
         assert_eq!(
@@ -170,6 +178,7 @@ mod tests {
                         let off: String = match raw.len() {
                             5 if &raw[2..3] == ":" => format!("{}{}", &raw[..2], &raw[3..]),
                             4 => raw.to_string(),
+                            2 => format!("{raw}00"),
                             _ => return None,
                         };
                         if !off.bytes().all(|c| c.is_ascii_digit())
@@ -191,7 +200,11 @@ mod tests {
             };
             let two = |t: &str| if t.len() == 2 { num(t) } else { None };
             let parts: Vec<&str> = clock.splitn(3, ':').collect();
-            let (h, m) = (two(parts.first()?)?, two(parts.get(1)?)?);
+            let h = two(parts.first()?)?;
+            let m = match parts.get(1) {
+                None => 0,
+                Some(t) => two(t)?,
+            };
             let (sec, frac) = match parts.get(2) {
                 None => (0, 0),
                 Some(t) => match t.split_once('.') {
@@ -241,10 +254,13 @@ mod tests {
             "T12:34:56.1234567890",
             "T12:x4",
             "T12",
+            "T7",
+            "T12:",
+            "T12::00",
         ];
         let offsets = [
             "", "Z", "z", "+01:00", "-0130", "+14:00", "-23:59", "+1:00", "+01:0:0", "+0100x", "-",
-            "+123", "+24:00", "-00:60", "+0:100",
+            "+123", "+24:00", "-00:60", "+0:100", "+05", "-11", "+5", "-05:", "+24",
         ];
         let units = [
             TimeUnit::Second,
