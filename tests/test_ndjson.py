@@ -75,6 +75,85 @@ def test_discovered_types_match_pyarrow_json_inference(tmp_path):
     assert got.equals(want), (got.schema, want.schema)
 
 
+def _signed(values):
+    """Values with the sign of a zero made visible (`-0.0 == 0.0` in Python and Arrow)."""
+    return [
+        _signed(v) if isinstance(v, list) else (v, math.copysign(1, v) if v == 0 else None)
+        for v in values
+    ]
+
+
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_negative_zeros_read_as_json_loads_reads_them(tmp_path, one_pass):
+    """`-0` is the integer 0; `-0.0` and `-0e5` are the float -0.0, which types a new column
+    double and widens an int one, as any float does (pyarrow.json agrees on the types). The
+    text `-0` inside strings and keys is left alone."""
+    lines = [
+        '{"i": -0, "f": -0.0, "e": -0e5, "l": [-0.0, 1], "w": 2, "s": "-0", "-0": -0}',
+        '{"i": 3, "f": 1, "e": 1, "l": [2], "w": -0.0, "s": "x -0 y", "-0": 4}',
+        # the columns typed: the one-pass path reads it
+        '{"i": -0, "f": -0.0, "e": 2.5, "l": [-0.0], "w": -0.0, "s": "-0", "-0": -0}',
+    ]
+    path = tmp_path / "z.json"
+    write_lines(path, lines)
+    rows = [json.loads(line) for line in lines]
+    reader = bl.FileReader(str(path), one_pass=one_pass)
+    batches = []
+    read_to_end(reader, bl.ResultSetLoader(), batches)
+    got = pa.Table.from_batches(batches)
+    want = pj.read_json(path)
+    assert got.schema == want.schema
+    for name in want.column_names:
+        assert _signed(got.column(name).to_pylist()) == _signed([r[name] for r in rows]), name
+    assert (reader.one_pass_lines > 0) == one_pass
+
+
+def test_a_negative_zero_float_into_a_declared_int_column_is_refused_like_zero(tmp_path):
+    """A declared int column takes `-0` (the integer 0) and refuses `-0.0` as it refuses
+    `0.0`: the float's sign is not silently dropped."""
+    schema = pa.schema([("a", pa.int64())])
+    path = tmp_path / "d.json"
+    write_lines(path, ['{"a": -0}', '{"a": 5}'])
+    assert data_table(bl.Scan(path, schema=schema)).column("a").to_pylist() == [0, 5]
+    for zero in ("0.0", "-0.0"):
+        write_lines(path, ['{"a": 1}', '{"a": ' + zero + "}"])
+        message = rf"line 2, column \d+: column 'a': float value {zero} does not fit Int64"
+        with pytest.raises(bl.InputError, match=message):
+            list(bl.Scan(path, schema=schema))
+
+
+@pytest.mark.parametrize("declared", [False, True])
+def test_a_line_with_negative_zeros_keeps_its_text_and_error_columns(tmp_path, declared):
+    """Where `-0` is read as the integer it spells, the line keeps its text: a declared
+    string column gets the value as written, a bad line's error names the same column as
+    in the same line without `-0`, and `_corrupt_record` keeps the line whole."""
+    schema = pa.schema([("t", pa.utf8()), ("u", pa.utf8())]) if declared else None
+    path = tmp_path / "t.json"
+    good = '{"t": -0, "u": {"v": [-0, 1] }, "n": [1,-0]}'
+    write_lines(path, [good])
+    got = data_table(bl.Scan(path, schema=schema, columns=["t", "u"]))
+    if declared:
+        assert got.to_pylist() == [{"t": "-0", "u": '{"v": [-0, 1] }'}]
+    else:
+        assert got.to_pylist() == [{"t": 0, "u": {"v": [0, 1]}}]
+    for bad, same in [
+        ('{"t": -0, "u": tru}', '{"t": 10, "u": tru}'),
+        ('{"t": 1 -0}', '{"t": 1 10}'),
+        ('{"t": -0x}', '{"t": 10x}'),
+        ('{"t": [-0 -0]}', '{"t": [10 10]}'),
+    ]:
+        columns = []
+        for line in (bad, same):
+            write_lines(path, [line])
+            with pytest.raises(bl.InputError) as e:
+                list(bl.Scan(path, schema=schema))
+            columns.append(e.value.column)
+        assert columns[0] == columns[1], bad
+        write_lines(path, [bad])
+        scan = bl.Scan(path, schema=schema, on_error="permissive")
+        assert data_table(scan).column("_corrupt_record").to_pylist() == [bad]
+
+
 def test_narrow_projection_is_pushed_down(tmp_path):
     rows = json_safe(nested_rows(500))
     path = tmp_path / "n.json"

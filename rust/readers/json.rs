@@ -142,6 +142,54 @@ pub(crate) struct JsonWriter<'a> {
     pub ignored: &'a mut Vec<String>,
     /// Arrays and objects open around the value being read (the row object is 1).
     pub depth: usize,
+    /// The line as written, if serde reads another spelling of it (see
+    /// [`spell_integer_zeros`]): the text parsed, then the text written.
+    pub respelled: Option<(&'a str, &'a str)>,
+}
+
+/// Where `text` (a JSON line) has the integer `-0`, the same text with `0 ` in its place,
+/// in `out`; `false` (`out` untouched) if it has none. serde_json reads `-0` as the float
+/// -0.0, as it reads `-0.0`; it is the integer 0 (as `json.loads` and pyarrow read it), and
+/// this way serde says so while every other byte keeps its column (error messages name the
+/// same place). Only a `-0` that starts a value (after `:`, `,`, `[`, whitespace or
+/// nothing) and ends there (not followed by a digit, `.`, `e` or `E`) is one; strings are
+/// left alone. Invalid text stays invalid at the same column.
+pub(crate) fn spell_integer_zeros(text: &str, out: &mut String) -> bool {
+    let b = text.as_bytes();
+    if memchr::memmem::find(b, b"-0").is_none() {
+        return false;
+    }
+    let mut zeros = Vec::new();
+    let mut in_string = false;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if in_string => i += 1,
+            b'"' => in_string = !in_string,
+            b'-' if !in_string
+                && b.get(i + 1) == Some(&b'0')
+                && !matches!(b.get(i + 2), Some(b'0'..=b'9' | b'.' | b'e' | b'E'))
+                && (i == 0
+                    || matches!(b[i - 1], b':' | b',' | b'[' | b' ' | b'\t' | b'\r' | b'\n')) =>
+            {
+                zeros.push(i);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if zeros.is_empty() {
+        return false;
+    }
+    let mut bytes = std::mem::take(out).into_bytes();
+    bytes.clear();
+    bytes.extend_from_slice(b);
+    for at in zeros {
+        bytes[at..at + 2].copy_from_slice(b"0 ");
+    }
+    // SAFETY: two ASCII bytes replaced two ASCII bytes of valid UTF-8.
+    *out = unsafe { String::from_utf8_unchecked(bytes) };
+    true
 }
 
 /// Where a value goes.
@@ -180,7 +228,7 @@ fn discovered_type(shape: Shape) -> Option<DataType> {
     })
 }
 
-impl JsonWriter<'_> {
+impl<'a> JsonWriter<'a> {
     #[cold]
     #[inline(never)]
     fn fail<E: de::Error>(&mut self, e: LoaderError) -> E {
@@ -300,12 +348,6 @@ impl JsonWriter<'_> {
         }
     }
 
-    /// Whether `id` is an integer column (it takes a whole number as is; a decimal column
-    /// reads its values from their text, see `DecimalSeed`).
-    fn takes_integers(&self, id: ColumnId) -> bool {
-        self.l.field(id).data_type().is_integer()
-    }
-
     /// One array or object deeper, or the error of a line nesting deeper than [`MAX_DEPTH`]
     /// (a syntax error: serde_json gives it the position). `shallower` undoes it.
     #[inline(always)]
@@ -394,6 +436,25 @@ impl JsonWriter<'_> {
     #[inline(always)]
     fn reads_text(&self, id: ColumnId) -> bool {
         self.l.is_decimal(id) || self.l.takes_any_text(id)
+    }
+
+    /// The text a value's `raw` text (a slice of the text serde parses) is in the line as
+    /// written: the same range, as the respelling keeps every byte's place, but for a bare
+    /// integer zero (`0`, where the line has `-0`).
+    fn as_written<'r>(&self, raw: &'r str) -> &'r str
+    where
+        'a: 'r,
+    {
+        let Some((parsed, written)) = self.respelled else {
+            return raw;
+        };
+        let start = raw.as_ptr() as usize - parsed.as_ptr() as usize;
+        let end = start + raw.len();
+        debug_assert!(end <= parsed.len(), "a value of the text parsed");
+        if written.as_bytes()[start] == b'-' && parsed.as_bytes()[start] == b'0' {
+            return &written[start..start + 2];
+        }
+        &written[start..end]
     }
 
     /// Write the JSON text of one value (`raw`, as the line has it) to declared utf8 column
@@ -486,33 +547,6 @@ impl<'w, 'a> ValueSeed<'w, 'a, 'static> {
 }
 
 impl ValueSeed<'_, '_, '_> {
-    /// `-0`, `-0.0` or `-0e5`: serde_json gives all of them as the float -0.0. `-0` is the
-    /// integer 0 (as Python and pyarrow read it), so a negative zero is written as the integer
-    /// 0 where the column takes integers (or is new), and as -0.0 where it takes floats. An
-    /// int column therefore neither widens nor fails on it; the sign of a `-0.0` written
-    /// there is lost (an integer has none).
-    #[cold]
-    #[inline(never)]
-    fn negative_zero<E: de::Error>(self) -> Result<(), E> {
-        let whole = match self.slot {
-            Slot::Column(id) => self.w.takes_integers(id),
-            Slot::New { .. } => true,
-            Slot::Element(list) => {
-                self.w.discovery.is_guess(list)
-                    || self
-                        .w
-                        .takes_integers(self.w.l.element(list).expect("a list"))
-            }
-        };
-        if whole {
-            self.visit_i64(0)
-        } else if let Some(id) = self.w.resolve(self.slot, Shape::Float)? {
-            self.w.write_float(id, -0.0)
-        } else {
-            Ok(())
-        }
-    }
-
     /// Whether an integer past int64 here is the data's to type, so it is read as a float
     /// (a new column, a discovered int64 column that may still widen, a list element not
     /// typed yet), as one past uint64 is; a declared column converts it or calls it out of
@@ -555,10 +589,11 @@ impl<'de> DeserializeSeed<'de> for TextSeed<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let raw = <&'de RawValue as de::Deserialize>::deserialize(d)?;
+        let raw = self.w.as_written(raw.get());
         if self.w.l.is_decimal(self.id) {
-            self.w.write_decimal(self.id, raw.get())
+            self.w.write_decimal(self.id, raw)
         } else {
-            self.w.write_text(self.id, raw.get())
+            self.w.write_text(self.id, raw)
         }
     }
 }
@@ -606,10 +641,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
         }
     }
 
+    /// A float, `-0.0` and `-0e5` included (`-0` never comes here: see
+    /// [`spell_integer_zeros`]).
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
-        if v == 0.0 && v.is_sign_negative() {
-            return self.negative_zero();
-        }
         if let Some(id) = self.w.resolve(self.slot, Shape::Float)? {
             self.w.write_float(id, v)?;
         }
@@ -726,7 +760,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::same_key;
+    use super::{same_key, spell_integer_zeros};
 
     #[test]
     fn same_key_agrees_with_equality() {
@@ -757,6 +791,34 @@ mod tests {
                     a == b,
                     "{a:?} vs {b:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn only_integer_zeros_that_are_values_are_respelled() {
+        let cases = [
+            (r#"{"a": -0}"#, Some(r#"{"a": 0 }"#)),
+            (r#"{"a":-0,"b":[-0,-0]}"#, Some(r#"{"a":0 ,"b":[0 ,0 ]}"#)),
+            ("-0", Some("0 ")),
+            // floats, exponents, other numbers, invalid numbers
+            (
+                r#"{"a": -0.0, "b": -0e5, "c": -0E1, "d": 1e-0, "e": -01}"#,
+                None,
+            ),
+            (r#"{"a": --0, "b": 1-0, "c": x-0}"#, None),
+            // strings and keys, escaped quotes included
+            (r#"{"-0": "-0", "b": "\"-0", "c": "\\"}"#, None),
+            (r#"{"s": "\\", "a": -0}"#, Some(r#"{"s": "\\", "a": 0 }"#)),
+            (r#"{"s": "\"", "a":	-0}"#, Some(r#"{"s": "\"", "a":	0 }"#)),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            let mut out = String::from("left over");
+            let respelled = spell_integer_zeros(text, &mut out);
+            assert_eq!(respelled.then_some(out.as_str()), want, "{text}");
+            if !respelled {
+                assert_eq!(out, "left over");
             }
         }
     }

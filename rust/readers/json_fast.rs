@@ -2,7 +2,7 @@
 //! columns for (checked against the key the cache expects at each place, else looked up),
 //! values the columns take as they are. Anything else (a key with no column yet or with
 //! escapes, a value that would add, widen or retype a column, a decimal, a map, a projected
-//! element, `-0`, an integer of more than 18 digits, a lone surrogate, bad syntax or UTF-8)
+//! element, an integer of more than 18 digits, a lone surrogate, bad syntax or UTF-8)
 //! makes [`write_common`] give up; the reader then restarts the row and writes the line
 //! through the general path (`json::ValueSeed`), which has the last word on every rule and
 //! every error. What this path writes, it writes with the same loader calls and the same
@@ -535,13 +535,13 @@ impl<'a> Line<'a> {
         let start = self.i;
         let (kind, negative) = self.scan_number()?;
         match kind {
-            Number::Whole(magnitude) if magnitude != 0 || !negative => {
+            // `-0` too: the integer 0
+            Number::Whole(magnitude) => {
                 let v = i64::try_from(magnitude).map_err(|_| GiveUp)?;
                 self.whole(id, if negative { -v } else { v })
             }
-            // -0: the general path knows what the column makes of it; a long whole number
-            // may not fit an int64
-            Number::Whole(_) | Number::LongWhole => Err(GiveUp),
+            // it may not fit an int64
+            Number::LongWhole => Err(GiveUp),
             Number::Fraction(exact) => {
                 // correctly rounded, as serde_json's float_roundtrip is: the same bits
                 let x = match exact {
@@ -555,8 +555,8 @@ impl<'a> Line<'a> {
                     }
                     None => fast_float2::parse(&self.b[start..self.i]).map_err(|_| GiveUp)?,
                 };
-                // -0.0: as for -0; too large: serde_json calls it out of range
-                if (x == 0.0 && x.is_sign_negative()) || !x.is_finite() {
+                // too large: serde_json calls it out of range
+                if !x.is_finite() {
                     return Err(GiveUp);
                 }
                 if let Some(written) = self.plain(id, Value::Float(x)) {

@@ -7,7 +7,7 @@ use serde::de::DeserializeSeed;
 use super::driver::{excerpt, io_error, loader_error, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
-use super::json::{JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
+use super::json::{spell_integer_zeros, JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
 use super::json_fast;
 use super::lines::LineWindow;
 use arrow_schema::DataType;
@@ -33,6 +33,8 @@ pub struct JsonLines {
     retype_nulls: bool,
     /// Where the one-pass path decodes strings with escapes.
     scratch: Vec<u8>,
+    /// A line respelled for serde (see [`spell_integer_zeros`]).
+    respelled: String,
     /// Whether lines are tried on the one-pass path first (else all go through serde).
     one_pass: bool,
     /// Lines the one-pass path wrote (the others went through serde).
@@ -113,6 +115,12 @@ impl RecordSource for JsonLines {
                 ));
             }
         };
+        let respelled = spell_integer_zeros(text, &mut self.respelled);
+        let parsed = if respelled {
+            self.respelled.as_str()
+        } else {
+            text
+        };
         let mut writer = JsonWriter {
             l,
             discovery: &mut self.discovery,
@@ -121,8 +129,9 @@ impl RecordSource for JsonLines {
             error: None,
             ignored: &mut self.ignored,
             depth: 0,
+            respelled: respelled.then_some((parsed, text)),
         };
-        let mut de = serde_json::Deserializer::from_str(text);
+        let mut de = serde_json::Deserializer::from_str(parsed);
         let parsed = ValueSeed::row(&mut writer)
             .deserialize(&mut de)
             .and_then(|_| de.end());
@@ -225,6 +234,7 @@ impl NdjsonReader {
             ignored: Vec::new(),
             retype_nulls: false,
             scratch: Vec::new(),
+            respelled: String::new(),
             one_pass: true,
             one_pass_lines: 0,
             read_error: None,
