@@ -544,3 +544,27 @@ def test_a_row_naming_a_column_twice_is_refused_before_discovery_types_it(row, c
             list(loader.write_rows([*before, row]))
         rest = list(loader.write_rows([good]))
         assert pa.Table.from_batches(rest).to_pylist() == [*before, good]
+
+
+@pytest.mark.parametrize("one_call", [True, False])
+def test_a_column_first_seen_as_none_keeps_that_spelling(one_call):
+    """Names are case-insensitive and a column takes the first spelling of its field, also
+    when that first one came with a None (the column waits for a value to type it), in the
+    same call or a later one, nested too; as the NDJSON reader names it."""
+    rows = [
+        {"a": None, "m": {"x": None}, "ev": [{"k": None}]},
+        {"A": 1, "m": {"X": 2}, "ev": [{"K": "v"}]},
+    ]
+    loader = bl.ResultSetLoader()
+    if one_call:
+        (got,) = loader.write_rows(rows)
+    else:
+        got = [b for row in rows for b in loader.write_rows([row])][-1]
+    assert got.schema.names == ["m", "ev", "a"]
+    assert got.schema.field("m").type == pa.struct([("x", pa.int64())])
+    assert got.schema.field("ev").type == pa.list_(pa.struct([("k", pa.utf8())]))
+    want = [
+        {"m": {"x": None}, "ev": [{"k": None}], "a": None},
+        {"m": {"x": 2}, "ev": [{"k": "v"}], "a": 1},
+    ]
+    assert got.to_pylist() == (want if one_call else want[1:])

@@ -276,6 +276,8 @@ def test_every_line_read_the_quick_way_reads_as_the_general_way(
 TRICKY_NUMBERS = [
     "-0",
     "-0.0",
+    "-0e5",
+    "-0.000E-1",
     "0.1",
     "1E5",
     "2e-3",

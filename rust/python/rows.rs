@@ -151,12 +151,20 @@ impl RowWriter<'_> {
                         "new column '{name}': {why}"
                     )))
                 })?;
-                // A None does not tell the type: wait for a value that does.
+                // A None does not tell the type: wait for a value that does (the column
+                // takes the spelling the field had then).
                 let Some((field, guesses)) = field else {
-                    self.state.discovery.note_row_null(self.l, parent, name)?;
+                    self.state.discovery.note_null(self.l, parent, name)?;
                     return Ok(None);
                 };
-                self.state.discovery.check_new_field(self.l, parent, name)?;
+                let discovery = &self.state.discovery;
+                discovery.check_new_field(self.l, parent, name)?;
+                let spelled = discovery.first_spelling(parent, name);
+                let field = if spelled == name {
+                    field
+                } else {
+                    field.with_name(spelled)
+                };
                 let id = self.l.add_column(parent, field)?;
                 self.mark_discovered(id, &guesses);
                 id
