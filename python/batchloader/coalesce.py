@@ -4,6 +4,7 @@ batches as it has files."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +71,14 @@ def byte_bound(batch: pa.RecordBatch) -> int:
     holds) plus, for every array, a validity bitmap it may lack and the one offset more the
     loader counts (pyarrow's `nbytes` of a slice leaves it out)."""
     per_array = (batch.num_rows + 7) // 8 + 8
-    return batch.nbytes + per_array * sum(_arrays(f.type) for f in batch.schema)
+    return batch.nbytes + per_array * _schema_arrays(batch.schema)
+
+
+@functools.lru_cache(maxsize=64)
+def _schema_arrays(schema: pa.Schema) -> int:
+    """The arrays the columns of `schema` are made of (a scan's batches share a few
+    schemas: counted once each)."""
+    return sum(_arrays(f.type) for f in schema)
 
 
 def _arrays(t: pa.DataType) -> int:

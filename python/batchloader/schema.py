@@ -203,6 +203,7 @@ class ScanSchemaTracker:
         self.null_type = null_type
         self.implicit = implicit or ImplicitColumns()
         self.schema_version = 0
+        self._output_cache: tuple[int, list[OutputColumn], pa.Schema] | None = None
         self._resolved = False
         self._warned: set[tuple[str, str]] = set()  # (column, file) told about ignoring
         self._columns: list[_Column] = []
@@ -274,7 +275,17 @@ class ScanSchemaTracker:
     def output_columns(self) -> list[OutputColumn]:
         """Every output column in order: its field (None while unknown) and, for an implicit
         column, which file value it holds."""
-        return [OutputColumn(c.name, c.field, c.implicit) for c in self._columns]
+        return self._output()[1]
+
+    def _output(self) -> tuple[int, list[OutputColumn], pa.Schema]:
+        """The output columns and schema as of `schema_version` (every change to a column's
+        field or to the columns bumps it), built once per version: a scan asks for them
+        for every batch."""
+        if self._output_cache is None or self._output_cache[0] != self.schema_version:
+            columns = [OutputColumn(c.name, c.field, c.implicit) for c in self._columns]
+            schema = pa.schema([c.field for c in columns if c.field is not None])
+            self._output_cache = (self.schema_version, columns, schema)
+        return self._output_cache
 
     def implicit_columns(self) -> list[tuple[str, tuple[str, int]]]:
         """(output name, (kind, index)) of the implicit columns, in output order."""
@@ -539,7 +550,7 @@ class ScanSchemaTracker:
 
     def output_schema(self) -> pa.Schema:
         """The schema every batch carries."""
-        return pa.schema([c.field for c in self._columns if c.field is not None])
+        return self._output()[2]
 
 
 _TYPE_CONFLICT = re.compile(r"column '([^']+)'.*(?:does not fit|cannot take)")
