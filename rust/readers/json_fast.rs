@@ -132,10 +132,37 @@ fn decimal_fraction(mantissa: u64, scale: usize) -> f64 {
     // quotient is below 2^64 and at least 2^62
     let shift = 63 - divisor.leading_zeros() + mantissa.leading_zeros();
     let scaled = (mantissa as u128) << shift;
-    let quotient = (scaled / divisor as u128) as u64;
-    let sticky = (scaled != quotient as u128 * divisor as u128) as u64;
+    let (quotient, remainder) = divide_wide(scaled, divisor);
+    let sticky = u64::from(remainder != 0);
     // shift <= 59 + 10: 2^-shift is a normal f64
     (quotient | sticky) as f64 * f64::from_bits(u64::from(1023 - shift) << 52)
+}
+
+/// `n / d` and `n % d` for a quotient known to fit 64 bits: one `div` on x86_64 (the
+/// compiler's `u128` division is a call that checks for the wide case first).
+#[inline(always)]
+fn divide_wide(n: u128, d: u64) -> (u64, u64) {
+    debug_assert!(n >> 64 < u128::from(d), "the quotient fits 64 bits");
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (quotient, remainder): (u64, u64);
+        // SAFETY: `div` divides rdx:rax by `d`; the high word is below `d` (the caller's
+        // contract), so the quotient fits rax and the instruction cannot fault.
+        unsafe {
+            std::arch::asm!(
+                "div {d}",
+                d = in(reg) d,
+                inout("rax") n as u64 => quotient,
+                inout("rdx") (n >> 64) as u64 => remainder,
+                options(pure, nomem, nostack),
+            );
+        }
+        (quotient, remainder)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        ((n / u128::from(d)) as u64, (n % u128::from(d)) as u64)
+    }
 }
 
 /// The number eight digit values (0 to 9, one per byte, the first in the lowest byte) spell.
