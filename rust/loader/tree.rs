@@ -418,6 +418,19 @@ impl ResultSetLoader {
         !(node.len == p + 1 && node.physical.is_some() && !node.check_utf8)
     }
 
+    /// `needs_finalize`, also `false` for a struct entry `p` whose members were all written
+    /// as scalars in it (a list of structs commits one per element): looked at in place.
+    #[inline(always)]
+    pub(crate) fn needs_finalize_deep(&self, id: ColumnId, p: usize) -> bool {
+        let node = &self.nodes[id];
+        match &node.data {
+            Data::Struct { members, .. } if node.len == p + 1 && !node.check_utf8 => {
+                members.iter().any(|&m| self.needs_finalize(m, p))
+            }
+            _ => self.needs_finalize(id, p),
+        }
+    }
+
     /// Commit entry `p` of `id`: back-fill it if it was not written, recursively for struct
     /// members, and discard list elements that were started but not saved.
     pub(crate) fn finalize(&mut self, id: ColumnId, p: usize) -> Result<()> {

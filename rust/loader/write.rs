@@ -451,7 +451,7 @@ impl ResultSetLoader {
                 return skipped;
             }
         }
-        if self.needs_finalize(child, q) {
+        if self.needs_finalize_deep(child, q) {
             if let Err(e) = self.finalize(child, q) {
                 self.truncate(child, q);
                 return Err(e);
