@@ -355,6 +355,30 @@ def test_an_empty_projection_counts_every_row_on_both_paths(spark, tmp_path):
     assert bls._read_with_map_in_arrow(spark, plan).count() == len(rows) + 3
 
 
+def test_lines_skipped_in_the_executors_are_counted_in_an_accumulator(spark, tmp_path):
+    """`on_error="skip"` through Spark: each task adds what it skipped to the accumulator
+    the caller passes (a file split in byte ranges too), on both paths; the rows are the
+    good lines, none lost or read twice."""
+    lines = [json.dumps({"id": i}) if i % 7 else '{"id": oops}' for i in range(2000)]
+    (tmp_path / "big.json").write_text("\n".join(lines) + "\n")
+    (tmp_path / "small.json").write_text('{"id": -1}\nnot json\n')
+    bad = sum(1 for line in lines if "oops" in line) + 1
+    split = os.path.getsize(tmp_path / "big.json") // 4
+    skipped = spark.sparkContext.accumulator(0)
+    df = bls.read(
+        spark, str(tmp_path), on_error="skip", split_bytes=split, skipped_lines=skipped
+    )
+    assert df.rdd.getNumPartitions() > 2
+    assert sorted(r.id for r in df.select("id").collect()) == sorted(
+        [-1] + [i for i in range(2000) if i % 7]
+    )
+    assert skipped.value == bad
+    plan = bls.ScanPlan(str(tmp_path), on_error="skip", split_bytes=split)
+    plan.skipped_lines = spark.sparkContext.accumulator(0)
+    assert bls._read_with_map_in_arrow(spark, plan).count() == 2000 + 1 - (bad - 1)
+    assert plan.skipped_lines.value == bad
+
+
 def test_a_large_file_is_split_at_line_boundaries_and_read_once(spark, tmp_path):
     path = tmp_path / "big.json"
     rows = _big_ndjson(path)

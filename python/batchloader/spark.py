@@ -193,6 +193,8 @@ class ScanPlan:
             return probe.reader is None and not path.lower().endswith(COMPRESSED_SUFFIXES)
 
         self.splits = plan_splits(self.files, split_bytes, splittable)
+        #: a Spark accumulator the executors add the lines `on_error="skip"` skipped to
+        self.skipped_lines: Any = None
 
     def scan(
         self, path: str, start: int | None = None, end: int | None = None
@@ -201,9 +203,12 @@ class ScanPlan:
         from batchloader.scan import Scan
 
         byte_range = None if start is None or end is None else (start, end)
+        scan = Scan(path, byte_range=byte_range, **self.options)
         with explaining_type_conflicts(self._why_sampled):
-            for out in Scan(path, byte_range=byte_range, **self.options):
+            for out in scan:
                 yield to_spark_batch(out, self.target)
+        if scan.skipped_lines and self.skipped_lines is not None:
+            self.skipped_lines.add(scan.skipped_lines)
 
     def _why_sampled(self, path: str, message: str) -> str | None:
         """Why column `path` has the type a value did not fit: the driver's sample gave it."""
@@ -235,6 +240,7 @@ def read(
     paths: Any,
     sample_rows: int | None = 10_000,
     split_bytes: int = SPLIT_BYTES,
+    skipped_lines: Any = None,
     **scan_options: Any,
 ) -> Any:
     """Scan `paths` in Spark's executors: one task per file, or per `split_bytes` byte range
@@ -249,8 +255,14 @@ def read(
     across files; or taken from `schema=`), then fixed: every executor
     scans with it, so every batch Spark receives has exactly the schema Spark was told. Scan
     options are `Scan`'s (`columns`, `format`, `on_error`, limits...).
+
+    `skipped_lines`: a Spark accumulator (`spark.sparkContext.accumulator(0)`) to which each
+    task adds the lines `on_error="skip"` skipped in its split; read its `value` after an
+    action. As for any accumulator updated in a transformation, every computation of the
+    DataFrame adds again (two actions count twice; `cache()` it, or use a new accumulator).
     """
     plan = ScanPlan(paths, sample_rows, split_bytes, **scan_options)
+    plan.skipped_lines = skipped_lines
     if not _driver_runs_python_workers(spark):
         return _read_with_map_in_arrow(spark, plan)
     try:
