@@ -365,9 +365,7 @@ def test_lines_skipped_in_the_executors_are_counted_in_an_accumulator(spark, tmp
     bad = sum(1 for line in lines if "oops" in line) + 1
     split = os.path.getsize(tmp_path / "big.json") // 4
     skipped = spark.sparkContext.accumulator(0)
-    df = bls.read(
-        spark, str(tmp_path), on_error="skip", split_bytes=split, skipped_lines=skipped
-    )
+    df = bls.read(spark, str(tmp_path), on_error="skip", split_bytes=split, skipped_lines=skipped)
     assert df.rdd.getNumPartitions() > 2
     assert sorted(r.id for r in df.select("id").collect()) == sorted(
         [-1] + [i for i in range(2000) if i % 7]
