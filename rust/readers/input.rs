@@ -8,8 +8,10 @@ use percent_encoding::percent_decode_str;
 
 use super::driver::InputError;
 
-/// Read buffer size: memory per open file, whatever the file's size.
-pub const READ_BUFFER: usize = 1 << 20;
+/// Read buffer size: memory per open file, whatever the file's size. 256 KiB, not more:
+/// a read then stays in the core's L2 cache while it is parsed (1 MiB reads made the
+/// scans 1-4% slower).
+pub const READ_BUFFER: usize = 1 << 18;
 
 /// The local path `path` names: a `file:` URI (`file:///a%20b`, `file://localhost/a`,
 /// Hadoop's `file:/a`) percent-decoded, anything else as is. A URI naming another host, or
