@@ -93,3 +93,25 @@ def test_csv_ranges_read_each_record_once_or_refuse_quoted_line_breaks(tmp_path,
                 assert not refused
                 got = pa.Table.from_batches(parts, schema=whole.schema)
                 assert got.equals(whole), f"cut at {cut}"
+
+
+def test_a_csv_range_names_lines_as_the_whole_file_does_whatever_the_line_breaks(tmp_path):
+    """A range of a CSV file whose lines end in lone `\\r`s as well as `\\n`s: an error in it
+    names the same line as reading the file whole (a lone `\\r` ends a line before the range
+    as inside it)."""
+    records = ["a,b", "1,2", "3,4", "5,6", "7,8", "9,10", "x,11", "12,13"]
+    breaks = ["\r", "\r", "\n", "\r\n", "\r", "\n", "\n", "\n"]
+    text = "".join(r + b for r, b in zip(records, breaks, strict=True))
+    path = tmp_path / "mixed.csv"
+    path.write_bytes(text.encode())
+    schema = pa.schema([("a", pa.int64())])
+    bad_line = records.index("x,11") + 1
+    with pytest.raises(InputError, match=rf"line {bad_line}: field 1 \(a\)"):
+        list(Scan(str(path), header=True, schema=schema))
+    # every range that starts after a line break and holds the bad record
+    size = len(text)
+    starts = [k + 1 for k, c in enumerate(text) if c == "\n" and k + 1 <= text.index("x,11")]
+    assert len(starts) >= 2
+    for start in starts:
+        with pytest.raises(InputError, match=rf"line {bad_line}: field 1 \(a\)"):
+            list(Scan(str(path), header=True, schema=schema, byte_range=(start, size)))

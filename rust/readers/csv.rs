@@ -478,7 +478,7 @@ impl CsvReader {
         }
         let (lines, base) = input::open_lines(path, range)?;
         let mut reader = Self::from_reader(lines, path, options, on_error);
-        reader.src.base = base;
+        reader.src.base = base.ended_by_lone_cr();
         reader.src.names = names;
         reader.src.one_line_records = range.is_some();
         Ok(reader)

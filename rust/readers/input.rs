@@ -6,6 +6,7 @@ use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
 use percent_encoding::percent_decode_str;
 
+use super::csv_window::line_breaks;
 use super::driver::InputError;
 
 /// Read buffer size: memory per open file, whatever the file's size. 256 KiB, not more:
@@ -202,6 +203,8 @@ impl BufRead for LineRange {
 pub struct LineBase {
     path: String,
     offset: u64,
+    /// A lone `\r` ends a line too (CSV, where it ends a record); else only `\n` does.
+    lone_cr: bool,
     lines: std::sync::OnceLock<u64>,
 }
 
@@ -211,8 +214,15 @@ impl LineBase {
         LineBase {
             path: path.to_string(),
             offset,
+            lone_cr: false,
             lines: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Lines counted as CSV counts them: a lone `\r` ends one, as `\n` and `\r\n` do.
+    pub fn ended_by_lone_cr(mut self) -> Self {
+        self.lone_cr = true;
+        self
     }
 
     /// Whether the input starts at the start of the file (where a byte order mark may be).
@@ -227,20 +237,85 @@ impl LineBase {
         }
         *self
             .lines
-            .get_or_init(|| count_lines(&self.path, self.offset).unwrap_or(0))
+            .get_or_init(|| count_lines(&self.path, self.offset, self.lone_cr).unwrap_or(0))
     }
 }
 
-fn count_lines(path: &str, upto: u64) -> io::Result<u64> {
+/// The lines before byte `upto` of `path` (`lone_cr`: a lone `\r` ends one too).
+fn count_lines(path: &str, upto: u64, lone_cr: bool) -> io::Result<u64> {
     let mut file = BufReader::with_capacity(READ_BUFFER, open_file(path)?).take(upto);
-    let mut lines = 0u64;
+    let (mut lines, mut after_cr) = (0u64, false);
     loop {
         let buf = file.fill_buf()?;
-        if buf.is_empty() {
+        let Some(&last) = buf.last() else {
             return Ok(lines);
-        }
-        lines += memchr::memchr_iter(b'\n', buf).count() as u64;
+        };
+        lines += if lone_cr {
+            line_breaks(buf, after_cr)
+        } else {
+            memchr::memchr_iter(b'\n', buf).count() as u64
+        };
+        after_cr = last == b'\r';
         let n = buf.len();
         file.consume(n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count_lines, READ_BUFFER};
+
+    /// Lines before byte `upto`, counted byte by byte: `\r\n`, a lone `\r` and `\n` each end
+    /// one (`lone_cr`), or `\n` alone does.
+    fn lines_before(text: &[u8], upto: usize, lone_cr: bool) -> u64 {
+        let mut lines = 0;
+        for (k, &c) in text[..upto].iter().enumerate() {
+            let crlf_end = c == b'\n' && k > 0 && text[k - 1] == b'\r';
+            lines += u64::from(c == b'\n' && (!lone_cr || !crlf_end));
+            lines += u64::from(lone_cr && c == b'\r');
+        }
+        lines
+    }
+
+    #[test]
+    fn lines_are_counted_across_read_buffers() {
+        // `\r\n`s straddling every read's edge, among lone `\r`s and `\n`s
+        let mut text = Vec::new();
+        let mut seed = 0x9e37_79b9_u64;
+        while text.len() < 3 * READ_BUFFER {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let piece: &[u8] = match seed % 4 {
+                0 => b"\r",
+                1 => b"\n",
+                2 => b"\r\n",
+                _ => b"abc",
+            };
+            text.extend_from_slice(piece);
+        }
+        for edge in 1..=2 {
+            text[edge * READ_BUFFER - 1] = b'\r';
+            text[edge * READ_BUFFER] = b'\n';
+        }
+        let path = std::env::temp_dir().join(format!("bl-count-lines-{}", std::process::id()));
+        std::fs::write(&path, &text).unwrap();
+        let name = path.to_str().unwrap();
+        for upto in [
+            1,
+            READ_BUFFER,
+            READ_BUFFER + 1,
+            2 * READ_BUFFER + 7,
+            text.len(),
+        ] {
+            for lone_cr in [false, true] {
+                assert_eq!(
+                    count_lines(name, upto as u64, lone_cr).unwrap(),
+                    lines_before(&text, upto, lone_cr),
+                    "up to {upto}, lone_cr {lone_cr}"
+                );
+            }
+        }
+        std::fs::remove_file(&path).unwrap();
     }
 }
