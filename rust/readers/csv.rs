@@ -235,6 +235,10 @@ impl CsvRecords {
         whole: Option<&str>,
     ) -> Result<(), InputError> {
         let value = self.field_value(l, id, i, raw, whole)?;
+        // the usual first write in one pass (its limits checked by the row's commit)
+        if l.set_plain(id, value) {
+            return Ok(());
+        }
         match l.set(id, value) {
             Ok(()) => Ok(()),
             Err(e) => Err(loader_error(self, e)),
@@ -272,9 +276,9 @@ impl CsvRecords {
                 let text = self.field_text(whole, raw, i)?;
                 match dt {
                     DataType::Utf8 | DataType::LargeUtf8 => Value::Str(text),
-                    DataType::Boolean => match text.trim().to_ascii_lowercase().as_str() {
-                        "true" => Value::Bool(true),
-                        "false" => Value::Bool(false),
+                    DataType::Boolean => match text.trim() {
+                        t if t.eq_ignore_ascii_case("true") => Value::Bool(true),
+                        t if t.eq_ignore_ascii_case("false") => Value::Bool(false),
                         _ => return Err(bad("a boolean")),
                     },
                     DataType::Float32 | DataType::Float64 => {
