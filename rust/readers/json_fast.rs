@@ -130,13 +130,13 @@ const RECIPROCALS_OF_TEN: [(u64, u32); 19] = {
 };
 
 /// `mantissa / 10^scale` correctly rounded to an f64 (as `str::parse` rounds it), for a
-/// mantissa below 2^64 and `scale <= 18`. Up to 15 digits one float division does it
-/// (both operands exact). Above, the mantissa, shifted to have its top bit set,
-/// times the reciprocal of `10^scale` (63 bits, rounded down) gives a quotient `q` of 62 or
-/// 63 bits (a signed conversion) that is less than 2 below the true one, `t`: if the bits
-/// rounding to 53 drops from `q` are not within 3 of half their range, `t` rounds as `q`
-/// does (both down, or both up to the same float), and `q` is converted. Otherwise (fewer
-/// than 1 in 100, and every tie) the exact division decides. The split at 15 digits, not at 2^53
+/// mantissa below 2^64 and `scale <= 18`. Up to 15 digits one float division does it (both
+/// operands exact). Above, the mantissa, shifted to have its top bit set, times the
+/// reciprocal of `10^scale` (63 bits, rounded down) gives a quotient `q` of 62 or 63 bits (a
+/// signed conversion) that is less than 2 below the true one, `t`: if the bits rounding to
+/// 53 drops from `q` are not within 3 of half their range, `t` rounds as `q` does (both
+/// down, or both up to the same float), and `q` is converted. Otherwise (fewer than 1 in
+/// 100, and every tie) the exact division decides. The split at 15 digits, not at 2^53
 /// (where the division stops being exact), keeps the branch predictable: files of short
 /// floats always take the division, and shortest round-trip floats (16-17 digits) seldom
 /// have 15 or fewer, where 2^53 falls in the middle of the 16-digit ones.
