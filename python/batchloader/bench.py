@@ -317,26 +317,36 @@ def _scan_reader(byte_limit: int, **scan_options: Any) -> Callable[[str, list[st
     return read
 
 
-def csv_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None], int]]:
-    """CSV readers (files with a header): each reads a file and returns its rows."""
+def csv_readers(
+    byte_limit: int, schema: pa.Schema | None = None
+) -> dict[str, Callable[[str, list[str] | None], int]]:
+    """CSV readers (files with a header): each reads a file and returns its rows. Without
+    `schema`, batchloader reads strings and the others infer types; with it, every reader
+    is given the column types."""
     import pyarrow.csv as pcsv
 
     def pyarrow_csv(threads: bool) -> Callable[[str, list[str] | None], int]:
         def read(path: str, columns: list[str] | None) -> int:
             options = pcsv.ReadOptions(use_threads=threads)
-            return pcsv.read_csv(path, read_options=options).num_rows
+            convert = pcsv.ConvertOptions(
+                column_types=None if schema is None else {f.name: f.type for f in schema}
+            )
+            return pcsv.read_csv(path, read_options=options, convert_options=convert).num_rows
 
         return read
 
     out = {
-        "batchloader.Scan (1 thread)": _scan_reader(byte_limit, header=True),
+        "batchloader.Scan (1 thread)": _scan_reader(byte_limit, header=True, schema=schema),
         "pyarrow.csv (1 thread)": pyarrow_csv(False),
         "pyarrow.csv (threads)": pyarrow_csv(True),
     }
     try:
         import polars as pl
 
-        out["polars.read_csv"] = lambda path, columns: pl.read_csv(path).height
+        types = None if schema is None else pl.from_arrow(schema.empty_table()).schema
+        out["polars.read_csv"] = lambda path, columns: pl.read_csv(
+            path, schema_overrides=types
+        ).height
     except ImportError:
         pass
     return out
@@ -401,12 +411,13 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
         ("nested-narrow", nested_rows, NARROW),
         ("flat", flat_rows, None),
         ("flat-csv", flat_rows, None),
+        ("flat-csv-typed", flat_rows, None),
     ]
     written: dict[str, str] = {}
     for name, make, columns in cases:
         base = name.split("-")[0]
-        is_csv = name.endswith("-csv")
-        key = name if is_csv else base
+        is_csv = "-csv" in name
+        key = f"{base}-csv" if is_csv else base
         if key not in written:
             if is_csv:
                 import pyarrow.csv as pcsv
@@ -422,7 +433,11 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
             written[key] = path
         path = written[key]
         size = os.path.getsize(path)
-        readers = csv_readers(byte_limit) if is_csv else file_readers(byte_limit)
+        if is_csv:
+            typed = FLAT_SCHEMA if name.endswith("-typed") else None
+            readers = csv_readers(byte_limit, typed)
+        else:
+            readers = file_readers(byte_limit)
         contenders = {w: partial(fn, path, columns) for w, fn in readers.items()}
         for r in time_contenders(name, contenders, rows, rounds):
             r.bytes = size
