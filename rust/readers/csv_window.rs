@@ -313,6 +313,10 @@ impl CsvWindow {
 /// that does not end a `\r\n` (`after_cr`: the byte before `bytes` is a `\r`).
 pub(super) fn line_breaks(bytes: &[u8], after_cr: bool) -> u64 {
     let returns = memchr::memchr_iter(b'\r', bytes).count();
+    if returns == 0 && !after_cr {
+        // no `\r\n` to count once: a plain count (the usual file)
+        return memchr::memchr_iter(b'\n', bytes).count() as u64;
+    }
     let feeds = memchr::memchr_iter(b'\n', bytes)
         .filter(|&k| match k {
             0 => !after_cr,
