@@ -344,9 +344,9 @@ def csv_readers(
         import polars as pl
 
         types = None if schema is None else pl.from_arrow(schema.empty_table()).schema
-        out["polars.read_csv"] = lambda path, columns: pl.read_csv(
-            path, schema_overrides=types
-        ).height
+        out["polars.read_csv"] = lambda path, columns: (
+            pl.read_csv(path, schema_overrides=types).height
+        )
     except ImportError:
         pass
     return out
