@@ -4,21 +4,28 @@ use arrow_schema::TimeUnit;
 
 use crate::loader::days_from_civil;
 
-/// The number a run of ASCII digits spells (`None`: empty, another byte, or too large).
+/// The number a run of ASCII digits spells (`None`: empty, or another byte). Every caller
+/// reads at most 9 digits: no overflow.
+#[inline(always)]
 fn digits(s: &[u8]) -> Option<i64> {
+    debug_assert!(s.len() <= 9);
     if s.is_empty() {
         return None;
     }
     s.iter().try_fold(0i64, |n, &c| {
-        c.is_ascii_digit()
-            .then(|| n.checked_mul(10)?.checked_add(i64::from(c - b'0')))
-            .flatten()
+        let d = c.wrapping_sub(b'0');
+        (d <= 9).then_some(n * 10 + i64::from(d))
     })
 }
 
 /// `YYYY-MM-DD` -> days since the epoch.
 pub fn parse_date(s: &str) -> Option<i32> {
-    let b = s.as_bytes();
+    i32::try_from(date_days(s.as_bytes())?).ok()
+}
+
+/// `YYYY-MM-DD` (bytes) -> days since the epoch: the day checked against its month.
+#[inline(always)]
+fn date_days(b: &[u8]) -> Option<i64> {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
@@ -26,7 +33,7 @@ pub fn parse_date(s: &str) -> Option<i32> {
     if !(1..=12).contains(&m) || !(1..=days_in_month(y, m)).contains(&d) {
         return None;
     }
-    i32::try_from(days_from_civil(y, m, d)).ok()
+    Some(days_from_civil(y, m, d))
 }
 
 /// Days of month `m` (1-12) of year `y` in the proleptic Gregorian calendar.
@@ -40,6 +47,7 @@ fn days_in_month(y: i64, m: i64) -> i64 {
 }
 
 /// Two ASCII digits up to `max` (clock fields and offsets are always two digits).
+#[inline(always)]
 fn two_digits(s: &[u8], max: i64) -> Option<i64> {
     if s.len() != 2 {
         return None;
@@ -65,7 +73,7 @@ pub fn parse_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
         return in_unit(secs, nanos, unit);
     }
     let s = s.trim();
-    let mut secs = parse_date(s.get(..10)?)? as i64 * 86_400;
+    let mut secs = date_days(s.as_bytes().get(..10)?)? * 86_400;
     let mut nanos = 0i64; // the fraction of a second, 0..1e9
     let rest = &s.as_bytes()[10..];
     if let Some((&sep, rest)) = rest.split_first() {
@@ -116,47 +124,19 @@ fn plain_timestamp(b: &[u8]) -> Option<(i64, i64)> {
     if b.len() < 19 || b.len() == 20 || b.len() > 29 {
         return None;
     }
-    let punctuated = b[4] == b'-'
-        && b[7] == b'-'
-        && matches!(b[10], b'T' | b't' | b' ')
-        && b[13] == b':'
-        && b[16] == b':';
-    if !punctuated {
+    if !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' || b[16] != b':' {
         return None;
     }
-    let (y, m, d) = (
-        fixed_digits(&b[..4])?,
-        fixed_digits(&b[5..7])?,
-        fixed_digits(&b[8..10])?,
-    );
-    let (h, min, sec) = (
-        fixed_digits(&b[11..13])?,
-        fixed_digits(&b[14..16])?,
-        fixed_digits(&b[17..19])?,
-    );
-    if !(1..=12).contains(&m) || !(1..=days_in_month(y, m)).contains(&d) {
-        return None;
-    }
-    if h > 23 || min > 59 || sec > 59 {
-        return None;
-    }
+    let days = date_days(&b[..10])?;
+    let h = two_digits(&b[11..13], 23)?;
+    let min = two_digits(&b[14..16], 59)?;
+    let sec = two_digits(&b[17..19], 59)?;
     let nanos = match &b[19..] {
         [] => 0,
-        [b'.', f @ ..] => fixed_digits(f)? * 10i64.pow(9 - f.len() as u32),
+        [b'.', f @ ..] => digits(f)? * 10i64.pow(9 - f.len() as u32),
         _ => return None,
     };
-    let secs = days_from_civil(y, m, d) * 86_400 + h * 3600 + min * 60 + sec;
-    Some((secs, nanos))
-}
-
-/// The number the ASCII digits of `b` spell (a handful: no overflow); `None` if a byte is
-/// not a digit.
-#[inline(always)]
-fn fixed_digits(b: &[u8]) -> Option<i64> {
-    b.iter().try_fold(0i64, |n, &c| {
-        let d = c.wrapping_sub(b'0');
-        (d <= 9).then_some(n * 10 + i64::from(d))
-    })
+    Some((days * 86_400 + h * 3600 + min * 60 + sec, nanos))
 }
 
 /// `secs` seconds and `nanos` nanoseconds since the epoch in `unit` (rounded down), if it
