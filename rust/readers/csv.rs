@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field};
 
-use super::csv_window::{line_breaks, CsvWindow, Fields};
+use super::csv_window::{CsvWindow, Fields};
 use super::driver::{excerpt, loader_error, note_ignored, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
+use super::lines::{leading_line_breaks, line_breaks};
 use super::temporal::{parse_date, parse_timestamp};
 use crate::loader::{
     parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
@@ -105,11 +106,7 @@ impl CsvRecords {
     /// terminator. An unquoted field holds no line break.
     fn record_text(&self) -> (&[u8], &[u8]) {
         let text = self.window.text();
-        let start = text
-            .iter()
-            .position(|b| !matches!(b, b'\n' | b'\r'))
-            .unwrap_or(text.len());
-        text.split_at(start)
+        text.split_at(leading_line_breaks(text))
     }
 
     /// The record as the file has it (quotes and all), without its line terminator: a

@@ -11,7 +11,7 @@ use std::ops::Range;
 use csv_core::ReadRecordResult;
 
 use super::input::READ_BUFFER;
-use super::lines::read_into;
+use super::lines::{leading_line_breaks, line_breaks, read_into};
 use crate::loader::copy_short;
 
 /// The fields of one record: their bytes end to end, and where each ends. Both vectors are
@@ -176,12 +176,7 @@ impl CsvWindow {
     /// the line breaks before it). A line ends at a `\n`, a `\r\n` or a lone `\r`, as a
     /// record does.
     pub fn line(&self) -> u64 {
-        let text = self.text();
-        let lead = text
-            .iter()
-            .position(|b| !matches!(b, b'\n' | b'\r'))
-            .unwrap_or(text.len());
-        let before = &self.buf[..self.start + lead];
+        let before = &self.buf[..self.start + leading_line_breaks(self.text())];
         self.dropped_lines + line_breaks(before, self.dropped_cr) + 1
     }
 
@@ -235,10 +230,7 @@ impl CsvWindow {
     /// a quoted one to its closing quote, which a delimiter or line break must follow here.
     fn split_record(&mut self) -> bool {
         let b = &self.buf[self.pos..self.filled];
-        let mut i = b
-            .iter()
-            .position(|c| !matches!(c, b'\n' | b'\r'))
-            .unwrap_or(b.len());
+        let mut i = leading_line_breaks(b);
         if i == b.len() {
             return false;
         }
@@ -307,23 +299,6 @@ impl CsvWindow {
         self.eof |= n == 0;
         Ok(())
     }
-}
-
-/// The line breaks in `bytes`: each `\r` (alone or the start of a `\r\n`) and each `\n`
-/// that does not end a `\r\n` (`after_cr`: the byte before `bytes` is a `\r`).
-pub(super) fn line_breaks(bytes: &[u8], after_cr: bool) -> u64 {
-    let returns = memchr::memchr_iter(b'\r', bytes).count();
-    if returns == 0 && !after_cr {
-        // no `\r\n` to count once: a plain count (the usual file)
-        return memchr::memchr_iter(b'\n', bytes).count() as u64;
-    }
-    let feeds = memchr::memchr_iter(b'\n', bytes)
-        .filter(|&k| match k {
-            0 => !after_cr,
-            _ => bytes[k - 1] != b'\r',
-        })
-        .count();
-    (returns + feeds) as u64
 }
 
 /// The first delimiter, quote, `\n` or `\r` in `b` at or after `i`.

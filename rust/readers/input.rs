@@ -6,8 +6,8 @@ use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
 use percent_encoding::percent_decode_str;
 
-use super::csv_window::line_breaks;
 use super::driver::InputError;
+use super::lines::line_breaks;
 
 /// Read buffer size: memory per open file, whatever the file's size. 256 KiB, not more:
 /// a read then stays in the core's L2 cache while it is parsed (1 MiB reads made the

@@ -1,4 +1,5 @@
-//! The lines of an input, each a slice of one read window rather than a copy.
+//! The lines of an input, each a slice of one read window rather than a copy, and the
+//! line-break counting the readers share (CSV counts a lone `\r` as a line end).
 
 use std::io::{self, BufRead, ErrorKind, Read};
 
@@ -148,6 +149,30 @@ impl LineWindow {
         self.eof |= n == 0;
         Ok(())
     }
+}
+
+/// The line breaks in `bytes`: each `\r` (alone or the start of a `\r\n`) and each `\n`
+/// that does not end a `\r\n` (`after_cr`: the byte before `bytes` is a `\r`).
+pub(crate) fn line_breaks(bytes: &[u8], after_cr: bool) -> u64 {
+    let returns = memchr::memchr_iter(b'\r', bytes).count();
+    if returns == 0 && !after_cr {
+        // no `\r\n` to count once: a plain count (the usual file)
+        return memchr::memchr_iter(b'\n', bytes).count() as u64;
+    }
+    let feeds = memchr::memchr_iter(b'\n', bytes)
+        .filter(|&k| match k {
+            0 => !after_cr,
+            _ => bytes[k - 1] != b'\r',
+        })
+        .count();
+    (returns + feeds) as u64
+}
+
+/// How many line breaks (`\n`, `\r`) `text` starts with.
+pub(crate) fn leading_line_breaks(text: &[u8]) -> usize {
+    text.iter()
+        .position(|b| !matches!(b, b'\n' | b'\r'))
+        .unwrap_or(text.len())
 }
 
 /// Read once from `input` into `buf` after its first `filled` bytes, the buffer doubled if
