@@ -148,18 +148,16 @@ pub(crate) struct JsonWriter<'a> {
 }
 
 /// Where `text` (a JSON line) has the integer `-0`, the same text with `0 ` in its place,
-/// in `out`; `false` (`out` untouched) if it has none. serde_json reads `-0` as the float
-/// -0.0, as it reads `-0.0`; it is the integer 0 (as `json.loads` and pyarrow read it), and
-/// this way serde says so while every other byte keeps its column (error messages name the
-/// same place). Only a `-0` that starts a value (after `:`, `,`, `[`, whitespace or
-/// nothing) and ends there (not followed by a digit, `.`, `e` or `E`) is one; strings are
+/// written into `out`; `None` (`out` untouched) if it has none. serde_json reads `-0` as the
+/// float -0.0, as it reads `-0.0`; it is the integer 0 (as `json.loads` and pyarrow read
+/// it), and this way serde says so while every other byte keeps its column (error messages
+/// name the same place). Only a `-0` that starts a value (after `:`, `,`, `[`, whitespace
+/// or nothing) and ends there (not followed by a digit, `.`, `e` or `E`) is one; strings are
 /// left alone. Invalid text stays invalid at the same column.
-pub(crate) fn spell_integer_zeros(text: &str, out: &mut String) -> bool {
+pub(crate) fn spell_integer_zeros<'o>(text: &str, out: &'o mut String) -> Option<&'o str> {
     let b = text.as_bytes();
-    if memchr::memmem::find(b, b"-0").is_none() {
-        return false;
-    }
-    let mut zeros = Vec::new();
+    memchr::memmem::find(b, b"-0")?;
+    let mut respelled = false;
     let mut in_string = false;
     let mut i = 0;
     while i < b.len() {
@@ -172,24 +170,18 @@ pub(crate) fn spell_integer_zeros(text: &str, out: &mut String) -> bool {
                 && (i == 0
                     || matches!(b[i - 1], b':' | b',' | b'[' | b' ' | b'\t' | b'\r' | b'\n')) =>
             {
-                zeros.push(i);
+                if !respelled {
+                    out.clear();
+                    out.push_str(text);
+                    respelled = true;
+                }
+                out.replace_range(i..i + 2, "0 ");
             }
             _ => {}
         }
         i += 1;
     }
-    if zeros.is_empty() {
-        return false;
-    }
-    let mut bytes = std::mem::take(out).into_bytes();
-    bytes.clear();
-    bytes.extend_from_slice(b);
-    for at in zeros {
-        bytes[at..at + 2].copy_from_slice(b"0 ");
-    }
-    // SAFETY: two ASCII bytes replaced two ASCII bytes of valid UTF-8.
-    *out = unsafe { String::from_utf8_unchecked(bytes) };
-    true
+    respelled.then_some(out.as_str())
 }
 
 /// Where a value goes.
@@ -815,9 +807,9 @@ mod tests {
         ];
         for (text, want) in cases {
             let mut out = String::from("left over");
-            let respelled = spell_integer_zeros(text, &mut out);
-            assert_eq!(respelled.then_some(out.as_str()), want, "{text}");
-            if !respelled {
+            let got = spell_integer_zeros(text, &mut out).map(str::to_owned);
+            assert_eq!(got.as_deref(), want, "{text}");
+            if got.is_none() {
                 assert_eq!(out, "left over");
             }
         }

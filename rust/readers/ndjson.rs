@@ -116,11 +116,7 @@ impl RecordSource for JsonLines {
             }
         };
         let respelled = spell_integer_zeros(text, &mut self.respelled);
-        let parsed = if respelled {
-            self.respelled.as_str()
-        } else {
-            text
-        };
+        let parsed = respelled.unwrap_or(text);
         let mut writer = JsonWriter {
             l,
             discovery: &mut self.discovery,
@@ -129,7 +125,7 @@ impl RecordSource for JsonLines {
             error: None,
             ignored: &mut self.ignored,
             depth: 0,
-            respelled: respelled.then_some((parsed, text)),
+            respelled: respelled.map(|parsed| (parsed, text)),
         };
         let mut de = serde_json::Deserializer::from_str(parsed);
         let parsed = ValueSeed::row(&mut writer)
