@@ -321,6 +321,61 @@ def test_random_records_read_back_as_written(
     assert table_of(scan).column("columns").to_pylist() == want
 
 
+DIGITS = st.text(alphabet="0123456789", min_size=0, max_size=21)
+
+# numbers as a CSV field may spell them: each part present or not, so that the plain forms
+# (`-`, digits, `.digits`) are as common as the others
+NUMBER_TEXT = st.builds(
+    lambda pad, sign, whole, fraction, exponent: f"{pad}{sign}{whole}{fraction}{exponent}{pad}",
+    st.sampled_from(["", "", "", " "]),
+    st.sampled_from(["", "-", "-", "+"]),
+    DIGITS,
+    st.one_of(st.just(""), DIGITS.map(lambda d: "." + d)),
+    st.one_of(
+        st.just(""),
+        st.just(""),
+        st.builds("e{}{}".format, st.sampled_from(["", "-", "+"]), st.integers(0, 400)),
+    ),
+)
+
+
+def python_number(text):
+    """What Python makes of `text` as a float and as an int64 (`None`: it is not one)."""
+    try:
+        x = float(text)
+    except ValueError:
+        return None, None
+    try:
+        n = int(text)
+    except ValueError:
+        return x, None
+    return x, n if -(2**63) <= n < 2**63 else None
+
+
+@given(texts=st.lists(NUMBER_TEXT, min_size=1, max_size=12))
+def test_typed_number_fields_read_as_python_reads_them(tmp_path_factory, texts):
+    """Every spelling of a number a typed column meets (signs, leading zeros, 1 to 42
+    digits, a point with digits on one side, exponents, spaces around) is the float and
+    int64 Python reads: the usual ones take a path of their own, the rest `str::parse`.
+    A field that is not an int64 makes its record a corrupt one, whole."""
+    texts = [t for t in texts if t.strip()]  # an empty field is null, not a number
+    path = tmp_path_factory.mktemp("csv") / "n.csv"
+    path.write_text("f,i\n" + "".join(f"{t},{t}\n" for t in texts))
+    schema = pa.schema([("f", pa.float64()), ("i", pa.int64())])
+    scan = bl.Scan(path, header=True, schema=schema, on_error="permissive")
+    got = table_of(scan).to_pylist()
+    want = []
+    for t in texts:
+        x, n = python_number(t)
+        if x is None or n is None:
+            want.append({"f": None, "i": None, "_corrupt_record": f"{t},{t}"})
+        else:
+            want.append({"f": x, "i": n, "_corrupt_record": None})
+    assert [{k: repr(v) for k, v in r.items()} for r in got] == [
+        {k: repr(v) for k, v in w.items()} for w in want
+    ]
+
+
 LIMITED_SCHEMA = pa.schema(
     [("s", pa.utf8()), ("n", pa.int64()), ("x", pa.float64()), ("t", pa.utf8())]
 )

@@ -12,6 +12,7 @@ use super::driver::{excerpt, loader_error, note_ignored, RecordReader, RecordSou
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::lines::{leading_line_breaks, line_breaks};
+use super::numbers::{plain_float, plain_int};
 use super::temporal::{parse_date, parse_timestamp};
 use crate::loader::{
     parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
@@ -266,6 +267,16 @@ impl CsvRecords {
         };
         if raw.is_empty() && !matches!(dt, DataType::Utf8 | DataType::LargeUtf8) {
             return Ok(Value::Null);
+        }
+        // the usual numbers, read from the bytes (ASCII: no UTF-8 check, nothing to trim);
+        // any other spelling goes the general way below
+        let plain = match dt {
+            DataType::Float64 | DataType::Float32 => plain_float(raw).map(Value::Float),
+            dt if dt.is_integer() => plain_int(raw).map(Value::Int),
+            _ => None,
+        };
+        if let Some(value) = plain {
+            return Ok(value);
         }
         Ok(match dt {
             DataType::Binary | DataType::LargeBinary => Value::Bytes(raw),

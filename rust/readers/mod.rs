@@ -10,6 +10,7 @@ mod json;
 mod json_fast;
 mod lines;
 pub mod ndjson;
+mod numbers;
 mod temporal;
 
 pub use csv::{CsvOptions, CsvReader};
