@@ -142,15 +142,15 @@ fn plain_timestamp(b: &[u8]) -> Option<(i64, i64)> {
 /// `secs` seconds and `nanos` nanoseconds since the epoch in `unit` (rounded down), if it
 /// fits an i64.
 fn in_unit(secs: i64, nanos: i64, unit: TimeUnit) -> Option<i64> {
-    // secs * 10^k + floor(nanos / 10^(9-k)) is the floor of the instant in the unit.
-    let (per_second, nanos_per_unit) = match unit {
-        TimeUnit::Second => (1, 1_000_000_000),
-        TimeUnit::Millisecond => (1_000, 1_000_000),
-        TimeUnit::Microsecond => (1_000_000, 1_000),
-        TimeUnit::Nanosecond => (1_000_000_000, 1),
+    // secs * 10^k + floor(nanos / 10^(9-k)) is the floor of the instant in the unit; each
+    // division by its own constant (a multiplication, not a `div`)
+    let (per_second, below) = match unit {
+        TimeUnit::Second => (1, nanos / 1_000_000_000),
+        TimeUnit::Millisecond => (1_000, nanos / 1_000_000),
+        TimeUnit::Microsecond => (1_000_000, nanos / 1_000),
+        TimeUnit::Nanosecond => (1_000_000_000, nanos),
     };
-    secs.checked_mul(per_second)?
-        .checked_add(nanos / nanos_per_unit)
+    secs.checked_mul(per_second)?.checked_add(below)
 }
 
 #[cfg(test)]
@@ -201,10 +201,54 @@ mod tests {
         );
     }
 
+    /// `YYYY-MM-DD` -> days since the epoch, the slow way: byte by byte, a table of
+    /// month lengths, and a count of the years' days from 1970 (the reference for
+    /// `date_days`, which the timestamp reference must not share).
+    fn reference_days(s: &str) -> Option<i64> {
+        let b = s.as_bytes();
+        let digit_at = |i: usize| b[i].is_ascii_digit();
+        if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+            return None;
+        }
+        if !(0..10).filter(|&i| i != 4 && i != 7).all(digit_at) {
+            return None;
+        }
+        let (y, m, d): (i64, usize, i64) = (
+            s[..4].parse().ok()?,
+            s[5..7].parse().ok()?,
+            s[8..10].parse().ok()?,
+        );
+        let leap = |y: i64| y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+        let year_days = |y: i64| if leap(y) { 366 } else { 365 };
+        let months = [
+            31,
+            if leap(y) { 29 } else { 28 },
+            31,
+            30,
+            31,
+            30,
+            31,
+            31,
+            30,
+            31,
+            30,
+            31,
+        ];
+        if !(1..=12).contains(&m) || d < 1 || d > months[m - 1] {
+            return None;
+        }
+        let before_year: i64 = if y >= 1970 {
+            (1970..y).map(year_days).sum()
+        } else {
+            -(y..1970).map(year_days).sum::<i64>()
+        };
+        Some(before_year + months[..m - 1].iter().sum::<i64>() + d - 1)
+    }
+
     /// The instant computed the slow, obvious way: everything in i128 nanoseconds.
     fn reference(s: &str, unit: TimeUnit) -> Option<i64> {
         let s = s.trim();
-        let days = parse_date(s.get(..10)?)? as i128;
+        let days = reference_days(s.get(..10)?)? as i128;
         let mut nanos = days * 86_400_000_000_000;
         let rest = &s[10..];
         if !rest.is_empty() {
@@ -339,5 +383,38 @@ mod tests {
             some > 500,
             "the grid must exercise valid timestamps too ({some})"
         );
+    }
+
+    /// Every byte of the layouts read by position replaced by bytes next to the digits
+    /// (`/`, `:`), digits, separators and letters: the result is the reference's, so each
+    /// digit, separator and field range is checked where it stands.
+    #[test]
+    fn each_byte_of_a_plain_timestamp_is_checked() {
+        let bases = [
+            "2024-02-29T23:59:59.123456789",
+            "1999-12-31 00:00:00",
+            "2000-01-01t12:34:56.5",
+            "1970-01-01T00:00:00.000000",
+            "2024-02-29",
+        ];
+        let mut compared = 0;
+        for base in bases {
+            for at in 0..base.len() {
+                for sub in b"/:0123456789-. Tta" {
+                    let mut bytes = base.as_bytes().to_vec();
+                    bytes[at] = *sub;
+                    let text = String::from_utf8(bytes).unwrap();
+                    let want = reference(&text, TimeUnit::Nanosecond);
+                    assert_eq!(parse_timestamp(&text, TimeUnit::Nanosecond), want, "{text}");
+                    if text.len() == 10 {
+                        let seconds = reference(&text, TimeUnit::Second);
+                        let days = seconds.map(|s| (s / 86_400) as i32);
+                        assert_eq!(parse_date(&text), days, "{text}");
+                    }
+                    compared += usize::from(want.is_some());
+                }
+            }
+        }
+        assert!(compared > 100, "too few valid texts: {compared}");
     }
 }
