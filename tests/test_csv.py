@@ -446,14 +446,14 @@ def test_a_byte_order_mark_before_the_first_record_is_not_data(tmp_path, header)
 
 
 def test_booleans_are_read_whatever_their_case_and_surrounding_spaces(tmp_path):
-    """A typed boolean column takes `true`/`false` in any case, spaces around them
-    trimmed, an empty field (`""`: an empty line is skipped) as null; anything else is bad
+    """A typed boolean column takes `true`/`false` in any case (the lower-case spelling
+    read on a path of its own), spaces around them trimmed, an empty field (`""`: an empty line is skipped) as null; anything else is bad
     input naming line and field."""
     path = tmp_path / "b.csv"
-    path.write_text('b\nTRUE\n False \ntRuE\n""\nfalse\n')
+    path.write_text('b\nTRUE\n False \ntRuE\n""\nfalse\ntrue\n')
     schema = pa.schema([("b", pa.bool_())])
     got = table_of(bl.Scan(path, header=True, schema=schema)).column("b").to_pylist()
-    assert got == [True, False, True, None, False]
+    assert got == [True, False, True, None, False, True]
     path.write_text("b\ntrue\nyes\n")
     with pytest.raises(bl.InputError, match=r'line 3: field 1 \(b\) is not a boolean: "yes"'):
         list(bl.Scan(path, header=True, schema=schema))

@@ -273,10 +273,16 @@ impl CsvRecords {
         if raw.is_empty() && !matches!(dt, DataType::Utf8 | DataType::LargeUtf8) {
             return Ok(Value::Null);
         }
-        // the usual numbers, read from the bytes (ASCII: no UTF-8 check, nothing to trim);
+        // the usual numbers and booleans, read from the bytes (ASCII: no UTF-8 check,
+        // nothing to trim);
         // any other spelling goes the general way below
         let plain = match dt {
             DataType::Float64 | DataType::Float32 => plain_float(raw).map(Value::Float),
+            DataType::Boolean => match raw {
+                b"true" => Some(Value::Bool(true)),
+                b"false" => Some(Value::Bool(false)),
+                _ => None,
+            },
             dt if dt.is_integer() => plain_int(raw).map(Value::Int),
             _ => None,
         };
