@@ -447,8 +447,8 @@ def test_a_byte_order_mark_before_the_first_record_is_not_data(tmp_path, header)
 
 def test_booleans_are_read_whatever_their_case_and_surrounding_spaces(tmp_path):
     """A typed boolean column takes `true`/`false` in any case (the lower-case spelling
-    read on a path of its own), spaces around them trimmed, an empty field (`""`: an empty line is skipped) as null; anything else is bad
-    input naming line and field."""
+    read on a path of its own), spaces around them trimmed, an empty field (`""`: an empty
+    line is skipped) as null; anything else is bad input naming line and field."""
     path = tmp_path / "b.csv"
     path.write_text('b\nTRUE\n False \ntRuE\n""\nfalse\ntrue\n')
     schema = pa.schema([("b", pa.bool_())])
