@@ -4,6 +4,8 @@ ragged rows, bad input."""
 from __future__ import annotations
 
 import gzip
+import random
+import struct
 
 import pyarrow as pa
 import pyarrow.csv as pcsv
@@ -374,6 +376,27 @@ def test_typed_number_fields_read_as_python_reads_them(tmp_path_factory, texts):
     assert [{k: repr(v) for k, v in r.items()} for r in got] == [
         {k: repr(v) for k, v in w.items()} for w in want
     ]
+
+
+def test_float32_fields_are_rounded_once_as_pyarrow_rounds_them(tmp_path):
+    """A float32 column rounds the text straight to f32. The texts here are the shortest
+    spellings of the midpoints between neighbouring f32s: each reads as the midpoint itself
+    when parsed as an f64, which would then round to the even neighbour, not to the side
+    the text is on."""
+    rng = random.Random(7)
+    texts = []
+    for _ in range(300):
+        bits = rng.randrange(0x0080_0000, 0x7F00_0000)
+        low, high = (struct.unpack("<f", struct.pack("<I", b))[0] for b in (bits, bits + 1))
+        texts.append(repr((low + high) / 2))
+    path = tmp_path / "f.csv"
+    path.write_text("x\n" + "\n".join(texts) + "\n")
+    schema = pa.schema([("x", pa.float32())])
+    want = pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(column_types=schema))
+    got = table_of(bl.Scan(path, header=True, schema=schema))
+    assert got.column("x").equals(want.column("x"))
+    twice = pa.array([float(t) for t in texts]).cast(pa.float32())
+    assert not got.column("x").combine_chunks().equals(twice)  # the texts do tell apart
 
 
 LIMITED_SCHEMA = pa.schema(

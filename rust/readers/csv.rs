@@ -277,7 +277,7 @@ impl CsvRecords {
         // nothing to trim);
         // any other spelling goes the general way below
         let plain = match dt {
-            DataType::Float64 | DataType::Float32 => plain_float(raw).map(Value::Float),
+            DataType::Float64 => plain_float(raw).map(Value::Float),
             DataType::Boolean => match raw {
                 b"true" => Some(Value::Bool(true)),
                 b"false" => Some(Value::Bool(false)),
@@ -300,9 +300,14 @@ impl CsvRecords {
                         t if t.eq_ignore_ascii_case("false") => Value::Bool(false),
                         _ => return Err(bad("a boolean")),
                     },
-                    DataType::Float32 | DataType::Float64 => {
+                    DataType::Float64 => {
                         Value::Float(text.trim().parse().map_err(|_| bad("a number"))?)
                     }
+                    // rounded once, to f32 (an f64 on the way could land on a midpoint
+                    // between two f32s and round again); the f64 of an f32 is exact
+                    DataType::Float32 => Value::Float(f64::from(
+                        text.trim().parse::<f32>().map_err(|_| bad("a number"))?,
+                    )),
                     DataType::Date32 => {
                         Value::Date(parse_date(text.trim()).ok_or_else(|| bad("a date"))?)
                     }
