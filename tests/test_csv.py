@@ -4,12 +4,11 @@ ragged rows, bad input."""
 from __future__ import annotations
 
 import gzip
-import random
-import struct
 
 import pyarrow as pa
 import pyarrow.csv as pcsv
 import pytest
+from float_texts import f32_midpoint_texts
 from hypothesis import given
 from hypothesis import strategies as st
 from reading import read_to_end
@@ -379,16 +378,9 @@ def test_typed_number_fields_read_as_python_reads_them(tmp_path_factory, texts):
 
 
 def test_float32_fields_are_rounded_once_as_pyarrow_rounds_them(tmp_path):
-    """A float32 column rounds the text straight to f32. The texts here are the shortest
-    spellings of the midpoints between neighbouring f32s: each reads as the midpoint itself
-    when parsed as an f64, which would then round to the even neighbour, not to the side
-    the text is on."""
-    rng = random.Random(7)
-    texts = []
-    for _ in range(300):
-        bits = rng.randrange(0x0080_0000, 0x7F00_0000)
-        low, high = (struct.unpack("<f", struct.pack("<I", b))[0] for b in (bits, bits + 1))
-        texts.append(repr((low + high) / 2))
+    """A float32 column rounds the text straight to f32, not through an f64 (which would
+    make each of these texts a midpoint between two f32s, rounded to the even one)."""
+    texts = f32_midpoint_texts(300)
     path = tmp_path / "f.csv"
     path.write_text("x\n" + "\n".join(texts) + "\n")
     schema = pa.schema([("x", pa.float32())])

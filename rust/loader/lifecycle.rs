@@ -425,6 +425,21 @@ impl ResultSetLoader {
         matches!(self.nodes[id].physical, Some(Physical::Decimal { .. }))
     }
 
+    /// Whether `id` is a float32 column.
+    pub fn is_float32(&self, id: ColumnId) -> bool {
+        matches!(self.nodes[id].physical, Some(Physical::Float32))
+    }
+
+    /// Whether `id` takes a number best from its text, not from an f64 made of it: a decimal
+    /// (exact digits) or a float32 (rounded once).
+    #[inline(always)]
+    pub fn takes_number_text(&self, id: ColumnId) -> bool {
+        matches!(
+            self.nodes[id].physical,
+            Some(Physical::Decimal { .. } | Physical::Float32)
+        )
+    }
+
     /// Whether writes to `id` are kept.
     pub fn is_projected(&self, id: ColumnId) -> bool {
         self.nodes[id].projected

@@ -502,13 +502,17 @@ impl<'a> Line<'a> {
                 if let Some(written) = self.plain(id, Value::Float(x)) {
                     return written;
                 }
-                if !matches!(
-                    self.l.field(id).data_type(),
-                    DataType::Float64 | DataType::Float32
-                ) {
-                    return Err(GiveUp);
+                match self.l.field(id).data_type() {
+                    DataType::Float64 => self.scalar_any(id, Value::Float(x)),
+                    // rounded once, from the text, as the general path does
+                    DataType::Float32 => {
+                        let text =
+                            std::str::from_utf8(&self.b[start..self.i]).map_err(|_| GiveUp)?;
+                        let x: f32 = text.parse().map_err(|_| GiveUp)?;
+                        self.scalar_any(id, Value::Float(f64::from(x)))
+                    }
+                    _ => Err(GiveUp),
                 }
-                self.scalar_any(id, Value::Float(x))
             }
         }
     }
