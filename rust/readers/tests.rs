@@ -135,6 +135,46 @@ fn provided_types_convert_values() {
     assert_eq!((n.value(0), n.value(1)), (1250, 1));
 }
 
+/// A float32 column rounds a fraction's text once: `1.0000000596046448` is a hair above
+/// the midpoint between 1 and the next f32, and an f64 on the way would be that midpoint,
+/// rounded to the even 1. On every line, whichever path reads it (a key with an escape
+/// sends a line the general way).
+#[test]
+fn float32_columns_round_fractions_once() {
+    let schema = Schema::new(vec![
+        Field::new("x", DataType::Float32, true),
+        Field::new("l", DataType::new_list(DataType::Float32, true), true),
+    ]);
+    let options = LoaderOptions {
+        schema: Some(Arc::new(schema)),
+        ..LoaderOptions::default()
+    };
+    let line = "{\"x\": 1.0000000596046448, \"l\": [1.0000000596046448, 16777217, -0]}\n";
+    // a key with an escape is the general path's
+    let general = line.replace("\"x\"", "\"\\u0078\"");
+    let text = format!("{general}{line}{general}{line}");
+    let batches = read_all(&text, options, OnError::Error).unwrap();
+    let above = 1.0f32.next_up();
+    for b in &batches {
+        let x = b
+            .column(0)
+            .as_primitive::<arrow_array::types::Float32Type>();
+        assert!(x.values().iter().all(|&v| v == above), "{x:?}");
+        let l = b.column(1).as_list::<i32>();
+        for row in 0..l.len() {
+            let items = l.value(row);
+            let items = items.as_primitive::<arrow_array::types::Float32Type>();
+            let bits: Vec<u32> = items.values().iter().map(|v| v.to_bits()).collect();
+            assert_eq!(
+                bits,
+                [above, 16777216.0, 0.0].map(f32::to_bits),
+                "row {row}"
+            );
+        }
+    }
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 4);
+}
+
 #[test]
 fn rows_larger_than_a_batch_span_batches_without_loss() {
     let text: String = (0..1000).map(|i| format!("{{\"i\": {i}}}\n")).collect();
