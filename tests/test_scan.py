@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import batchloader as bl
+from batchloader.schema import folders_below
 
 
 def json_lines(file, writer):
@@ -78,6 +79,25 @@ def test_wildcard_order_reader_then_file_then_partition_columns(tmp_path):
         "dir0": "2024",
         "dir1": "01",
     }
+
+
+FOLDER = st.sampled_from(["a", "ab", "b", "2024", "x.y", "..", "."])
+
+
+@given(
+    root=st.lists(FOLDER, max_size=3),
+    directory=st.lists(FOLDER, max_size=5),
+    slash=st.booleans(),
+)
+def test_partition_folders_are_those_relpath_gives(root, directory, slash):
+    """The `dirN` values of a file are the folders from the root to its directory, as
+    `os.path.relpath` names them: below the root (cut by prefix, with a sibling such as
+    `/ab` against a root `/a` not taken for a child), the root itself, and outside it."""
+    root_path = os.path.abspath(os.sep + os.sep.join(root)) + (os.sep if slash else "")
+    directory_path = os.path.abspath(os.sep + os.sep.join(directory))
+    rel = os.path.relpath(directory_path, root_path)
+    want = [] if rel == "." else rel.split(os.sep)
+    assert folders_below(directory_path, root_path) == want
 
 
 def test_partition_columns_deeper_than_a_file_are_null(tmp_path):

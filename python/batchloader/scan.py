@@ -40,6 +40,7 @@ from batchloader.schema import (
     conform,
     explaining_type_conflicts,
     fill_column,
+    folders_below,
     implicit_column,
     implicit_column_bytes,
     null_column_bytes,
@@ -232,8 +233,7 @@ class Scan:
     def _depth(self, path: str) -> int:
         if self.root is None:
             return 0
-        rel = os.path.relpath(os.path.dirname(os.path.abspath(path)), self.root)
-        return 0 if rel == "." else len(rel.split(os.sep))
+        return len(folders_below(os.path.dirname(os.path.abspath(path)), self.root))
 
     @property
     def schema(self) -> pa.Schema:

@@ -61,11 +61,23 @@ class ImplicitColumns:
             ("suffix", 0): name.rsplit(".", 1)[1] if "." in name else None,
         }
         if root is not None:
-            rel = os.path.relpath(os.path.dirname(path), os.path.abspath(root))
-            parts = [] if rel == "." else rel.split(os.sep)
-            for i, part in enumerate(parts):
+            for i, part in enumerate(folders_below(os.path.dirname(path), root)):
                 out[("partition", i)] = part
         return out
+
+
+def folders_below(directory: str, root: str) -> list[str]:
+    """The folder names from `root` down to `directory` (both absolute): `dir0`, `dir1`...
+    of the files there. A directory under the root is cut by prefix (a scan does this per
+    file); any other goes through `os.path.relpath` (`..` parts and all)."""
+    root = os.path.abspath(root)
+    if directory == root:
+        return []
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    if directory.startswith(prefix):
+        return directory[len(prefix) :].split(os.sep)
+    rel = os.path.relpath(directory, root)
+    return [] if rel == "." else rel.split(os.sep)
 
 
 @dataclass(frozen=True)
