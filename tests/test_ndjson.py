@@ -1292,7 +1292,10 @@ number_or_null = st.one_of(st.none(), st.integers(-5, 5), st.floats(-5, 5, allow
                 "t": st.one_of(st.none(), st.text(max_size=3)),
                 "s": st.one_of(
                     st.none(),
-                    st.fixed_dictionaries({}, optional={"q": st.one_of(st.none(), st.integers())}),
+                    # int64: one past it makes a new column double (tested above)
+                    st.fixed_dictionaries(
+                        {}, optional={"q": st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1))}
+                    ),
                 ),
             },
         ),
