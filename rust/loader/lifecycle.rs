@@ -425,11 +425,6 @@ impl ResultSetLoader {
         matches!(self.nodes[id].physical, Some(Physical::Decimal { .. }))
     }
 
-    /// Whether `id` is a float32 column.
-    pub fn is_float32(&self, id: ColumnId) -> bool {
-        matches!(self.nodes[id].physical, Some(Physical::Float32))
-    }
-
     /// Whether `id` takes a number best from its text, not from an f64 made of it: a decimal
     /// (exact digits) or a float32 (rounded once).
     #[inline(always)]

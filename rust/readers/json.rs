@@ -398,31 +398,6 @@ impl<'a> JsonWriter<'a> {
         self.set(id, value)
     }
 
-    /// Write the JSON text of one value (`raw`, as the line has it) to decimal column `id`:
-    /// a number from its digits (a float would round 12345678901234567.89), a string from
-    /// its content.
-    #[cold]
-    #[inline(never)]
-    fn write_decimal<E: de::Error>(&mut self, id: ColumnId, raw: &str) -> Result<(), E> {
-        let DataType::Decimal128(_, scale) = *self.l.field(id).data_type() else {
-            unreachable!("a decimal column")
-        };
-        match raw.as_bytes().first() {
-            Some(b'n') => self.set(id, Value::Null),
-            Some(b'"') => {
-                let text: Cow<'_, str> = serde_json::from_str(raw).map_err(E::custom)?;
-                self.write_str(id, &text)
-            }
-            Some(b'-' | b'0'..=b'9') => match parse_decimal(raw, scale) {
-                Some(d) => self.set(id, Value::Decimal(d)),
-                None => Err(self.conflict(id, &format!("number {raw}: too precise or too large"))),
-            },
-            Some(b't' | b'f') => Err(self.conflict(id, "a boolean")),
-            Some(b'{') => Err(self.conflict(id, "an object")),
-            _ => Err(self.conflict(id, "an array")),
-        }
-    }
-
     /// Whether column `id` reads a value from its JSON text (see `TextSeed`): a decimal, a
     /// float32 (rounded once, from the text), or a utf8 column the user declared.
     #[inline(always)]
@@ -430,33 +405,17 @@ impl<'a> JsonWriter<'a> {
         self.l.takes_number_text(id) || self.l.takes_any_text(id)
     }
 
-    /// Write the JSON text of one value (`raw`) to float32 column `id` as the visitor would
-    /// write the value, but for a fraction or exponent, which is rounded once, straight to
-    /// f32: through the f64 the visitor gets, a number near the midpoint between two f32s
-    /// (the shortest spelling of one, say) becomes the midpoint and rounds to the even
-    /// neighbour. A whole number is an int, as everywhere (`-0` is 0).
+    /// Write the JSON text of one value (`raw`, as the line has it) to column `id`, which
+    /// takes numbers from their text (`takes_number_text`): a number its own way, any other
+    /// value as the visitor writes it (null, a string converted, the rest refused).
     #[cold]
     #[inline(never)]
-    fn write_float32<E: de::Error>(&mut self, id: ColumnId, raw: &str) -> Result<(), E> {
+    fn write_number_text<E: de::Error>(&mut self, id: ColumnId, raw: &str) -> Result<(), E> {
         match raw.as_bytes().first() {
-            Some(b'-' | b'0'..=b'9') => {
-                if !raw.contains(['.', 'e', 'E']) {
-                    if let Ok(v) = raw.parse::<i64>() {
-                        self.scalar_column(id, "a number")?;
-                        return self.set(id, Value::Int(v));
-                    }
-                    if let Ok(v) = raw.parse::<u64>() {
-                        self.scalar_column(id, "a number")?;
-                        return self.set(id, Value::UInt(v));
-                    }
-                }
-                // out of f64's range is an error, as serde_json makes it for other columns
-                if !raw.parse::<f64>().is_ok_and(f64::is_finite) {
-                    return Err(E::custom("number out of range"));
-                }
-                let x: f32 = raw.parse().map_err(E::custom)?;
-                self.write_float(id, f64::from(x))
-            }
+            Some(b'-' | b'0'..=b'9') => match *self.l.field(id).data_type() {
+                DataType::Decimal128(_, scale) => self.write_decimal_number(id, raw, scale),
+                _ => self.write_float32_number(id, raw),
+            },
             Some(b'n') => self.set(id, Value::Null),
             Some(b'"') => {
                 let text: Cow<'_, str> = serde_json::from_str(raw).map_err(E::custom)?;
@@ -469,6 +428,43 @@ impl<'a> JsonWriter<'a> {
             Some(b'{') => Err(self.conflict(id, "an object")),
             _ => Err(self.conflict(id, "an array")),
         }
+    }
+
+    /// A JSON number (`raw`) to decimal column `id` of `scale`, from its digits: a float
+    /// would round 12345678901234567.89.
+    fn write_decimal_number<E: de::Error>(
+        &mut self,
+        id: ColumnId,
+        raw: &str,
+        scale: i8,
+    ) -> Result<(), E> {
+        match parse_decimal(raw, scale) {
+            Some(d) => self.set(id, Value::Decimal(d)),
+            None => Err(self.conflict(id, &format!("number {raw}: too precise or too large"))),
+        }
+    }
+
+    /// A JSON number (`raw`) to float32 column `id`: a fraction or exponent rounded once,
+    /// straight to f32. Through the f64 the visitor gets, a number near the midpoint between
+    /// two f32s (the shortest spelling of one, say) becomes the midpoint and rounds to the
+    /// even neighbour. A whole number is an int, as everywhere (`-0` is 0).
+    fn write_float32_number<E: de::Error>(&mut self, id: ColumnId, raw: &str) -> Result<(), E> {
+        if !raw.contains(['.', 'e', 'E']) {
+            let whole = match raw.parse::<i64>() {
+                Ok(v) => Some(Value::Int(v)),
+                Err(_) => raw.parse::<u64>().ok().map(Value::UInt),
+            };
+            if let Some(value) = whole {
+                self.scalar_column(id, "a number")?;
+                return self.set(id, value);
+            }
+        }
+        // out of f64's range is an error, as serde_json makes it for other columns
+        if !raw.parse::<f64>().is_ok_and(f64::is_finite) {
+            return Err(E::custom("number out of range"));
+        }
+        let x: f32 = raw.parse().map_err(E::custom)?;
+        self.write_float(id, f64::from(x))
     }
 
     /// The text a value's `raw` text (a slice of the text serde parses) is in the line as
@@ -609,8 +605,8 @@ impl ValueSeed<'_, '_, '_> {
 }
 
 /// Deserializes one value into a column that reads it from its JSON text (see
-/// `JsonWriter::reads_text`): a decimal (`write_decimal`), a float32 (`write_float32`) or a
-/// declared utf8 column (`write_text`). The three places that make a seed for a known column (struct members,
+/// `JsonWriter::reads_text`): a decimal or a float32 (`write_number_text`), or a declared
+/// utf8 column (`write_text`). The three places that make a seed for a known column (struct members,
 /// map values, list elements) pick it; deciding in `ValueSeed::deserialize` instead, for
 /// every value, cost the nested NDJSON scan 1.4% more instructions.
 struct TextSeed<'w, 'a> {
@@ -623,10 +619,8 @@ impl<'de> DeserializeSeed<'de> for TextSeed<'_, '_> {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let raw = <&'de RawValue as de::Deserialize>::deserialize(d)?;
         let raw = self.w.as_written(raw.get());
-        if self.w.l.is_decimal(self.id) {
-            self.w.write_decimal(self.id, raw)
-        } else if self.w.l.is_float32(self.id) {
-            self.w.write_float32(self.id, raw)
+        if self.w.l.takes_number_text(self.id) {
+            self.w.write_number_text(self.id, raw)
         } else {
             self.w.write_text(self.id, raw)
         }
