@@ -150,6 +150,44 @@ def test_a_negative_zero_float_into_a_declared_int_column_is_refused_like_zero(t
             list(bl.Scan(path, schema=schema))
 
 
+@pytest.mark.parametrize(
+    ("column_type", "value", "want"),
+    [
+        (pa.decimal128(6, 2), '"2.50"', decimal.Decimal("2.50")),
+        (pa.decimal128(6, 2), "null", None),
+        (pa.decimal128(6, 2), "true", r"column 'x': bool value True does not fit Decimal128"),
+        (pa.decimal128(6, 2), "[1]", r"column 'x' \(Decimal128\(6, 2\)\) cannot take an array"),
+        (pa.decimal128(6, 2), "1.234", r"column 'x' .* cannot take number 1.234: too precise"),
+        (pa.float32(), "null", None),
+        (pa.float32(), "-0", 0.0),
+        (pa.float32(), "false", r"column 'x': bool value False does not fit Float32"),
+        (pa.float32(), '"2.5"', r"column 'x': str value \"2.5\" does not fit Float32"),
+        (pa.float32(), "{}", r"column 'x' \(Float32\) cannot take an object"),
+        (pa.float32(), "1e39", 1e39),
+        (pa.float32(), "1e400", r"malformed JSON: number out of range"),
+    ],
+)
+def test_number_text_columns_take_other_values_as_other_columns_do(
+    tmp_path, column_type, value, want
+):
+    """Decimal and float32 columns read a number from its text; any other value is written,
+    or refused with the message, as for other scalar columns, on the second line (after a
+    line that taught the key cache)."""
+    path = tmp_path / "x.json"
+    write_lines(path, ['{"x": 1}', '{"x": ' + value + "}"])
+    scan = bl.Scan(path, schema=pa.schema([("x", column_type)]))
+    if isinstance(want, str):
+        with pytest.raises(bl.InputError, match="line 2, column \\d+: " + want):
+            list(scan)
+        return
+    got = data_table(scan).column("x").to_pylist()[1]
+    if column_type == pa.float32() and want is not None:
+        assert got == float(pa.scalar(want, pa.float32()).as_py())
+        assert math.copysign(1, got) == 1  # `-0` is the integer 0
+    else:
+        assert got == want
+
+
 @pytest.mark.parametrize("declared", [False, True])
 def test_a_line_with_negative_zeros_keeps_its_text_and_error_columns(tmp_path, declared):
     """Where `-0` is read as the integer it spells, the line keeps its text: a declared
