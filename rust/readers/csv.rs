@@ -274,8 +274,7 @@ impl CsvRecords {
             return Ok(Value::Null);
         }
         // the usual numbers and booleans, read from the bytes (ASCII: no UTF-8 check,
-        // nothing to trim);
-        // any other spelling goes the general way below
+        // nothing to trim); any other spelling goes the general way below
         let plain = match dt {
             DataType::Float64 => plain_float(raw).map(Value::Float),
             DataType::Boolean => match raw {
