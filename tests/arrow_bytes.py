@@ -14,6 +14,14 @@ def _bits(n: int) -> int:
     return (n + 7) // 8
 
 
+def _child_range(arr: pa.Array) -> tuple[int, int]:
+    """The range of its child a list or map array (maybe a slice) uses."""
+    if not len(arr):
+        return 0, 0
+    offsets = arr.offsets.to_pylist()
+    return offsets[0], offsets[-1]
+
+
 def buffer_sizes(arr: pa.Array, field: pa.Field) -> list[int]:
     """The size of every buffer of `arr` (children included) as the loader counts them."""
     n = len(arr)
@@ -26,14 +34,15 @@ def buffer_sizes(arr: pa.Array, field: pa.Field) -> list[int]:
             sizes += buffer_sizes(arr.field(i), t.field(i))
     elif pa.types.is_map(t):
         sizes.append(4 * (n + 1))
-        sizes += buffer_sizes(arr.keys, t.key_field)
-        sizes += buffer_sizes(arr.items, t.item_field)
+        # `keys` and `items` are the whole child arrays, a slice's or not
+        first, last = _child_range(arr)
+        sizes += buffer_sizes(arr.keys.slice(first, last - first), t.key_field)
+        sizes += buffer_sizes(arr.items.slice(first, last - first), t.item_field)
     elif pa.types.is_list(t) or pa.types.is_large_list(t):
         width = 8 if pa.types.is_large_list(t) else 4
         sizes.append(width * (n + 1))
-        offsets = arr.offsets.to_pylist()
-        child = arr.values.slice(offsets[0], offsets[-1] - offsets[0]) if n else arr.values[:0]
-        sizes += buffer_sizes(child, t.value_field)
+        first, last = _child_range(arr)
+        sizes += buffer_sizes(arr.values.slice(first, last - first), t.value_field)
     elif (
         pa.types.is_string(t)
         or pa.types.is_binary(t)

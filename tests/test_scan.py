@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 import batchloader as bl
 from batchloader.schema import folders_below
 
+from strategies import expected, rows, schemas
+
 
 def json_lines(file, writer):
     """A minimal user reader: one JSON object per line, rows handed to the scan."""
@@ -79,6 +81,45 @@ def test_wildcard_order_reader_then_file_then_partition_columns(tmp_path):
         "dir0": "2024",
         "dir1": "01",
     }
+
+
+@given(schema=schemas(max_columns=4, depth=2), data=st.data())
+@settings(max_examples=150, deadline=None)
+def test_the_coalescers_byte_bound_never_undercounts(schema, data):
+    """`byte_bound` is at least what the loader counts for a batch: of random nested data,
+    of arrays of nulls (`pa.nulls` gives all the buffers of an array one zero buffer,
+    which pyarrow's total counts once), and of slices of either."""
+    from batchloader.coalesce import byte_bound
+
+    from arrow_bytes import batch_buffer_sizes
+
+    drawn = data.draw(rows(schema))
+    # repeated, for batches whose bitmaps pass the 8 bytes a bound adds per array anyway
+    drawn = drawn * data.draw(st.integers(1, 12))
+    table = pa.Table.from_pylist([expected(r, schema) for r in drawn], schema).combine_chunks()
+    (batch,) = table.to_batches() or [pa.RecordBatch.from_pylist([], schema=schema)]
+    n = batch.num_rows
+    nullable = pa.schema([f.with_nullable(True) for f in schema])
+    nulls = pa.RecordBatch.from_arrays([pa.nulls(n, f.type) for f in schema], schema=nullable)
+    start = data.draw(st.integers(0, n))
+    length = data.draw(st.integers(0, n - start))
+    for b in (batch, nulls, batch.slice(start, length), nulls.slice(start, length)):
+        assert byte_bound(b) >= sum(batch_buffer_sizes(b)), b.schema
+
+
+def test_the_byte_bound_counts_bitmaps_pyarrow_leaves_out():
+    """A nullable column with no nulls has no validity bitmap in pyarrow, but the loader
+    counts one: the bound does too, however many rows."""
+    from batchloader.coalesce import byte_bound
+
+    from arrow_bytes import batch_buffer_sizes
+
+    for n in (1, 64, 1000):
+        batch = pa.RecordBatch.from_pydict(
+            {"i": pa.array(range(n), pa.int64()), "s": pa.array(["ab"] * n)}
+        )
+        assert all(c.buffers()[0] is None for c in batch.columns)
+        assert byte_bound(batch) >= sum(batch_buffer_sizes(batch))
 
 
 FOLDER = st.sampled_from(["a", "ab", "b", "2024", "x.y", "..", "."])

@@ -381,7 +381,8 @@ class Scan:
         self, batch: pa.RecordBatch, values: dict, implicit: dict[str, pa.Array]
     ) -> pa.RecordBatch:
         """The output batch: the reader's columns conformed to the output schema, missing
-        ones filled, file columns added (`implicit` keeps their arrays between batches)."""
+        ones filled, file columns added (`implicit` keeps their arrays between batches of
+        one length)."""
         n = batch.num_rows
         lower = {name.lower(): i for i, name in enumerate(batch.schema.names)}
         arrays = []
@@ -389,10 +390,13 @@ class Scan:
         known = [c for c in self.tracker.output_columns() if c.field is not None]
         for f, col in zip(schema, known, strict=True):
             if col.implicit is not None:
+                # built once for a file's full batches; a batch of another length (its
+                # last) gets its own, not a slice: a slice holds the whole buffers, which
+                # the coalescer's byte bound would count
                 built = implicit.get(col.implicit)
-                if built is None or len(built) < n:
+                if built is None or len(built) != n:
                     built = implicit[col.implicit] = implicit_column(values.get(col.implicit), n)
-                arrays.append(built.slice(0, n))
+                arrays.append(built)
                 continue
             i = lower.get(f.name.lower())
             if i is None:
