@@ -33,22 +33,24 @@ class BatchLimits:
 
 
 def coalesce(
-    batches: Iterable[tuple[pa.RecordBatch, bool]], limits: BatchLimits
+    batches: Iterable[tuple[pa.RecordBatch, bool, int | None]], limits: BatchLimits
 ) -> Iterator[pa.RecordBatch]:
-    """`batches` (each with whether it is full) with small neighbours joined while the joined
-    batch keeps `limits` and one schema. A full batch is handed out at once: only small ones
+    """`batches` (each with whether it is full and, if the caller has it, an upper bound of
+    its bytes as `byte_bound` gives one) with small neighbours joined while the joined batch
+    keeps `limits` and one schema. A full batch is handed out at once: only small ones
     wait, at most one batch's worth. Bytes are bounded from above by the parts' total
     (joining never makes a buffer bigger than the same buffers of the parts together)."""
     pending: list[pa.RecordBatch] = []
     rows = size = 0
-    for batch, full in batches:
+    for batch, full, known_bound in batches:
         if full:
             if pending:
                 yield concat_batches(pending)
                 pending, rows, size = [], 0, 0
             yield batch
             continue
-        more, bound = batch.num_rows, byte_bound(batch)
+        more = batch.num_rows
+        bound = byte_bound(batch) if known_bound is None else known_bound
         if pending and not (
             rows + more <= limits.row_limit
             and size + bound <= limits.byte_limit
@@ -67,9 +69,15 @@ def coalesce(
 
 
 def byte_bound(batch: pa.RecordBatch) -> int:
-    """At least the bytes the loader would count for `batch`: its buffers plus, for every
-    array, a validity bitmap it may lack and the one offset more the loader counts
-    (pyarrow's `nbytes` of a slice leaves it out).
+    """At least the bytes the loader would count for `batch` (see `columns_bound`)."""
+    return columns_bound(batch.columns, batch.num_rows, schema_arrays(batch.schema))
+
+
+def columns_bound(columns: Iterable[pa.Array], rows: int, arrays: int) -> int:
+    """At least the bytes the loader would count for a batch of `columns` (`rows` each,
+    made of `arrays` arrays with their children): their buffers plus, for every array, a
+    validity bitmap it may lack and the one offset more the loader counts (pyarrow's
+    `nbytes` of a slice leaves it out).
 
     A column without children that holds a value counts its buffers whole
     (`get_total_buffer_size`: 0.1 µs, where `nbytes` takes 2 µs a column). That total
@@ -77,18 +85,17 @@ def byte_bound(batch: pa.RecordBatch) -> int:
     an array's buffers are apart: not in an array of nulls (`pa.nulls` puts all of them at
     one zero-filled address, a 1-byte bitmap first) nor among a nested column's children.
     Those count what they hold as `nbytes` does (a shared buffer once per use)."""
-    per_array = (batch.num_rows + 7) // 8 + 8
     held = 0
-    for column in batch.columns:
+    for column in columns:
         if not column.type.num_fields and column.null_count < len(column):
             held += column.get_total_buffer_size()
         else:
             held += column.nbytes
-    return held + per_array * _schema_arrays(batch.schema)
+    return held + ((rows + 7) // 8 + 8) * arrays
 
 
 @functools.lru_cache(maxsize=64)
-def _schema_arrays(schema: pa.Schema) -> int:
+def schema_arrays(schema: pa.Schema) -> int:
     """The arrays the columns of `schema` are made of (a scan's batches share a few
     schemas: counted once each)."""
     return sum(_arrays(f.type) for f in schema)

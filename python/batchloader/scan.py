@@ -31,7 +31,7 @@ from batchloader._core import (
     RowWriter,
     local_path,
 )
-from batchloader.coalesce import BatchLimits, coalesce
+from batchloader.coalesce import BatchLimits, coalesce, columns_bound, schema_arrays
 from batchloader.projection import parse_projection
 from batchloader.schema import (
     DEFAULT_NULL_TYPE,
@@ -229,6 +229,7 @@ class Scan:
         self.rows_read = 0
         self.files_read = 0
         self.skipped_lines = 0
+        self._arrays_cache: tuple[int, int] | None = None
 
     def _depth(self, path: str) -> int:
         if self.root is None:
@@ -243,13 +244,15 @@ class Scan:
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         if not self.coalesce:
-            yield from (out for out, _ in self._file_batches())
+            yield from (out for out, _, _ in self._file_batches())
             return
         yield from coalesce(self._file_batches(), BatchLimits.of(self.loader_limits))
 
-    def _file_batches(self) -> Iterator[tuple[pa.RecordBatch, bool]]:
+    def _file_batches(self) -> Iterator[tuple[pa.RecordBatch, bool, int | None]]:
         """The output batches file by file, each with whether the loader filled it (else it
-        ends its file, and may be small)."""
+        ends its file, and may be small) and, if not, an upper bound of its bytes for the
+        coalescer (from the arrays the batch was made of: asking the batch would wrap every
+        column again, and hash its schema)."""
         for index, path in enumerate(self.files):
             if self.limit is not None and self.rows_read >= self.limit:
                 break
@@ -261,12 +264,15 @@ class Scan:
                     self.tracker.apply_reader_schema(batch.schema, path)
                     self.tracker.note_values(batch)
                     self.tracker.missing_columns(batch.schema)
-                    out = self._assemble(batch, values, implicit)
+                    out, arrays = self._assemble(batch, values, implicit)
                     self.rows_read += out.num_rows
                     # The first batch handed out fixes the schema (every batch has
                     # scan.schema); an empty file says nothing.
                     self.tracker.mark_resolved()
-                    yield out, full
+                    bound = None
+                    if not full and self.coalesce:
+                        bound = columns_bound(arrays, out.num_rows, self._output_arrays())
+                    yield out, full, bound
             self.files_read += 1
         self.tracker.resolve_without_rows()
 
@@ -377,9 +383,16 @@ class Scan:
         self.tracker.note_ignored(loader.ignored_columns, file.path)
         loader.close()
 
+    def _output_arrays(self) -> int:
+        """The arrays the output schema's columns are made of, counted once per version."""
+        version = self.tracker.schema_version
+        if self._arrays_cache is None or self._arrays_cache[0] != version:
+            self._arrays_cache = (version, schema_arrays(self.tracker.output_schema()))
+        return self._arrays_cache[1]
+
     def _assemble(
         self, batch: pa.RecordBatch, values: dict, implicit: dict[str, pa.Array]
-    ) -> pa.RecordBatch:
+    ) -> tuple[pa.RecordBatch, list[pa.Array]]:
         """The output batch: the reader's columns conformed to the output schema, missing
         ones filled, file columns added (`implicit` keeps their arrays between batches of
         one length)."""
@@ -405,7 +418,6 @@ class Scan:
                 arrays.append(conform(batch.column(i), f.type))
         if not arrays:
             # an empty projection (COUNT(*)): the batch is only its row count
-            return pa.RecordBatch.from_struct_array(
-                pa.StructArray.from_buffers(pa.struct([]), n, [None])
-            )
-        return pa.RecordBatch.from_arrays(arrays, schema=schema)
+            empty = pa.StructArray.from_buffers(pa.struct([]), n, [None])
+            return pa.RecordBatch.from_struct_array(empty), arrays
+        return pa.RecordBatch.from_arrays(arrays, schema=schema), arrays
