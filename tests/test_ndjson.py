@@ -881,14 +881,29 @@ ISO_TIMESTAMPS = st.builds(
 @settings(max_examples=200)
 def test_iso_dates_and_timestamps_agree_with_python(tmp_path_factory, dates, stamps):
     """Every text Python's fromisoformat refuses is refused (kept whole as a corrupt record,
-    never shifted into another day); every one it reads gives the same instant."""
+    never shifted into another day); every one it reads gives the same instant. In NDJSON
+    strings and in CSV fields (which read the usual layout on a path of their own)."""
     folder = tmp_path_factory.mktemp("iso")
-    for name, values, t in (("d", dates, pa.date32()), ("t", stamps, pa.timestamp("us"))):
-        path = folder / f"{name}.json"
-        write_lines(path, [json.dumps({"v": v}) for v in values])
+    cases = [
+        (name, values, t, suffix)
+        for name, values, t in (("d", dates, pa.date32()), ("t", stamps, pa.timestamp("us")))
+        for suffix in ("json", "csv")
+    ]
+    for name, values, t, suffix in cases:
+        path = folder / f"{name}.{suffix}"
+        if suffix == "json":
+            write_lines(path, [json.dumps({"v": v}) for v in values])
+        else:
+            write_lines(path, ["v", *values])
         schema = pa.schema([("v", t)])
         table = data_table(
-            bl.Scan(path, schema=schema, columns=["v", "_corrupt_record"], on_error="permissive")
+            bl.Scan(
+                path,
+                schema=schema,
+                columns=["v", "_corrupt_record"],
+                on_error="permissive",
+                header=True,
+            )
         )
         got = table.column("v").cast(pa.int32() if t == pa.date32() else pa.int64()).to_pylist()
         corrupt = table.column("_corrupt_record").to_pylist()

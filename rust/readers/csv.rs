@@ -13,7 +13,7 @@ pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::lines::{leading_line_breaks, line_breaks};
 use super::numbers::{plain_float, plain_int};
-use super::temporal::{parse_date, parse_timestamp};
+use super::temporal::{parse_date, parse_plain_timestamp, parse_timestamp};
 use crate::loader::{
     parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
 };
@@ -273,8 +273,8 @@ impl CsvRecords {
         if raw.is_empty() && !matches!(dt, DataType::Utf8 | DataType::LargeUtf8) {
             return Ok(Value::Null);
         }
-        // the usual numbers and booleans, read from the bytes (ASCII: no UTF-8 check,
-        // nothing to trim); any other spelling goes the general way below
+        // the usual numbers, booleans and timestamps, read from the bytes (ASCII: no UTF-8
+        // check, nothing to trim); any other spelling goes the general way below
         let plain = match dt {
             DataType::Float64 => plain_float(raw).map(Value::Float),
             DataType::Boolean => match raw {
@@ -283,6 +283,7 @@ impl CsvRecords {
                 _ => None,
             },
             dt if dt.is_integer() => plain_int(raw).map(Value::Int),
+            DataType::Timestamp(unit, _) => parse_plain_timestamp(raw, *unit).map(Value::Timestamp),
             _ => None,
         };
         if let Some(value) = plain {

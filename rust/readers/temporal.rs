@@ -69,8 +69,8 @@ fn offset_seconds(s: &[u8]) -> Option<i64> {
 /// the epoch (UTC; a time without offset is taken as UTC). Whole seconds and the fraction's
 /// nanoseconds are kept apart, so it is all i64 arithmetic.
 pub fn parse_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
-    if let Some((secs, nanos)) = plain_timestamp(s.as_bytes()) {
-        return in_unit(secs, nanos, unit);
+    if let Some(t) = parse_plain_timestamp(s.as_bytes(), unit) {
+        return Some(t);
     }
     let s = s.trim();
     let mut secs = date_days(s.as_bytes().get(..10)?)? * 86_400;
@@ -113,6 +113,14 @@ pub fn parse_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
         };
         secs += h * 3600 + m * 60 + sec - offset;
     }
+    in_unit(secs, nanos, unit)
+}
+
+/// `parse_timestamp` for the layout `plain_timestamp` reads, from bytes (which it checks:
+/// no UTF-8 check needed); `None` for anything else, or an instant the unit cannot hold.
+#[inline(always)]
+pub(crate) fn parse_plain_timestamp(b: &[u8], unit: TimeUnit) -> Option<i64> {
+    let (secs, nanos) = plain_timestamp(b)?;
     in_unit(secs, nanos, unit)
 }
 
