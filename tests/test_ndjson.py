@@ -188,6 +188,37 @@ def test_number_text_columns_take_other_values_as_other_columns_do(
         assert got == want
 
 
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ('{"d": true, "f": 1.5}', "true"),
+        ('{"s": "é€", "d": [1, 2]}', "[1, 2]"),
+        ('{"z": -0, "f": {"a": 1}}', '{"a": 1}'),
+        ('{"l": [1.5, "x"]}', '"x"'),
+        ('{"f": 1e400}', "1e400"),
+    ],
+)
+def test_a_value_a_number_text_column_refuses_is_named_where_it_starts(tmp_path, line, value):
+    """Decimal and float32 columns read their values from the text: a value they refuse
+    is named by the byte column where it starts (after non-ASCII text and a respelled `-0`
+    too), not where the parser stopped, past it."""
+    schema = pa.schema(
+        [
+            ("d", pa.decimal128(6, 2)),
+            ("f", pa.float32()),
+            ("l", pa.list_(pa.float32())),
+            ("s", pa.utf8()),
+            ("z", pa.int64()),
+        ]
+    )
+    path = tmp_path / "v.json"
+    write_lines(path, ['{"d": 1, "f": 1}', line])
+    column = line.encode().index(value.encode()) + 1
+    with pytest.raises(bl.InputError) as info:
+        list(bl.Scan(path, schema=schema))
+    assert (info.value.line, info.value.column) == (2, column), str(info.value)
+
+
 @pytest.mark.parametrize("declared", [False, True])
 def test_a_line_with_negative_zeros_keeps_its_text_and_error_columns(tmp_path, declared):
     """Where `-0` is read as the integer it spells, the line keeps its text: a declared

@@ -145,6 +145,11 @@ pub(crate) struct JsonWriter<'a> {
     /// The line as written, if serde reads another spelling of it (see
     /// [`spell_integer_zeros`]): the text parsed, then the text written.
     pub respelled: Option<(&'a str, &'a str)>,
+    /// The text serde reads (the line, or its respelling: every byte at its place).
+    pub parsed: &'a str,
+    /// Where the value that stopped the line starts (a byte offset), when a column that
+    /// reads its values from their text refused it: serde's position is then past it.
+    pub refused_at: Option<usize>,
 }
 
 /// Where `text` (a JSON line) has the integer `-0`, the same text with `0 ` in its place,
@@ -617,13 +622,18 @@ struct TextSeed<'w, 'a> {
 impl<'de> DeserializeSeed<'de> for TextSeed<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        let raw = <&'de RawValue as de::Deserialize>::deserialize(d)?;
-        let raw = self.w.as_written(raw.get());
-        if self.w.l.takes_number_text(self.id) {
+        let raw = <&'de RawValue as de::Deserialize>::deserialize(d)?.get();
+        let start = raw.as_ptr() as usize - self.w.parsed.as_ptr() as usize;
+        let raw = self.w.as_written(raw);
+        let written = if self.w.l.takes_number_text(self.id) {
             self.w.write_number_text(self.id, raw)
         } else {
             self.w.write_text(self.id, raw)
+        };
+        if written.is_err() {
+            self.w.refused_at = Some(start);
         }
+        written
     }
 }
 

@@ -126,21 +126,28 @@ impl RecordSource for JsonLines {
             ignored: &mut self.ignored,
             depth: 0,
             respelled: respelled.map(|parsed| (parsed, text)),
+            parsed,
+            refused_at: None,
         };
         let mut de = serde_json::Deserializer::from_str(parsed);
         let parsed = ValueSeed::row(&mut writer)
             .deserialize(&mut de)
             .and_then(|_| de.end());
+        // where a refused value read from its text starts (1-based), else where serde was
+        let refused_at = writer.refused_at.map(|at| at + 1);
         match (parsed, writer.error.take()) {
             (Ok(()), _) => Ok(()),
             (Err(stop), Some(e)) => {
-                // where the parser was when the writer stopped it: just past the value
+                // where the parser was when the writer stopped it: at the value's end
                 let mut error = loader_error(self, e);
-                error.column = Some(stop.column());
+                error.column = Some(refused_at.unwrap_or(stop.column()));
                 error.excerpt = excerpt(self.line(), error.column);
                 Err(error)
             }
-            (Err(e), None) => Err(self.error(Some(e.column()), syntax_message(&e))),
+            (Err(e), None) => {
+                let column = refused_at.unwrap_or(e.column());
+                Err(self.error(Some(column), syntax_message(&e)))
+            }
         }
     }
 
