@@ -264,7 +264,7 @@ class Scan:
                     self.tracker.apply_reader_schema(batch.schema, path)
                     self.tracker.note_values(batch)
                     self.tracker.missing_columns(batch.schema)
-                    out, arrays = self._assemble(batch, values, implicit)
+                    out, arrays = self._assemble(batch, full, values, implicit)
                     self.rows_read += out.num_rows
                     # The first batch handed out fixes the schema (every batch has
                     # scan.schema); an empty file says nothing.
@@ -391,11 +391,11 @@ class Scan:
         return self._arrays_cache[1]
 
     def _assemble(
-        self, batch: pa.RecordBatch, values: dict, implicit: dict[str, pa.Array]
+        self, batch: pa.RecordBatch, full: bool, values: dict, implicit: dict[str, pa.Array]
     ) -> tuple[pa.RecordBatch, list[pa.Array]]:
-        """The output batch: the reader's columns conformed to the output schema, missing
-        ones filled, file columns added (`implicit` keeps their arrays between batches of
-        one length)."""
+        """The output batch (`full`: the loader filled it) and the arrays it is made of: the
+        reader's columns conformed to the output schema, missing ones filled, file columns
+        added (`implicit` keeps their arrays between a file's batches)."""
         n = batch.num_rows
         lower = {name.lower(): i for i, name in enumerate(batch.schema.names)}
         arrays = []
@@ -403,12 +403,15 @@ class Scan:
         known = [c for c in self.tracker.output_columns() if c.field is not None]
         for f, col in zip(schema, known, strict=True):
             if col.implicit is not None:
-                # built once for a file's full batches; a batch of another length (its
-                # last) gets its own, not a slice: a slice holds the whole buffers, which
-                # the coalescer's byte bound would count
+                # built once per file for its longest batch so far; a full batch takes a
+                # slice of it, a small one (its last) its own array: the coalescer bounds a
+                # small batch's bytes, and a slice holds the whole buffers
                 built = implicit.get(col.implicit)
-                if built is None or len(built) != n:
+                if built is None or len(built) < n:
                     built = implicit[col.implicit] = implicit_column(values.get(col.implicit), n)
+                if len(built) != n:
+                    value = values.get(col.implicit)
+                    built = built.slice(0, n) if full else implicit_column(value, n)
                 arrays.append(built)
                 continue
             i = lower.get(f.name.lower())
