@@ -142,11 +142,11 @@ pub(crate) struct JsonWriter<'a> {
     pub ignored: &'a mut Vec<String>,
     /// Arrays and objects open around the value being read (the row object is 1).
     pub depth: usize,
-    /// The line as written, if serde reads another spelling of it (see
-    /// [`spell_integer_zeros`]): the text parsed, then the text written.
-    pub respelled: Option<(&'a str, &'a str)>,
-    /// The text serde reads (the line, or its respelling: every byte at its place).
+    /// The text serde reads: the line, or its respelling (see [`spell_integer_zeros`]),
+    /// every byte at its place.
     pub parsed: &'a str,
+    /// The line as written, if serde reads a respelling of it.
+    pub written: Option<&'a str>,
     /// Where the value that stopped the line starts (a byte offset), when a column that
     /// reads its values from their text refused it: serde's position is then past it.
     pub refused_at: Option<usize>,
@@ -464,31 +464,26 @@ impl<'a> JsonWriter<'a> {
                 return self.set(id, value);
             }
         }
-        // out of f64's range is an error, as serde_json makes it for other columns
-        if !raw.parse::<f64>().is_ok_and(f64::is_finite) {
+        let x: f32 = raw.parse().map_err(E::custom)?;
+        // out of f64's range is an error, as serde_json makes it for other columns (out of
+        // f32's only is infinity, as pyarrow makes it)
+        if x.is_infinite() && !raw.parse::<f64>().is_ok_and(f64::is_finite) {
             return Err(E::custom("number out of range"));
         }
-        let x: f32 = raw.parse().map_err(E::custom)?;
         self.write_float(id, f64::from(x))
     }
 
-    /// The text a value's `raw` text (a slice of the text serde parses) is in the line as
-    /// written: the same range, as the respelling keeps every byte's place, but for a bare
+    /// The text of the value at `start..start + len` of the text serde parses as the line
+    /// has it: the same range, as the respelling keeps every byte's place, but for a bare
     /// integer zero (`0`, where the line has `-0`).
-    fn as_written<'r>(&self, raw: &'r str) -> &'r str
-    where
-        'a: 'r,
-    {
-        let Some((parsed, written)) = self.respelled else {
-            return raw;
+    fn as_written(&self, start: usize, len: usize) -> &'a str {
+        let Some(written) = self.written else {
+            return &self.parsed[start..start + len];
         };
-        let start = raw.as_ptr() as usize - parsed.as_ptr() as usize;
-        let end = start + raw.len();
-        debug_assert!(end <= parsed.len(), "a value of the text parsed");
-        if written.as_bytes()[start] == b'-' && parsed.as_bytes()[start] == b'0' {
+        if written.as_bytes()[start] == b'-' && self.parsed.as_bytes()[start] == b'0' {
             return &written[start..start + 2];
         }
-        &written[start..end]
+        &written[start..start + len]
     }
 
     /// Write the JSON text of one value (`raw`, as the line has it) to declared utf8 column
@@ -623,8 +618,9 @@ impl<'de> DeserializeSeed<'de> for TextSeed<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let raw = <&'de RawValue as de::Deserialize>::deserialize(d)?.get();
+        // a slice of the text parsed: where it starts there
         let start = raw.as_ptr() as usize - self.w.parsed.as_ptr() as usize;
-        let raw = self.w.as_written(raw);
+        let raw = self.w.as_written(start, raw.len());
         let written = if self.w.l.takes_number_text(self.id) {
             self.w.write_number_text(self.id, raw)
         } else {

@@ -125,8 +125,8 @@ impl RecordSource for JsonLines {
             error: None,
             ignored: &mut self.ignored,
             depth: 0,
-            respelled: respelled.map(|parsed| (parsed, text)),
             parsed,
+            written: respelled.map(|_| text),
             refused_at: None,
         };
         let mut de = serde_json::Deserializer::from_str(parsed);
