@@ -4,7 +4,6 @@ batches as it has files."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,14 +34,14 @@ class BatchLimits:
 def coalesce(
     batches: Iterable[tuple[pa.RecordBatch, bool, int | None]], limits: BatchLimits
 ) -> Iterator[pa.RecordBatch]:
-    """`batches` (each with whether it is full and, if the caller has it, an upper bound of
-    its bytes as `byte_bound` gives one) with small neighbours joined while the joined batch
-    keeps `limits` and one schema. A full batch is handed out at once: only small ones
+    """`batches` (each with whether it is full and, if it is not, an upper bound of its
+    bytes: `columns_bound`) with small neighbours joined while the joined batch keeps
+    `limits` and one schema. A full batch is handed out at once: only small ones
     wait, at most one batch's worth. Bytes are bounded from above by the parts' total
     (joining never makes a buffer bigger than the same buffers of the parts together)."""
     pending: list[pa.RecordBatch] = []
     rows = size = 0
-    for batch, full, known_bound in batches:
+    for batch, full, bound in batches:
         if full:
             if pending:
                 yield concat_batches(pending)
@@ -50,7 +49,7 @@ def coalesce(
             yield batch
             continue
         more = batch.num_rows
-        bound = byte_bound(batch) if known_bound is None else known_bound
+        assert bound is not None, "a small batch comes with its byte bound"
         if pending and not (
             rows + more <= limits.row_limit
             and size + bound <= limits.byte_limit
@@ -69,7 +68,8 @@ def coalesce(
 
 
 def byte_bound(batch: pa.RecordBatch) -> int:
-    """At least the bytes the loader would count for `batch` (see `columns_bound`)."""
+    """At least the bytes the loader would count for `batch` (see `columns_bound`; a scan
+    gives the coalescer its own, from the arrays it built and its schema's array count)."""
     return columns_bound(batch.columns, batch.num_rows, schema_arrays(batch.schema))
 
 
@@ -94,10 +94,8 @@ def columns_bound(columns: Iterable[pa.Array], rows: int, arrays: int) -> int:
     return held + ((rows + 7) // 8 + 8) * arrays
 
 
-@functools.lru_cache(maxsize=64)
 def schema_arrays(schema: pa.Schema) -> int:
-    """The arrays the columns of `schema` are made of (a scan's batches share a few
-    schemas: counted once each)."""
+    """The arrays the columns of `schema` are made of (children included)."""
     return sum(_arrays(f.type) for f in schema)
 
 
