@@ -13,7 +13,7 @@ pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::lines::{leading_line_breaks, line_breaks};
 use super::numbers::{plain_float, plain_int};
-use super::temporal::{parse_date, parse_plain_timestamp, parse_timestamp};
+use super::temporal::{parse_any_timestamp, parse_date, parse_plain_timestamp};
 use crate::loader::{
     parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
 };
@@ -312,7 +312,8 @@ impl CsvRecords {
                         Value::Date(parse_date(text.trim()).ok_or_else(|| bad("a date"))?)
                     }
                     DataType::Timestamp(unit, _) => Value::Timestamp(
-                        parse_timestamp(text, *unit).ok_or_else(|| bad("a timestamp"))?,
+                        // the positional read was tried above
+                        parse_any_timestamp(text, *unit).ok_or_else(|| bad("a timestamp"))?,
                     ),
                     DataType::Decimal128(_, scale) => Value::Decimal(
                         parse_decimal(text.trim(), *scale)

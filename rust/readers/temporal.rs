@@ -66,12 +66,16 @@ fn offset_seconds(s: &[u8]) -> Option<i64> {
 }
 
 /// `YYYY-MM-DD[(T| )HH[:MM[:SS[.fraction]]]][Z|±HH[[:]MM]]` -> the instant in `unit` since
-/// the epoch (UTC; a time without offset is taken as UTC). Whole seconds and the fraction's
-/// nanoseconds are kept apart, so it is all i64 arithmetic.
+/// the epoch (UTC; a time without offset is taken as UTC): the usual layout by position
+/// ([`parse_plain_timestamp`]), any other by [`parse_any_timestamp`].
 pub fn parse_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
-    if let Some(t) = parse_plain_timestamp(s.as_bytes(), unit) {
-        return Some(t);
-    }
+    parse_plain_timestamp(s.as_bytes(), unit).or_else(|| parse_any_timestamp(s, unit))
+}
+
+/// `parse_timestamp` by the general rules, for a text the positional read was already
+/// given (or need not be): spaces around it allowed. Whole seconds and the fraction's
+/// nanoseconds are kept apart, so it is all i64 arithmetic.
+pub(crate) fn parse_any_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
     let s = s.trim();
     let mut secs = date_days(s.as_bytes().get(..10)?)? * 86_400;
     let mut nanos = 0i64; // the fraction of a second, 0..1e9
