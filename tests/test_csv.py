@@ -104,7 +104,7 @@ def test_ragged_rows(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("a,b,c\n1,2,3\n4\n5,6,7,8\n9,10,11\n")
     with pytest.raises(
-        bl.InputError, match=r"r\.csv, line 4: the record has 4 fields, the header 3"
+        bl.InputError, match=r"r\.csv, line 4, column 7: the record has 4 fields, the header 3"
     ):
         list(bl.Scan(path, header=True))
     scan = bl.Scan(path, header=True, on_error="skip")
@@ -166,9 +166,13 @@ def test_errors_name_the_records_own_line_whatever_the_line_breaks(tmp_path, new
     bad_int, ragged = lines.index("x,5") + 1, lines.index("6,7,8,9") + 1
     if header:
         schema = pa.schema([("a", pa.int64())])
-        with pytest.raises(bl.InputError, match=rf"l\.csv, line {bad_int}: field 1 \(a\)"):
+        with pytest.raises(
+            bl.InputError, match=rf"l\.csv, line {bad_int}, column 1: field 1 \(a\)"
+        ):
             list(bl.Scan(path, header=True, schema=schema))
-        with pytest.raises(bl.InputError, match=rf"l\.csv, line {ragged}: the record has 4"):
+        with pytest.raises(
+            bl.InputError, match=rf"l\.csv, line {ragged}, column 5: the record has 4"
+        ):
             list(bl.Scan(path, header=True))
     lines = [*lines[:-1], "", '1,"open', "2"]
     path.write_bytes(newline.join(lines).encode())
@@ -184,7 +188,9 @@ def test_conversion_errors_name_line_and_field(tmp_path):
     path = tmp_path / "c.csv"
     path.write_text("n,s\n1,a\nxx,b\n3,c\n")
     schema = pa.schema([("n", pa.int32())])
-    with pytest.raises(bl.InputError, match=r"line 3: field 1 \(n\) is not an integer: \"xx\""):
+    with pytest.raises(
+        bl.InputError, match=r"line 3, column 1: field 1 \(n\) is not an integer: \"xx\""
+    ):
         list(bl.Scan(path, header=True, schema=schema))
     scan = bl.Scan(path, header=True, schema=schema, on_error="permissive")
     t = table_of(scan)
@@ -243,7 +249,7 @@ def test_a_header_without_records_still_names_the_columns(tmp_path):
 def test_invalid_utf8_field(tmp_path):
     path = tmp_path / "u.csv"
     path.write_bytes(b"a\nok\n\xff\n")
-    with pytest.raises(bl.InputError, match=r"line 3: field 1 is not valid UTF-8"):
+    with pytest.raises(bl.InputError, match=r"line 3, column 1: field 1 is not valid UTF-8"):
         list(bl.Scan(path, header=True))
 
 
@@ -254,10 +260,10 @@ def test_a_character_split_between_fields_is_invalid(tmp_path, header):
     path = tmp_path / "split.csv"
     path.write_bytes(b"a,b\nx\xc3,\xa9y\n")
     if header:
-        with pytest.raises(bl.InputError, match=r"line 2: field 1 is not valid UTF-8"):
+        with pytest.raises(bl.InputError, match=r"line 2, column 1: field 1 is not valid UTF-8"):
             list(bl.Scan(path, header=True))
     else:
-        with pytest.raises(bl.InputError, match=r"line 2: field 1 is not valid UTF-8"):
+        with pytest.raises(bl.InputError, match=r"line 2, column 1: field 1 is not valid UTF-8"):
             list(bl.Scan(path, header=False))
 
 
@@ -277,7 +283,10 @@ def test_a_header_naming_a_column_twice_is_refused_at_the_header(tmp_path, heade
     line 1, not a loader error on the first record."""
     path = tmp_path / "h.csv"
     path.write_text(f"{header}\n1,2,3\n", encoding="utf-8")
-    with pytest.raises(bl.InputError, match=rf"line 1: the header names '{second}' twice"):
+    column = header.encode().rindex(b",") + 2  # the second name, the header's last field
+    with pytest.raises(
+        bl.InputError, match=rf"line 1, column {column}: the header names '{second}' twice"
+    ):
         list(bl.Scan(path, header=True))
 
 
@@ -286,12 +295,61 @@ def quoted_csv(rows: list[list[str]], delimiter: str, newline: str) -> str:
     break (Python's csv writer leaves a lone \r unquoted), or is a row's only field and
     empty (else the line would be blank)."""
 
-    def field(f: str, alone: bool) -> str:
-        if any(c in f for c in (delimiter, '"', "\r", "\n")) or (alone and f == ""):
-            return '"' + f.replace('"', '""') + '"'
-        return f
+    return "".join(
+        delimiter.join(quoted_field(f, delimiter, len(r) == 1) for f in r) + newline for r in rows
+    )
 
-    return "".join(delimiter.join(field(f, len(r) == 1) for f in r) + newline for r in rows)
+
+def quoted_field(f: str, delimiter: str, alone: bool) -> str:
+    """`f` as `quoted_csv` writes it."""
+    if any(c in f for c in (delimiter, '"', "\r", "\n")) or (alone and f == ""):
+        return '"' + f.replace('"', '""') + '"'
+    return f
+
+
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(0, 99), st.text(alphabet=list('ab,"\n\r é'), max_size=5)),
+        min_size=1,
+        max_size=5,
+    ),
+    bad=st.data(),
+    newline=st.sampled_from(["\n", "\r\n", "\r"]),
+)
+def test_a_refused_field_is_named_by_its_own_line_and_column(tmp_path_factory, rows, bad, newline):
+    """A field the column cannot take (or the first field past the header's) is named by
+    the line and byte column where it starts as the file has it: at its quote if quoted,
+    on the line it starts on after line breaks quoted earlier in the record, whatever the
+    line breaks. The expected place is counted while the text is written."""
+    records = [[str(n), text, str(n)] for n, text in rows]
+    at = bad.draw(st.integers(0, len(records) - 1))
+    field = bad.draw(st.sampled_from([0, 2, 3]))
+    spelled = bad.draw(st.sampled_from(["x", '"x"', '"1\n2"', "é"]))
+    if field == 3:
+        records[at].append("")
+    text, line, column, want = "n,s,m" + newline, 2, 1, None
+    for k, record in enumerate(records):
+        for i, f in enumerate(record):
+            if i:
+                text += ","
+                column += 1
+            if (k, i) == (at, field):
+                want = (line, column)
+                f = spelled if field < 3 else f
+            else:
+                f = quoted_field(f, ",", False)
+            text += f
+            breaks = f.replace("\r\n", "\n").replace("\r", "\n")
+            line += breaks.count("\n")
+            column = len(breaks.rsplit("\n", 1)[-1].encode()) + (1 if "\n" in breaks else column)
+        text += newline
+        line, column = line + 1, 1
+    path = tmp_path_factory.mktemp("csv") / "f.csv"
+    path.write_bytes(text.encode())
+    schema = pa.schema([("n", pa.int64()), ("s", pa.utf8()), ("m", pa.int64())])
+    with pytest.raises(bl.InputError) as e:
+        list(bl.Scan(path, header=True, schema=schema))
+    assert (e.value.line, e.value.column) == want, (text, str(e.value))
 
 
 @given(
@@ -470,5 +528,7 @@ def test_booleans_are_read_whatever_their_case_and_surrounding_spaces(tmp_path):
     got = table_of(bl.Scan(path, header=True, schema=schema)).column("b").to_pylist()
     assert got == [True, False, True, None, False, True]
     path.write_text("b\ntrue\nyes\n")
-    with pytest.raises(bl.InputError, match=r'line 3: field 1 \(b\) is not a boolean: "yes"'):
+    with pytest.raises(
+        bl.InputError, match=r'line 3, column 1: field 1 \(b\) is not a boolean: "yes"'
+    ):
         list(bl.Scan(path, header=True, schema=schema))

@@ -219,6 +219,53 @@ def test_a_value_a_number_text_column_refuses_is_named_where_it_starts(tmp_path,
     assert (info.value.line, info.value.column) == (2, column), str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ('{"i": 300}', "300"),
+        ('{"i":  -99999999999999999999 }', "-99999999999999999999"),
+        ('{"i": 1.5e3}', "1.5e3"),
+        ('{"i": true}', "true"),
+        ('{"i": "x\\"y\\\\"}', '"x\\"y\\\\"'),
+        ('{"q": "é\\"", "i": "é"}', '"é"'),
+        ('{"i": [1]}', "[1]"),
+        ('{"s": 5}', "5"),
+        ('{"s": {"a": "z"}}', '"z"'),
+        ('{"l": [1, "x"]}', '"x"'),
+        ('{"l": [1, [2]]}', "[2]"),
+        ('{"l": [ {"a": 1} ]}', '{"a": 1}'),
+        ('{"t": "2024-13-01"}', '"2024-13-01"'),
+        ('{"t": false}', "false"),
+        ('{"b": 1}', "1"),
+        ('{"m": {"k": "v"}}', '"v"'),
+        ('{"i": -0, "b": -0}', "-0"),
+    ],
+)
+def test_a_refused_value_is_named_where_it_starts(tmp_path, line, value):
+    """Any value a column cannot take (a type, a range, a timestamp that is none) is named
+    by the byte column of its first byte: a string's opening quote, a number's sign, an
+    array's `[`, not the byte where the parser stood (a scalar's last)."""
+    schema = pa.schema(
+        [
+            ("i", pa.int8()),
+            ("s", pa.struct([("a", pa.int64())])),
+            ("l", pa.list_(pa.int64())),
+            ("t", pa.timestamp("us")),
+            ("b", pa.bool_()),
+            ("m", pa.map_(pa.utf8(), pa.int64())),
+            ("q", pa.utf8()),
+        ]
+    )
+    path = tmp_path / "v.json"
+    # a good line first: the one-pass path has the keys cached, and gives up on the value
+    write_lines(path, ['{"i": 1, "l": [1], "q": "a"}', line])
+    column = line.encode().rindex(value.encode()) + 1
+    with pytest.raises(bl.InputError) as info:
+        list(bl.Scan(path, schema=schema))
+    assert (info.value.line, info.value.column) == (2, column), str(info.value)
+    assert info.value.excerpt.startswith(line[: column - 1][-30:]), info.value.excerpt
+
+
 @pytest.mark.parametrize("declared", [False, True])
 def test_a_line_with_negative_zeros_keeps_its_text_and_error_columns(tmp_path, declared):
     """Where `-0` is read as the integer it spells, the line keeps its text: a declared

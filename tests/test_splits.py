@@ -106,12 +106,12 @@ def test_a_csv_range_names_lines_as_the_whole_file_does_whatever_the_line_breaks
     path.write_bytes(text.encode())
     schema = pa.schema([("a", pa.int64())])
     bad_line = records.index("x,11") + 1
-    with pytest.raises(InputError, match=rf"line {bad_line}: field 1 \(a\)"):
+    with pytest.raises(InputError, match=rf"line {bad_line}, column 1: field 1 \(a\)"):
         list(Scan(str(path), header=True, schema=schema))
     # every range that starts after a line break and holds the bad record
     size = len(text)
     starts = [k + 1 for k, c in enumerate(text) if c == "\n" and k + 1 <= text.index("x,11")]
     assert len(starts) >= 2
     for start in starts:
-        with pytest.raises(InputError, match=rf"line {bad_line}: field 1 \(a\)"):
+        with pytest.raises(InputError, match=rf"line {bad_line}, column 1: field 1 \(a\)"):
             list(Scan(str(path), header=True, schema=schema, byte_range=(start, size)))

@@ -117,6 +117,51 @@ impl CsvRecords {
         trim_line_breaks(self.record_text().1)
     }
 
+    /// Where field `i` of the current record starts in its text as the file has it (a
+    /// quoted field at its quote), by the record's parser run again: for errors only. The
+    /// record's end if it has no field `i` (a missing field).
+    #[cold]
+    #[inline(never)]
+    fn field_start(&self, i: usize) -> usize {
+        let raw = self.raw_bytes();
+        let mut parser = self.options.record_parser();
+        let mut out = [0; 1024];
+        let mut at = 0;
+        for _ in 0..i {
+            loop {
+                // the record's end as the input's end: its last field ends there
+                let (result, nin, _) = parser.read_field(&raw[at..], &mut out);
+                at += nin;
+                match result {
+                    csv_core::ReadFieldResult::Field { record_end: false } => break,
+                    csv_core::ReadFieldResult::Field { record_end: true }
+                    | csv_core::ReadFieldResult::End => return raw.len(),
+                    _ => {}
+                }
+            }
+        }
+        at
+    }
+
+    /// `error` placed at field `i` of the current record: the line it starts on (a quoted
+    /// field may follow line breaks in the record), its byte column, an excerpt around it.
+    #[cold]
+    #[inline(never)]
+    fn at_field(&self, i: usize, mut error: InputError) -> InputError {
+        let raw = self.raw_bytes();
+        let at = self.field_start(i);
+        let before = &raw[..at];
+        let line_start = before
+            .iter()
+            .rposition(|&c| matches!(c, b'\n' | b'\r'))
+            .map_or(0, |k| k + 1);
+        let column = Some(at - line_start + 1);
+        error.line = self.line() + line_breaks(before, false);
+        error.column = column;
+        error.excerpt = excerpt(&raw[line_start..], column);
+        error
+    }
+
     /// The error of a record that ends inside quotes, called for the input's last record: a
     /// line break after it would still be part of its last field. (The `csv` crate ends such
     /// a field at the end of the input without a word, so every line after the quote would
@@ -160,7 +205,8 @@ impl CsvRecords {
             // the loader's rule: names are equal if their lowercase forms are
             let lower = name.to_lowercase();
             if names.iter().any(|n: &String| n.to_lowercase() == lower) {
-                return Err(self.error(None, format!("the header names '{name}' twice")));
+                let error = self.error(None, format!("the header names '{name}' twice"));
+                return Err(self.at_field(i, error));
             }
             names.push(name);
         }
@@ -169,8 +215,10 @@ impl CsvRecords {
     }
 
     fn text<'r>(&self, field: &'r [u8], i: usize) -> Result<&'r str, InputError> {
-        std::str::from_utf8(field)
-            .map_err(|e| self.error(None, format!("field {} is not valid UTF-8: {e}", i + 1)))
+        std::str::from_utf8(field).map_err(|e| {
+            let error = self.error(None, format!("field {} is not valid UTF-8: {e}", i + 1));
+            self.at_field(i, error)
+        })
     }
 
     /// The loader column of each header field, adding the projected ones it lacks (as utf8).
@@ -244,7 +292,7 @@ impl CsvRecords {
         }
         match l.set(id, value) {
             Ok(()) => Ok(()),
-            Err(e) => Err(loader_error(self, e)),
+            Err(e) => Err(self.at_field(i, loader_error(self, e))),
         }
     }
 
@@ -260,15 +308,13 @@ impl CsvRecords {
     ) -> Result<Value<'r>, InputError> {
         let dt = l.field(id).data_type();
         let bad = |what: &str| {
-            self.error(
-                None,
-                format!(
-                    "field {} ({}) is not {what}: {:?}",
-                    i + 1,
-                    l.path(id),
-                    String::from_utf8_lossy(raw)
-                ),
-            )
+            let message = format!(
+                "field {} ({}) is not {what}: {:?}",
+                i + 1,
+                l.path(id),
+                String::from_utf8_lossy(raw)
+            );
+            self.at_field(i, self.error(None, message))
         };
         if raw.is_empty() && !matches!(dt, DataType::Utf8 | DataType::LargeUtf8) {
             return Ok(Value::Null);
@@ -414,7 +460,7 @@ impl RecordSource for CsvRecords {
                 let text = self.field_text(whole, f, i)?;
                 l.set(element, Value::Str(text))
                     .and_then(|_| l.save_element(id))
-                    .map_err(|e| loader_error(self, e))?;
+                    .map_err(|e| self.at_field(i, loader_error(self, e)))?;
             }
             return Ok(());
         }
@@ -424,14 +470,13 @@ impl RecordSource for CsvRecords {
         }
         let ids = self.ids.as_ref().expect("resolved");
         if self.record().len() > ids.len() {
-            return Err(self.error(
-                None,
-                format!(
-                    "the record has {} fields, the header {}",
-                    self.record().len(),
-                    ids.len()
-                ),
-            ));
+            let message = format!(
+                "the record has {} fields, the header {}",
+                self.record().len(),
+                ids.len()
+            );
+            // named at the first field the header has no name for
+            return Err(self.at_field(ids.len(), self.error(None, message)));
         }
         // One UTF-8 check for the whole record; fields are cut from it at char boundaries.
         let whole = std::str::from_utf8(self.record().as_slice()).ok();

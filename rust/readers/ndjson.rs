@@ -3,6 +3,7 @@
 use std::io::BufRead;
 
 use serde::de::DeserializeSeed;
+use serde_json::error::Category;
 
 use super::driver::{excerpt, io_error, loader_error, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
@@ -133,21 +134,32 @@ impl RecordSource for JsonLines {
         let parsed = ValueSeed::row(&mut writer)
             .deserialize(&mut de)
             .and_then(|_| de.end());
-        // where a refused value read from its text starts (1-based), else where serde was
+        // Where a refused value starts (1-based): known for a column that reads values from
+        // their text; else serde stood on the value's last byte (its `[` or `{` for an
+        // array or object), from which its start is found.
         let refused_at = writer.refused_at.map(|at| at + 1);
-        match (parsed, writer.error.take()) {
-            (Ok(()), _) => Ok(()),
-            (Err(stop), Some(e)) => {
-                // where the parser was when the writer stopped it: at the value's end
+        let line = writer.parsed.as_bytes();
+        let refused = writer.error.take();
+        let Err(stop) = parsed else {
+            return Ok(());
+        };
+        let column = refused_at.unwrap_or_else(|| {
+            // a value the writer or the visitor refused (a type or range serde checks)
+            let refused = refused.is_some() || stop.classify() == Category::Data;
+            if refused {
+                value_start(line, stop.column())
+            } else {
+                stop.column()
+            }
+        });
+        match refused {
+            Some(e) => {
                 let mut error = loader_error(self, e);
-                error.column = Some(refused_at.unwrap_or(stop.column()));
+                error.column = Some(column);
                 error.excerpt = excerpt(self.line(), error.column);
                 Err(error)
             }
-            (Err(e), None) => {
-                let column = refused_at.unwrap_or(e.column());
-                Err(self.error(Some(column), syntax_message(&e)))
-            }
+            None => Err(self.error(Some(column), syntax_message(&stop))),
         }
     }
 
@@ -268,6 +280,38 @@ impl NdjsonReader {
     }
 }
 
+/// The column (1-based) where the JSON value whose last byte is at `column` starts: a
+/// string's opening quote, a number's or literal's first byte. Any other byte (an array's
+/// or object's `[` or `{`, which serde stands on when it refuses one) is its own start.
+/// `text` is valid JSON up to `column` (serde read the value).
+fn value_start(text: &[u8], column: usize) -> usize {
+    let Some(last) = column.checked_sub(1).filter(|&at| at < text.len()) else {
+        return column;
+    };
+    let scalar = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.');
+    if text[last] == b'"' {
+        // the opening quote: the nearest `"` before that no odd run of `\` escapes
+        let mut end = last;
+        while let Some(quote) = memchr::memrchr(b'"', &text[..end]) {
+            let escapes = text[..quote]
+                .iter()
+                .rev()
+                .take_while(|&&c| c == b'\\')
+                .count();
+            if escapes % 2 == 0 {
+                return quote + 1;
+            }
+            end = quote;
+        }
+        column
+    } else if scalar(&text[last]) {
+        let run = text[..last].iter().rev().take_while(|c| scalar(c)).count();
+        last - run + 1
+    } else {
+        column
+    }
+}
+
 /// What is wrong with a line that is not JSON text (serde_json's message, said plainly,
 /// without its position in the line: the error's line and column say where).
 fn syntax_message(e: &serde_json::Error) -> String {
@@ -287,5 +331,39 @@ fn syntax_message(e: &serde_json::Error) -> String {
         format!("invalid UTF-8 or escape in a string: {text}")
     } else {
         format!("malformed JSON: {text}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_start;
+
+    /// From the last byte of each kind of value (after other values, escapes and quotes
+    /// earlier in the line), the start found is where the value was put.
+    #[test]
+    fn a_value_is_found_back_from_its_last_byte() {
+        let values = [
+            r#""plain""#,
+            r#""a\"b""#,
+            r#""\\""#,
+            r#""x\\\"y\\""#,
+            r#""""#,
+            r#""é\u00e9""#,
+            "-1.5e+10",
+            "0",
+            "true",
+            "null",
+        ];
+        for value in values {
+            for before in [r#"{"k": "#, r#"{"q": "\"", "k": ["#, r#"{"k":"#] {
+                let line = format!("{before}{value}, 1]");
+                let start = before.len() + 1;
+                let last = before.len() + value.len();
+                assert_eq!(value_start(line.as_bytes(), last), start, "{line}");
+            }
+        }
+        // an array or object is named by its first byte, where serde stands
+        assert_eq!(value_start(br#"{"k": [1]}"#, 7), 7);
+        assert_eq!(value_start(br#"{"k": {"a": 1}}"#, 7), 7);
     }
 }
