@@ -1217,6 +1217,38 @@ def test_a_value_of_another_shape_names_the_column_and_what_it_met(tmp_path, fir
     assert data_table(scan).num_rows == 2 and scan.skipped_lines == 1
 
 
+@pytest.mark.parametrize(
+    ("lines", "schema", "why"),
+    [
+        (['{"a": 1}', '{"a": "x"}'], None, "earlier lines typed it: for values of mixed types"),
+        (['{"b": 1}', '{"a": [1, "x"]}'], None, "an earlier value in this line typed it: "),
+        (['{"a": 1}', '{"a": 1, "A": 2}'], None, None),
+        (['{"a": {"b": 1}}', '{"a": {"b": 1, "B": 2}}'], None, None),
+        (['{"a": 1}', '{"a": 1, "A": [1]}'], None, None),
+        (['{"a": 1}', '{"a": null, "A": {"b": 1}}'], None, None),
+        (['{"a": {"b": 1}}', '{"a": {"b": 2, "B": [1]}}'], None, None),
+        (['{"a": 1}', '{"a": "x"}'], pa.schema([("a", pa.int64())]), None),
+    ],
+)
+def test_a_type_conflict_says_what_typed_the_column(tmp_path, lines, schema, why):
+    """A value that does not fit a column discovery typed is told what typed it (earlier
+    lines, or an earlier value of its own line) and how to take mixed types; a column given
+    twice (said as such, whatever the second value's type) or declared in the schema gets no
+    such advice: no type would help."""
+    path = tmp_path / "t.json"
+    write_lines(path, lines)
+    with pytest.raises(bl.InputError) as e:
+        list(bl.Scan(path, schema=schema))
+    assert e.value.line == 2
+    if why is None:
+        assert "typed it" not in e.value.reason and "mixed types" not in e.value.reason
+        # a second key for a column is that, whatever the second value's type
+        assert schema is not None or "given twice" in e.value.reason, e.value.reason
+    else:
+        assert why in e.value.reason, e.value.reason
+        assert "string type in the scan's schema" in e.value.reason
+
+
 def test_invalid_utf8_is_its_own_error(tmp_path):
     path = tmp_path / "u.json"
     path.write_bytes(b'{"s": "ok"}\n{"s": "\xff\xfe"}\n')

@@ -75,6 +75,12 @@ impl Discovery {
         self.discovered.get(id).copied().unwrap_or(false)
     }
 
+    /// Whether column `id` came with the row being written (its type given by a value of
+    /// that row, not an earlier one).
+    pub fn is_new_in_row(&self, id: ColumnId) -> bool {
+        self.row.as_ref().is_some_and(|(mark, _)| !mark.covers(id))
+    }
+
     /// Whether int64 column `id` may widen to float64 when a float comes: discovery created
     /// it, or its type was inferred from earlier data (`LoaderOptions::inferred`).
     pub fn may_widen(&self, l: &ResultSetLoader, id: ColumnId) -> bool {

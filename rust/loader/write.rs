@@ -289,12 +289,19 @@ impl ResultSetLoader {
         })
     }
 
+    /// In a record (`start_record`), whether `id` has its value in the entry being written
+    /// already: another write to it names the column twice.
+    #[inline]
+    pub fn has_value_in_record(&self, id: ColumnId) -> bool {
+        let node = &self.nodes[id];
+        self.record && node.projected && id != ROOT && node.len > self.pos(id)
+    }
+
     /// In a record (`start_record`), the error of a second write to `id` in the entry being
     /// written; `Ok` otherwise.
-    fn refuse_second_write(&self, id: ColumnId) -> Result<()> {
-        let node = &self.nodes[id];
-        if self.record && node.projected && id != ROOT && node.len > self.pos(id) {
-            return Err(given_twice(&node.path));
+    pub(crate) fn refuse_second_write(&self, id: ColumnId) -> Result<()> {
+        if self.has_value_in_record(id) {
+            return Err(given_twice(&self.nodes[id].path));
         }
         Ok(())
     }

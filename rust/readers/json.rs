@@ -22,9 +22,10 @@ use crate::loader::{
 /// projection skips are read past at any depth (serde_json skips without recursing).
 pub(crate) const MAX_DEPTH: usize = MAX_NESTING;
 
-/// What to do about a value whose type differs from the one earlier lines gave its column.
-pub(crate) const MIXED_TYPES_HINT: &str = "earlier lines typed it: for values of mixed types, \
-    give it a string type in the scan's schema, which reads each value as its JSON text";
+/// What to do about a value whose type differs from the one an earlier value gave its
+/// column.
+const MIXED_TYPES_HINT: &str = "for values of mixed types, give it a string type in the \
+    scan's schema, which reads each value as its JSON text";
 
 /// The start of the message of a line nesting deeper than [`MAX_DEPTH`].
 pub(crate) const TOO_DEEP: &str = "arrays and objects nest too deep";
@@ -241,6 +242,10 @@ impl<'a> JsonWriter<'a> {
                 "a line must hold a JSON object, not {what}"
             )));
         }
+        // a second key for the column (`{"a": 1, "A": [1]}`): that, not the second type
+        if let Err(twice) = self.l.refuse_second_write(id) {
+            return self.fail(twice);
+        }
         let e = LoaderError::SchemaConflict(format!(
             "column '{}' ({}) cannot take {what}",
             self.l.path(id),
@@ -261,9 +266,19 @@ impl<'a> JsonWriter<'a> {
                      type then; give its type in the scan's schema)"
                 )))
             }
-            LoaderError::SchemaConflict(msg) if self.discovery.is_discovered(id) => self.fail(
-                LoaderError::SchemaConflict(format!("{msg} ({MIXED_TYPES_HINT})")),
-            ),
+            // a type that does not fit (a column given twice fits no type)
+            LoaderError::SchemaConflict(msg)
+                if self.discovery.is_discovered(id) && !self.l.has_value_in_record(id) =>
+            {
+                let typed_by = if self.discovery.is_new_in_row(id) {
+                    "an earlier value in this line"
+                } else {
+                    "earlier lines"
+                };
+                self.fail(LoaderError::SchemaConflict(format!(
+                    "{msg} ({typed_by} typed it: {MIXED_TYPES_HINT})"
+                )))
+            }
             e => self.fail(e),
         }
     }
