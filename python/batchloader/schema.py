@@ -259,6 +259,11 @@ class ScanSchemaTracker:
                     _Column(name, "implicit", pa.field(name, pa.utf8()), ("partition", i))
                 )
         self.schema_version = sum(1 for c in self._columns if c.field is not None)
+        #: the first column of each lower-case name (a file may have thousands of columns:
+        #: a scan looks each of them up for every file)
+        self._by_name: dict[str, _Column] = {}
+        for c in self._columns:
+            self._by_name.setdefault(c.name.lower(), c)
 
     # ------------------------------------------------------------------ queries
 
@@ -281,8 +286,15 @@ class ScanSchemaTracker:
         )
 
     def _find(self, name: str) -> _Column | None:
-        low = name.lower()
-        return next((c for c in self._columns if c.name.lower() == low), None)
+        return self._by_name.get(name.lower())
+
+    def _insert(self, at: int, col: _Column) -> None:
+        """Insert `col` at position `at`, keeping `_find` on the first column of a name."""
+        self._columns.insert(at, col)
+        low = col.name.lower()
+        first = self._by_name.get(low)
+        if first is None or at < next(i for i, c in enumerate(self._columns) if c is first):
+            self._by_name[low] = col
 
     def output_columns(self) -> list[OutputColumn]:
         """Every output column in order: its field (None while unknown) and, for an implicit
@@ -392,6 +404,7 @@ class ScanSchemaTracker:
     def apply_reader_schema(self, reader_schema: pa.Schema, file: str | None = None) -> None:
         """Resolve dynamic columns with the types a reader produced; check the others."""
         where = f"file {file}" if file else "the reader"
+        last_reader = None  # where the last reader column is, found at the first insert
         for f in reader_schema:
             col = self._find(f.name)
             if col is None or col.source == "implicit":
@@ -403,10 +416,13 @@ class ScanSchemaTracker:
                 if self.strict:
                     continue
                 col = _Column(f.name, "reader", f)
-                last_reader = max(
-                    (i for i, c in enumerate(self._columns) if c.source == "reader"), default=-1
-                )
-                self._columns.insert(last_reader + 1, col)
+                if last_reader is None:
+                    last_reader = max(
+                        (i for i, c in enumerate(self._columns) if c.source == "reader"),
+                        default=-1,
+                    )
+                last_reader += 1
+                self._insert(last_reader, col)
                 self.schema_version += 1
                 continue
             check_kind(col.projection, f, file)

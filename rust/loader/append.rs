@@ -47,9 +47,17 @@ pub(crate) fn zeros(buf: &mut MutableBuffer, n: usize) {
         grow(buf, n);
     }
     let len = buf.len();
-    // SAFETY: at least `n` bytes of capacity are free after `len` (checked above).
+    // SAFETY: at least `n` bytes of capacity are free after `len` (checked above); the
+    // usual widths are stored whole, without a call to `memset` (a sparse file back-fills
+    // thousands of nulls a row).
     unsafe {
-        std::ptr::write_bytes(buf.as_mut_ptr().add(len), 0, n);
+        let at = buf.as_mut_ptr().add(len);
+        match n {
+            8 => at.cast::<u64>().write_unaligned(0),
+            4 => at.cast::<u32>().write_unaligned(0),
+            16 => at.cast::<u128>().write_unaligned(0),
+            _ => std::ptr::write_bytes(at, 0, n),
+        }
         buf.set_len(len + n);
     }
 }

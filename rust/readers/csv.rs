@@ -8,7 +8,7 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field};
 
 use super::csv_window::{CsvWindow, Fields};
-use super::driver::{excerpt, loader_error, note_ignored, RecordReader, RecordSource};
+use super::driver::{excerpt, loader_error, IgnoredNames, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::lines::{leading_line_breaks, line_breaks};
@@ -87,7 +87,7 @@ pub struct CsvRecords {
     /// inside a quoted line break could not tell).
     one_line_records: bool,
     /// Header fields (or `columns`) skipped because the projection leaves them out.
-    ignored: Vec<String>,
+    ignored: IgnoredNames,
 }
 
 impl CsvRecords {
@@ -233,7 +233,7 @@ impl CsvRecords {
                     Some(l.add_column(ROOT, field)?)
                 }
                 None => {
-                    note_ignored(&mut self.ignored, name);
+                    self.ignored.note(name);
                     None
                 }
             };
@@ -436,7 +436,7 @@ impl RecordSource for CsvRecords {
                         .map_err(|e| loader_error(self, e))?
                 }
                 None => {
-                    note_ignored(&mut self.ignored, COLUMNS);
+                    self.ignored.note(COLUMNS);
                     return Ok(());
                 }
             };
@@ -526,7 +526,7 @@ impl RecordSource for CsvRecords {
     }
 
     fn ignored_columns(&self) -> &[String] {
-        &self.ignored
+        self.ignored.names()
     }
 }
 
@@ -574,7 +574,7 @@ impl CsvReader {
             records: 0,
             base: input::LineBase::default(),
             one_line_records: false,
-            ignored: Vec::new(),
+            ignored: IgnoredNames::default(),
         };
         RecordReader::new(src, on_error)
     }

@@ -2,6 +2,7 @@
 //! found the batch full kept for the next one, and the bad-input policy (raise, skip, or keep
 //! the raw record in `_corrupt_record`).
 
+use std::collections::HashSet;
 use std::fmt;
 use std::io;
 use std::sync::Arc;
@@ -158,10 +159,32 @@ pub(crate) trait RecordSource {
     }
 }
 
-/// Remember top-level field `name` as skipped by the projection (once).
-pub(crate) fn note_ignored(ignored: &mut Vec<String>, name: &str) {
-    if !ignored.iter().any(|n| n == name) {
-        ignored.push(name.to_string());
+/// Top-level fields of an input skipped because the projection leaves them out: each once,
+/// in first-seen order. A set beside the list: a file may skip thousands of names, asked
+/// for on every line whose keys the key cache did not expect.
+#[derive(Default)]
+pub(crate) struct IgnoredNames {
+    names: Vec<String>,
+    seen: HashSet<String>,
+}
+
+impl IgnoredNames {
+    /// Remember `name` as skipped (once).
+    pub fn note(&mut self, name: &str) {
+        if !self.seen.contains(name) {
+            self.seen.insert(name.to_string());
+            self.names.push(name.to_string());
+        }
+    }
+
+    /// Whether `name` was noted.
+    pub fn contains(&self, name: &str) -> bool {
+        self.seen.contains(name)
+    }
+
+    /// The names noted, in first-seen order.
+    pub fn names(&self) -> &[String] {
+        &self.names
     }
 }
 

@@ -10,7 +10,7 @@ use arrow_schema::{DataType, Field, Fields};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::driver::note_ignored;
+use super::driver::IgnoredNames;
 use super::temporal::{parse_date, parse_timestamp};
 use crate::loader::{
     parse_decimal, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, ResultSetLoader,
@@ -140,7 +140,7 @@ pub(crate) struct JsonWriter<'a> {
     /// The loader error that stopped the value (serde itself carries only a message).
     pub error: Option<LoaderError>,
     /// Top-level keys skipped because the projection leaves them out.
-    pub ignored: &'a mut Vec<String>,
+    pub ignored: &'a mut IgnoredNames,
     /// Arrays and objects open around the value being read (the row object is 1).
     pub depth: usize,
     /// The text serde reads: the line, or its respelling (see [`spell_integer_zeros`]),
@@ -530,7 +530,7 @@ impl<'a> JsonWriter<'a> {
             Some(Slot::Column(c)) => self.keys.put(parent, pos, key, Some(c)),
             None => {
                 if parent == ROOT {
-                    note_ignored(self.ignored, key);
+                    self.ignored.note(key);
                 }
                 self.keys.put(parent, pos, key, None)
             }

@@ -9,6 +9,7 @@
 //! values as the general one, so a line gives the same row either way. A rule added to the
 //! general path must be added here too, or made a reason to give up.
 
+use super::driver::IgnoredNames;
 use super::json::{same_key, CachedKey, KeyCache};
 use super::numbers::{
     decimal_fraction, digits_end, digits_value, eight_digits, not_digits, word_at,
@@ -51,7 +52,7 @@ pub(crate) fn write_common(
     ends_input: bool,
     l: &mut ResultSetLoader,
     keys: &mut KeyCache,
-    discovery: &Discovery,
+    known: Known<'_>,
     scratch: &mut Vec<u8>,
 ) -> Option<usize> {
     let mut cursor = Line {
@@ -59,10 +60,20 @@ pub(crate) fn write_common(
         i: 0,
         l,
         keys,
-        discovery,
+        known,
         scratch,
     };
     cursor.row(ends_input).ok()
+}
+
+/// What the reader knows beyond the loader's columns.
+#[derive(Clone, Copy)]
+pub(crate) struct Known<'a> {
+    pub discovery: &'a Discovery,
+    /// Unknown fields become columns (else they are skipped).
+    pub discover: bool,
+    /// Top-level fields the general path noted as left out by the projection.
+    pub ignored: &'a IgnoredNames,
 }
 
 struct Line<'a> {
@@ -70,7 +81,7 @@ struct Line<'a> {
     i: usize,
     l: &'a mut ResultSetLoader,
     keys: &'a mut KeyCache,
-    discovery: &'a Discovery,
+    known: Known<'a>,
     /// Where a string with escapes is decoded.
     scratch: &'a mut Vec<u8>,
 }
@@ -270,10 +281,11 @@ impl<'a> Line<'a> {
     }
 
     /// Where the key at the cursor goes when the key cache expected another at `pos` (an
-    /// object with a key more or less than the last one): a column the struct has (`None`:
-    /// not projected, skipped), learnt by the cache. A key without a column yet, with
-    /// escapes, or skipped at the top level, is left to the general path (which makes, or
-    /// notes, it).
+    /// object with a key more or less than the last one): a column the struct has, or
+    /// `None` for a key skipped (not projected, or unknown and not discovered), learnt by
+    /// the cache. A key that would make a column, one with escapes, or one skipped at the
+    /// top level for the first time, is left to the general path (which makes, or notes,
+    /// it).
     #[cold]
     #[inline(never)]
     fn other_key(&mut self, parent: ColumnId, pos: usize) -> Quick<Option<ColumnId>> {
@@ -283,9 +295,14 @@ impl<'a> Line<'a> {
             return Err(GiveUp);
         }
         let key = std::str::from_utf8(&line[self.i..end]).map_err(|_| GiveUp)?;
-        let id = self.l.column(parent, key).ok_or(GiveUp)?;
-        let target = self.l.is_projected(id).then_some(id);
-        if target.is_none() && parent == ROOT {
+        let target = match self.l.column(parent, key) {
+            Some(id) => self.l.is_projected(id).then_some(id),
+            None if self.known.discover && self.l.would_project(parent, key) => {
+                return Err(GiveUp);
+            }
+            None => None,
+        };
+        if target.is_none() && parent == ROOT && !self.known.ignored.contains(key) {
             return Err(GiveUp); // the general path notes the top-level keys it skips
         }
         self.keys.put(parent, pos, key, target);
@@ -447,7 +464,10 @@ impl<'a> Line<'a> {
     #[inline(never)]
     fn elements(&mut self, id: ColumnId) -> Quick {
         let l = &*self.l;
-        if l.kind(id) != ColumnKind::List || l.selects_elements(id) || self.discovery.is_guess(id) {
+        if l.kind(id) != ColumnKind::List
+            || l.selects_elements(id)
+            || self.known.discovery.is_guess(id)
+        {
             return Err(GiveUp);
         }
         let element = l.element(id).ok_or(GiveUp)?;

@@ -5,7 +5,7 @@ use std::io::BufRead;
 use serde::de::DeserializeSeed;
 use serde_json::error::Category;
 
-use super::driver::{excerpt, io_error, loader_error, RecordReader, RecordSource};
+use super::driver::{excerpt, io_error, loader_error, IgnoredNames, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
 use super::json::{spell_integer_zeros, JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
@@ -29,7 +29,7 @@ pub struct JsonLines {
     /// Lines of the file before this input (a byte range that does not start the file).
     base: input::LineBase,
     /// Top-level keys skipped because the projection leaves them out.
-    ignored: Vec<String>,
+    ignored: IgnoredNames,
     /// Columns given the null type at the end of a batch are typed anew by the next one.
     retype_nulls: bool,
     /// Where the one-pass path decodes strings with escapes.
@@ -88,9 +88,12 @@ impl RecordSource for JsonLines {
             } else {
                 self.lines.rest()
             };
-            if let Some(len) =
-                json_fast::write_common(text, ends_input, l, keys, &self.discovery, scratch)
-            {
+            let known = json_fast::Known {
+                discovery: &self.discovery,
+                discover: self.discover,
+                ignored: &self.ignored,
+            };
+            if let Some(len) = json_fast::write_common(text, ends_input, l, keys, known, scratch) {
                 if !found {
                     self.lines.line_is(len);
                 }
@@ -208,7 +211,7 @@ impl RecordSource for JsonLines {
     }
 
     fn ignored_columns(&self) -> &[String] {
-        &self.ignored
+        self.ignored.names()
     }
 }
 
@@ -246,7 +249,7 @@ impl NdjsonReader {
             keys: KeyCache::default(),
             line_no: 0,
             base: input::LineBase::default(),
-            ignored: Vec::new(),
+            ignored: IgnoredNames::default(),
             retype_nulls: false,
             scratch: Vec::new(),
             respelled: String::new(),
