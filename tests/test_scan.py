@@ -195,6 +195,41 @@ def test_wildcard_drift_without_schema_change_ignores_new_columns(tmp_path, capl
     assert [str(a) for a in table.column("a").to_pylist()] == ["1", "2", "3"][: table.num_rows]
 
 
+@pytest.mark.parametrize("declared", [False, True])
+def test_a_data_column_named_like_a_file_column_keeps_its_data_in_a_wildcard_scan(
+    tmp_path, caplog, declared
+):
+    """A wildcard scan adds the file columns; data with a column of one's name (`filename`,
+    `Suffix`, `dir0`: names are case-insensitive) keeps its values, and the file column of
+    that name is left out, with a warning saying how to rename the file columns: the output
+    never has two columns of one name, and no data is lost."""
+    rows = [{"filename": "from the data", "a": 1, "Suffix": 7, "dir0": "d"}]
+    write(f"{tmp_path}/x/1.json", rows)
+    schema = pa.schema([("filename", pa.utf8())]) if declared else None
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan = bl.Scan(tmp_path, schema=schema)
+        table = pa.Table.from_batches(list(scan), schema=scan.schema)
+    names = [n.lower() for n in scan.schema.names]
+    assert len(names) == len(set(names)), scan.schema.names
+    assert table.to_pylist() == [
+        {
+            "filename": "from the data",
+            "a": 1,
+            "Suffix": 7,
+            "dir0": "d",
+            "fqn": str(tmp_path / "x" / "1.json"),
+            "filepath": str(tmp_path / "x"),
+        }
+    ]
+    for name in ["filename", "suffix", "dir0"]:
+        assert f"file column '{name}' is left out" in caplog.text, caplog.text
+    assert "implicit_names" in caplog.text
+    # renamed, the file columns come back beside the data's
+    scan = bl.Scan(tmp_path, schema=schema, implicit_names={"filename": "file_name"})
+    got = pa.Table.from_batches(list(scan), schema=scan.schema).to_pylist()[0]
+    assert (got["filename"], got["file_name"]) == ("from the data", "1.json")
+
+
 @pytest.mark.parametrize("builtin", [False, True], ids=["python-reader", "ndjson-reader"])
 def test_a_column_first_seen_after_the_first_batch_keeps_every_batch_on_one_schema(
     tmp_path, caplog, builtin

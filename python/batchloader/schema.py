@@ -248,16 +248,16 @@ class ScanSchemaTracker:
             if declared is not None:
                 for f in declared:
                     self._columns.append(_Column(f.name, "reader", f, declared=True))
-            for kind in FILE_COLUMNS:
-                name = self.implicit.names[kind]
-                self._columns.append(
-                    _Column(name, "implicit", pa.field(name, pa.utf8()), (kind, 0))
-                )
-            for i in range(partition_depth):
-                name = f"{self.implicit.partition_prefix}{i}"
-                self._columns.append(
-                    _Column(name, "implicit", pa.field(name, pa.utf8()), ("partition", i))
-                )
+            file_columns = [(self.implicit.names[kind], (kind, 0)) for kind in FILE_COLUMNS]
+            file_columns += [
+                (f"{self.implicit.partition_prefix}{i}", ("partition", i))
+                for i in range(partition_depth)
+            ]
+            for name, value in file_columns:
+                if declared is not None and _index_ci(declared, name) >= 0:
+                    self._warn_file_column_left_out(name, "the schema")
+                    continue
+                self._columns.append(_Column(name, "implicit", pa.field(name, pa.utf8()), value))
         self.schema_version = sum(1 for c in self._columns if c.field is not None)
         #: the first column of each lower-case name (a file may have thousands of columns:
         #: a scan looks each of them up for every file)
@@ -289,12 +289,14 @@ class ScanSchemaTracker:
         return self._by_name.get(name.lower())
 
     def _insert(self, at: int, col: _Column) -> None:
-        """Insert `col` at position `at`, keeping `_find` on the first column of a name."""
+        """Insert `col` (a name no column has) at position `at`."""
         self._columns.insert(at, col)
-        low = col.name.lower()
-        first = self._by_name.get(low)
-        if first is None or at < next(i for i, c in enumerate(self._columns) if c is first):
-            self._by_name[low] = col
+        self._by_name[col.name.lower()] = col
+
+    def _remove(self, col: _Column) -> None:
+        """Take `col` out of the columns."""
+        self._columns = [c for c in self._columns if c is not col]
+        del self._by_name[col.name.lower()]
 
     def output_columns(self) -> list[OutputColumn]:
         """Every output column in order: its field (None while unknown) and, for an implicit
@@ -415,6 +417,9 @@ class ScanSchemaTracker:
                     continue
                 if self.strict:
                     continue
+                if col is not None:  # a file column's name: the data keeps it
+                    self._remove(col)
+                    self._warn_file_column_left_out(col.name, where)
                 col = _Column(f.name, "reader", f)
                 if last_reader is None:
                     last_reader = max(
@@ -466,6 +471,17 @@ class ScanSchemaTracker:
             return  # an explicit projection drops other columns by design: nothing to say
         for name in names:
             self._warn_ignored(name, f"file {file}")
+
+    def _warn_file_column_left_out(self, name: str, where: str) -> None:
+        """Say that a wildcard scan leaves out file column `name`: `where` has a data column
+        of that name, which keeps it."""
+        log.warning(
+            "file column '%s' is left out: %s has a column of that name, whose values the "
+            "scan keeps (rename the file columns with implicit_names={'%s': '...'})",
+            name,
+            where,
+            name,
+        )
 
     def _warn_ignored(self, name: str, where: str) -> None:
         """Say once per column and file that a wildcard scan drops a column it met late."""
