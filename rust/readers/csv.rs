@@ -2,6 +2,7 @@
 //! without one (Drill's `columns` `list<utf8>`, so `columns[3]` works downstream). Ragged rows
 //! are allowed: missing fields are null, extra fields are an error of that record.
 
+use std::collections::HashSet;
 use std::io::BufRead;
 use std::sync::Arc;
 
@@ -195,6 +196,8 @@ impl CsvRecords {
     /// Take the column names from the header record (the first record read).
     fn set_names(&mut self) -> Result<(), InputError> {
         let mut names = Vec::new();
+        // the loader's rule: names are equal if their lowercase forms are
+        let mut lowercase = HashSet::new();
         for (i, f) in self.record().iter().enumerate() {
             let name = self.text(f, i)?.trim().to_string();
             let name = if name.is_empty() {
@@ -202,9 +205,7 @@ impl CsvRecords {
             } else {
                 name
             };
-            // the loader's rule: names are equal if their lowercase forms are
-            let lower = name.to_lowercase();
-            if names.iter().any(|n: &String| n.to_lowercase() == lower) {
+            if !lowercase.insert(name.to_lowercase()) {
                 let error = self.error(None, format!("the header names '{name}' twice"));
                 return Err(self.at_field(i, error));
             }
