@@ -49,6 +49,44 @@ impl JsonLines {
     fn line(&self) -> &[u8] {
         self.lines.line()
     }
+
+    /// Write the current line on the one-pass path if it is the common case: the whole line
+    /// if `found` (its end is known), else what the window holds of it. `false`: it is not
+    /// (or the window ends before the line does), and the row is restarted.
+    #[inline(always)]
+    fn try_one_pass(&mut self, l: &mut ResultSetLoader, found: bool) -> bool {
+        let (text, ends_input) = if found {
+            (self.lines.line(), true)
+        } else {
+            self.lines.rest()
+        };
+        let known = json_fast::Known {
+            discovery: &self.discovery,
+            discover: self.discover,
+            ignored: &self.ignored,
+        };
+        let written = json_fast::write_common(
+            text,
+            ends_input,
+            l,
+            &mut self.keys,
+            known,
+            &mut self.scratch,
+        );
+        match written {
+            Some(len) => {
+                if !found {
+                    self.lines.line_is(len);
+                }
+                self.one_pass_lines += 1;
+                true
+            }
+            None => {
+                l.restart_row();
+                false
+            }
+        }
+    }
 }
 
 impl RecordSource for JsonLines {
@@ -80,32 +118,19 @@ impl RecordSource for JsonLines {
         self.discovery.begin_row(l);
         // The common case in one pass (it checks the UTF-8 of the strings it reads); anything
         // else through serde, from the row's start.
-        let (scratch, keys) = (&mut self.scratch, &mut self.keys);
-        if self.one_pass {
-            let found = self.lines.found();
-            let (text, ends_input) = if found {
-                (self.lines.line(), true)
-            } else {
-                self.lines.rest()
-            };
-            let known = json_fast::Known {
-                discovery: &self.discovery,
-                discover: self.discover,
-                ignored: &self.ignored,
-            };
-            if let Some(len) = json_fast::write_common(text, ends_input, l, keys, known, scratch) {
-                if !found {
-                    self.lines.line_is(len);
-                }
-                self.one_pass_lines += 1;
-                return Ok(());
-            }
-            l.restart_row();
+        let found = self.lines.found();
+        if self.one_pass && self.try_one_pass(l, found) {
+            return Ok(());
         }
         if let Err(e) = self.lines.find_end() {
             let error = io_error(&self.path, self.base.get() + self.line_no, &e);
             self.read_error = Some(error.clone());
             return Err(error);
+        }
+        // A line whose end was not in the window was tried on what the window held: once
+        // more whole, or a line longer than a read would always take the general path.
+        if self.one_pass && !found && self.try_one_pass(l, true) {
+            return Ok(());
         }
         // Validate the line once (ASCII runs go word by word) so serde need not check each
         // string it reads.

@@ -752,3 +752,30 @@ fn keys_left_out_in_any_order_stay_on_the_one_pass_path() {
         "{quick_lines} lines of 400 on the one-pass path"
     );
 }
+
+/// Lines longer than a read (each ends past the window the reader holds when it starts)
+/// are read on the one-pass path once their end is found, not sent to the general path:
+/// only the first line (which makes the columns) goes there, and the rows are the same.
+#[test]
+fn lines_longer_than_a_read_stay_on_the_one_pass_path() {
+    let long = |i: usize| {
+        let values: Vec<String> = (0..60_000).map(|k| (k * i % 1000).to_string()).collect();
+        format!("{{\"i\": {i}, \"l\": [{}]}}\n", values.join(", "))
+    };
+    let text: String = (0..4).map(long).collect();
+    assert!(
+        text.len() / 4 > super::input::READ_BUFFER,
+        "each line longer than a read"
+    );
+    let mut r = ndjson_reader(&text, OnError::Error);
+    let quick = read_all_with(&mut r, LoaderOptions::default()).unwrap();
+    assert_eq!(r.src.one_pass_lines, 3);
+    let mut general = ndjson_reader(&text, OnError::Error).one_pass(false);
+    assert_eq!(
+        quick,
+        read_all_with(&mut general, LoaderOptions::default()).unwrap()
+    );
+    let l = quick[0].column(1).as_list::<i32>();
+    assert_eq!(l.value_length(3), 60_000);
+    assert_eq!(l.value(3).as_primitive::<Int64Type>().value(7), 21);
+}
