@@ -182,6 +182,11 @@ impl RecordSource for JsonLines {
         });
         match refused {
             Some(e) => {
+                // a column named twice: the second key says so better than its value
+                let column = match e.is_given_twice() {
+                    true => key_before(line, column).unwrap_or(column),
+                    false => column,
+                };
                 let mut error = loader_error(self, e);
                 error.column = Some(column);
                 error.excerpt = excerpt(self.line(), error.column);
@@ -340,6 +345,19 @@ fn value_start(text: &[u8], column: usize) -> usize {
     }
 }
 
+/// The column (1-based) of the key of the object member whose value starts at `column`: the
+/// key's opening quote. `None` if no key comes before the value (an array element).
+fn key_before(text: &[u8], column: usize) -> Option<usize> {
+    let is_space = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+    let before = text.get(..column.checked_sub(1)?)?;
+    let colon = before.iter().rposition(|c| !is_space(c))?;
+    if before[colon] != b':' {
+        return None;
+    }
+    let close = before[..colon].iter().rposition(|c| !is_space(c))?;
+    (before[close] == b'"').then(|| value_start(text, close + 1))
+}
+
 /// What is wrong with a line that is not JSON text (serde_json's message, said plainly,
 /// without its position in the line: the error's line and column say where).
 fn syntax_message(e: &serde_json::Error) -> String {
@@ -364,7 +382,7 @@ fn syntax_message(e: &serde_json::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::value_start;
+    use super::{key_before, value_start};
 
     /// From the last byte of each kind of value (after other values, escapes and quotes
     /// earlier in the line), the start found is where the value was put.
@@ -393,5 +411,21 @@ mod tests {
         // an array or object is named by its first byte, where serde stands
         assert_eq!(value_start(br#"{"k": [1]}"#, 7), 7);
         assert_eq!(value_start(br#"{"k": {"a": 1}}"#, 7), 7);
+    }
+
+    /// From a member's value, its key's opening quote (escaped quotes and a `:` inside
+    /// the key, any whitespace around the colon); nothing from an array element.
+    #[test]
+    fn a_key_is_found_back_from_its_value() {
+        for (line, key, value) in [
+            (r#"{"a": 1, "a": 2}"#, 10, 15),
+            (r#"{"a":1,"a" :	"x"}"#, 8, 14),
+            (r#"{"q\":\"": 1, "k\"": [1]}"#, 15, 22),
+        ] {
+            assert_eq!(key_before(line.as_bytes(), value), Some(key), "{line}");
+        }
+        assert_eq!(key_before(br#"{"l": [1, 2]}"#, 11), None);
+        assert_eq!(key_before(br#"{"l": [1]}"#, 8), None);
+        assert_eq!(key_before(br#"1"#, 1), None);
     }
 }
