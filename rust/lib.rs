@@ -5,6 +5,8 @@
 //! moves a row that does not fit to the next batch whole. The optional `python` feature adds
 //! thin PyO3 bindings (module `batchloader._core`).
 
+#![warn(missing_docs)]
+
 pub mod loader;
 pub mod readers;
 pub mod repeat;

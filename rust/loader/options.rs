@@ -20,7 +20,9 @@ pub enum Projection {
     /// for is null, elements past the last one asked for are not kept. On anything but a list
     /// the indexes mean nothing and `element` is the projection.
     Elements {
+        /// The positions asked for, sorted, without repeats.
         indexes: Vec<usize>,
+        /// The projection of each element kept.
         element: Box<Projection>,
     },
 }

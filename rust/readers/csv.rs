@@ -27,7 +27,9 @@ pub const COLUMNS: &str = "columns";
 pub struct CsvOptions {
     /// The first record names the columns.
     pub header: bool,
+    /// The byte between fields.
     pub delimiter: u8,
+    /// The byte that quotes a field (which may then hold delimiters and line breaks).
     pub quote: u8,
     /// An escape character inside quotes (else quotes are doubled).
     pub escape: Option<u8>,

@@ -40,12 +40,15 @@ impl OnError {
 /// Bad input: which file, line and byte column, why, and a short excerpt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputError {
+    /// The file, as the scan was given it.
     pub path: String,
     /// 1-based line number (0 when the file could not be opened at all).
     pub line: u64,
     /// 1-based byte column within the line, when known.
     pub column: Option<usize>,
+    /// What is wrong, said plainly (without the place, which the other fields give).
     pub message: String,
+    /// About 30 characters of the line either side of `column` (its start if unknown).
     pub excerpt: String,
 }
 
@@ -69,7 +72,9 @@ impl fmt::Display for InputError {
 /// A read stopped by bad input or by misuse of the loader.
 #[derive(Debug)]
 pub enum ReadError {
+    /// The input is bad (under `OnError::Error`, or an error no policy skips).
     Input(InputError),
+    /// The loader failed outside any one record (its lifecycle misused, say).
     Loader(LoaderError),
 }
 

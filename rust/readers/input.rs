@@ -106,7 +106,9 @@ pub fn open_error(path: &str, e: &io::Error) -> InputError {
 /// line of the file exactly once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ByteRange {
+    /// The first byte offset a line of the range may start at.
     pub start: u64,
+    /// The byte offset past the last a line of the range may start at.
     pub end: u64,
 }
 
