@@ -66,6 +66,7 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
 
 
 def demo(rows: int, batch_byte_limit: int) -> int:
+    """The `demo` command: `rows` generated nested rows into bounded batches; exit status."""
     print(f"batchloader demo: {rows:,} nested rows, batch_byte_limit={batch_byte_limit:,} bytes")
     data = list(demo_rows(rows))
 
@@ -297,6 +298,7 @@ def _positive_int(text: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line (`argv`, else `sys.argv`); the exit status."""
     parser = argparse.ArgumentParser(prog="python -m batchloader", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p_demo = sub.add_parser("demo", help="write a generated dataset into bounded batches")

@@ -184,6 +184,7 @@ class Result:
 
     @property
     def median(self) -> float:
+        """The median round, in seconds."""
         return statistics.median(self.seconds)
 
     @property

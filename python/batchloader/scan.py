@@ -65,6 +65,7 @@ class ScanFile:
 
     @property
     def name(self) -> str:
+        """The file's name, without its folder."""
         return os.path.basename(self.path)
 
 

@@ -21,13 +21,33 @@ class FileSystem(Protocol):
 
     uri: str
 
-    def exists(self, path: str) -> bool: ...
-    def is_dir(self, path: str) -> bool: ...
-    def mkdirs(self, path: str, mode: str) -> None: ...
-    def delete(self, path: str) -> bool: ...
-    def child_dirs(self, path: str) -> list[str]: ...
-    def write_text(self, path: str, text: str, mode: str) -> None: ...
-    def read_text(self, path: str) -> str: ...
+    def exists(self, path: str) -> bool:
+        """Whether anything is at `path`."""
+        ...
+
+    def is_dir(self, path: str) -> bool:
+        """Whether `path` is a folder (it must exist)."""
+        ...
+
+    def mkdirs(self, path: str, mode: str) -> None:
+        """Create the folder `path` and its missing parents, with octal `mode` ("700")."""
+        ...
+
+    def delete(self, path: str) -> bool:
+        """Delete `path` and all under it; `False` if nothing was there."""
+        ...
+
+    def child_dirs(self, path: str) -> list[str]:
+        """The folders directly in the folder `path`, as full paths."""
+        ...
+
+    def write_text(self, path: str, text: str, mode: str) -> None:
+        """Write a small file whole, with octal `mode`: readers never see a part of it."""
+        ...
+
+    def read_text(self, path: str) -> str:
+        """The text of the UTF-8 file `path`."""
+        ...
 
 
 def join(parent: str, child: str) -> str:
@@ -116,6 +136,7 @@ class HadoopFileSystem:
         self._fs.deleteOnExit(self._path(path))
 
     def cancel_delete_on_exit(self, path: str) -> None:
+        """Undo `delete_on_exit` (the path was deleted, or is to be kept)."""
         self._fs.cancelDeleteOnExit(self._path(path))
 
 

@@ -62,10 +62,12 @@ class Lease:
         return cls(session, socket.gethostname(), pid, _process_start(pid), time.time())
 
     def to_json(self) -> str:
+        """The lease as the JSON text its file holds."""
         return json.dumps(asdict(self))
 
     @classmethod
     def from_json(cls, text: str) -> Lease:
+        """The lease a file's JSON text holds (`KeyError`/`ValueError` if it holds none)."""
         data = json.loads(text)
         return cls(
             session=str(data["session"]),
