@@ -1825,3 +1825,138 @@ def test_a_conflict_names_a_structs_type_as_it_stands(tmp_path):
     write_lines(path, ['{"a": {"x": 1}}', '{"a": 5}'])
     with pytest.raises(bl.InputError, match=r"column 'a' \(Struct\(\"x\": Int64\)\) cannot take"):
         list(bl.Scan(path))
+
+
+# ------------------------------------------------- random projections of random documents
+
+
+def _paths(name: str, t: pa.DataType, depth: int = 0) -> list[tuple[str, tuple]]:
+    """The projection paths into a column `name` of type `t`, each with its steps: the
+    column whole, a member (`m.k0`, also through a list: `l.k0`), an element (`l[1]`)."""
+    out = [(name, ())]
+    inner = t.value_type if pa.types.is_list(t) else t
+    if pa.types.is_list(t) and depth < 2:
+        out += [(f"{name}[{i}]", (("index", i),)) for i in range(3)]
+    if pa.types.is_struct(inner) and depth < 2:
+        for f in inner:
+            out += [
+                (f"{name}.{p}", (("member", f.name), *steps))
+                for p, steps in _paths(f.name, f.type, depth + 1)
+            ]
+    return out
+
+
+def _tree(steps_list) -> dict:
+    """The projection tree of some paths' steps: per node, whether it is projected whole,
+    its members' trees and the element indexes asked for."""
+    root: dict = {"whole": False, "members": {}, "indexes": set()}
+    for steps in steps_list:
+        node = root
+        for kind, arg in steps:
+            if kind == "index":
+                node["indexes"].add(arg)
+                break
+            node = node["members"].setdefault(
+                arg, {"whole": False, "members": {}, "indexes": set()}
+            )
+        else:
+            node["whole"] = True
+    return root
+
+
+def _projected(node: dict, t: pa.DataType, v, declared: bool):
+    """What projecting `node` keeps of value `v` of type `t`: a list asked for by index
+    alone has nulls for the elements not asked for and ends at the last one asked for, else
+    every element, whole if an index asked for one; a struct has the members asked for
+    (with a declared schema all its members, those not asked for null)."""
+    if v is None or node["whole"]:
+        return v
+    if pa.types.is_list(t):
+        if node["indexes"] and not node["members"]:
+            last = max(node["indexes"])
+            return [x if i in node["indexes"] else None for i, x in enumerate(v[: last + 1])]
+        if node["indexes"]:
+            return v  # every element for the members, and the one indexed whole
+        return [_projected_struct(node, t.value_type, x, declared) for x in v]
+    return _projected_struct(node, t, v, declared)
+
+
+def _projected_struct(node: dict, t: pa.StructType, v, declared: bool):
+    if v is None:
+        return None
+    out = {}
+    for f in t:
+        if f.name in node["members"]:
+            out[f.name] = _projected(node["members"][f.name], f.type, v[f.name], declared)
+        elif declared:
+            out[f.name] = None
+    return out
+
+
+@given(doc=documents(), data=st.data(), declared=st.booleans())
+def test_a_random_projection_reads_as_json_loads_projected(tmp_path_factory, doc, data, declared):
+    """Random paths into random documents (whole columns, members at any depth, members
+    through lists, element indexes, several at once and overlapping), pushed into parsing:
+    the rows equal json.loads' rows projected by the paths' rules, with the schema declared
+    (several batches) or discovered (one batch: a column null in a whole batch takes the
+    null type)."""
+    schema, rows, ascii_only = doc
+    paths = [
+        (p, (("member", f.name), *steps)) for f in schema for p, steps in _paths(f.name, f.type)
+    ]
+    chosen = data.draw(st.lists(st.sampled_from(paths), min_size=1, max_size=4))
+    path = tmp_path_factory.mktemp("proj") / "d.json"
+    write_lines(path, [json.dumps(r, ensure_ascii=ascii_only) for r in rows])
+    columns = [p for p, _ in chosen]
+    names = list(dict.fromkeys(p.split(".")[0].split("[")[0] for p in columns))
+    tree = _tree(steps for p, steps in chosen)
+    want = [
+        {n: _projected(tree["members"][n], schema.field(n).type, r[n], declared) for n in names}
+        for r in (json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line)
+    ]
+    if declared:
+        scan = bl.Scan(path, columns=columns, schema=schema, strict_schema=True, row_limit=4)
+    else:
+        scan = bl.Scan(path, columns=columns)
+    got = data_table(scan)
+    assert got.column_names == names
+    assert got.to_pylist() == want, columns
+
+
+@pytest.mark.parametrize(
+    ("columns", "shape"),
+    [
+        (["m", "m.x"], pa.struct([("x", pa.utf8())])),
+        (["m.x", "M"], pa.struct([("x", pa.utf8())])),
+        (["c[1]", "c"], pa.list_(pa.utf8())),
+        (["c.x", "c[1]"], pa.list_(pa.struct([("x", pa.utf8())]))),
+        (["c[1].y", "c.x"], pa.list_(pa.struct([("y", pa.utf8()), ("x", pa.utf8())]))),
+        (["m", "m.l[2]"], pa.struct([("l", pa.list_(pa.utf8()))])),
+    ],
+)
+@pytest.mark.parametrize("value", ["null", "{}", "[]"])
+def test_a_column_without_values_takes_the_shape_its_mentions_give_it(
+    tmp_path, columns, shape, value
+):
+    """A column only null (or only empty) in the data has no type of its own: it takes the
+    shape the projection gives it, also when a mention names it whole (`m.x, m`: a struct,
+    `c[1], c`: a list; before, the whole mention left it `null_type`, which the scan then
+    refused as not a struct or list)."""
+    path = tmp_path / "d.json"
+    name = columns[0].split(".")[0].split("[")[0].lower()
+    if value == "[]" and pa.types.is_struct(shape):
+        shape = pa.list_(shape)  # `m.x` on a list projects `x` of each element
+    fits = value == "null" or (value == "{}") == pa.types.is_struct(shape)
+    write_lines(path, [f'{{"{name}": {value}, "n": 1}}'] * 3)
+    scan = bl.Scan(path, columns=[*columns, "n"])
+    if not fits:
+        with pytest.raises(bl.SchemaConflictError, match=f"column '{name}' is projected as"):
+            data_table(scan)
+        return
+    got = data_table(scan)
+    assert got.schema.field(name).type == shape
+    empty = None if value == "null" else ({} if value == "{}" else [])
+    if empty == {}:
+        empty = {f.name: None for f in shape}
+    assert got.column(name).to_pylist() == [empty] * 3
+    assert got.column("n").to_pylist() == [1] * 3

@@ -106,6 +106,11 @@ def test_loader_paths():
     assert p.loader_paths(exclude={"filename"}) == ["a", "m.b", "m.c.d", "c[1]"]
     # indexes travel to the loader (it keeps those elements), with any member projection
     p = parse_projection(["c[3].x", "c[0].y", "m.l[2]", "k[1]", "k"])
-    assert p.loader_paths() == ["c[0].x", "c[0].y", "c[3].x", "c[3].y", "m.l[2]", "k"]
+    paths = ["c[0].x", "c[0].y", "c[3].x", "c[3].y", "m.l[2]", "k", "k[0]"]
+    assert p.loader_paths() == paths
+    # a column named whole and by index or members: every element or member, with the
+    # shape the mentions give it (the loader types a column seen only as null so)
+    p = parse_projection(["m.l[2]", "m", "c.x", "c[1]"])
+    assert p.loader_paths() == ["m", "m.l[2]", "c", "c[0]", "c.x"]
     assert parse_projection(None).loader_paths() is None
     assert parse_projection([]).loader_paths() == []

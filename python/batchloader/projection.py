@@ -113,22 +113,35 @@ class Projection:
         the reader does not produce (implicit columns)."""
         if self.kind == "all":
             return None
+        return self._paths(exclude)
+
+    def _paths(self, exclude: set[str] = frozenset()) -> list[str]:
+        """Each column's paths, whatever the kind: what it asks for, and the shape its
+        mentions give it (the loader gives that shape to a column it sees only as null)."""
         out: list[str] = []
         for c in self.columns:
             if c.name.lower() in exclude:
                 continue
             # `c[1]`: the loader keeps only the elements asked for (positions kept)
-            name = c.name if _NAME.fullmatch(c.name) else f"`{c.name}`"  # `a.b`: one name
+            name = _spelled(c.name)
             heads = [f"{name}[{i}]" for i in c.indexes] if c.indexes else [name]
+            if c.wants_array and not c.indexes:
+                heads.append(f"{name}[0]")  # every element, and a list's shape (`c[1], c`)
+            members = c.members._paths() if c.members is not None else []
             if c.projects_all_members:
-                out += heads
+                # the whole column, and its members' shapes (`m.l[1], m`)
+                out += heads + [f"{name}.{p}" for p in members]
             else:
-                members = c.members.loader_paths() or ["*"]
-                out += [f"{head}.{p}" for head in heads for p in members]
+                out += [f"{head}.{p}" for head in heads for p in members or ["*"]]
         return out
 
     def __repr__(self) -> str:
         return f"Projection(kind={self.kind!r}, columns={self.columns!r})"
+
+
+def _spelled(name: str) -> str:
+    """`name` as a projection path spells it: in backquotes if it holds `.`, `[`..."""
+    return name if _NAME.fullmatch(name) else f"`{name}`"
 
 
 def _quote_hint(path: str) -> str:

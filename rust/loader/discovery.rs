@@ -283,15 +283,24 @@ impl Discovery {
     }
 }
 
+/// The type of a list column that no element has typed yet, member `name` of `parent`: a
+/// list of what its projection implies of the elements (`c.x`: structs), else of utf8. A
+/// guess (see [`Discovery::guess`]) the first element replaces if it is of another type.
+pub fn unknown_list_type(l: &ResultSetLoader, parent: ColumnId, name: &str) -> DataType {
+    let element = l
+        .member_projection(parent, name)
+        .map_or(DataType::Utf8, |p| null_shape(p.element(), &DataType::Utf8));
+    DataType::List(Arc::new(Field::new("item", element, true)))
+}
+
 /// The type of a column seen only as null: the shape its projection implies, else `null_type`.
 fn null_shape(projection: &Projection, null_type: &DataType) -> DataType {
     match projection {
         Projection::All => null_type.clone(),
-        Projection::Some(_) => DataType::Struct(Fields::empty()),
-        Projection::Elements { element, .. } => DataType::List(Arc::new(Field::new(
-            "item",
-            null_shape(element, null_type),
-            true,
-        ))),
+        Projection::Some(_) | Projection::AllMembers(_) => DataType::Struct(Fields::empty()),
+        Projection::Elements { element, .. } | Projection::EveryElement(element) => {
+            let element = null_shape(element, null_type);
+            DataType::List(Arc::new(Field::new("item", element, true)))
+        }
     }
 }

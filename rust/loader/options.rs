@@ -25,6 +25,14 @@ pub enum Projection {
         /// The projection of each element kept.
         element: Box<Projection>,
     },
+    /// The whole column, named by members too (`m.a, m`): read as `All`, but a struct's
+    /// shape for a column seen only as null (as the scan's schema expects), and each member
+    /// named the shape its mentions give it (`m.l[1], m`: `l` a list), by lower-cased name.
+    AllMembers(HashMap<String, Projection>),
+    /// Every element of a list, each projected so: a list named by an index and without one
+    /// (`c[1], c`), or by an index and by members (`c[1], c.x`: every element, as `c.x` wants
+    /// every element's `x`). A list's shape for a column seen only as null.
+    EveryElement(Box<Projection>),
 }
 
 /// What a list projected by element index does with its element at some position.
@@ -85,39 +93,65 @@ impl Projection {
     }
 
     /// Fold a second mention of a column into this one: the whole column wins over members
-    /// (`m.a, m`), a mention without an index over indexes (`c[1], c`), indexes add up.
+    /// (`m.a, m`), a mention without an index over indexes (`c[1], c`), indexes add up,
+    /// members add up; what the mentions say of the column's shape (a struct, a list) stays.
     fn merge(&mut self, other: Projection) {
-        match (&mut *self, other) {
-            (Projection::All, _) => {}
-            (_, Projection::All) => *self = Projection::All,
-            (Projection::Some(a), Projection::Some(b)) => {
-                for (name, p) in b {
-                    match a.get_mut(&name) {
-                        None => {
-                            a.insert(name, p);
-                        }
-                        Some(old) => old.merge(p),
-                    }
-                }
+        let this = std::mem::replace(self, Projection::All);
+        *self = Projection::merged(this, other);
+    }
+
+    fn merged(a: Projection, b: Projection) -> Projection {
+        use Projection::*;
+        match (a, b) {
+            (All, All) => All,
+            (All, p) | (p, All) => p.whole(),
+            (Some(a), Some(b)) => Some(merged_members(a, b)),
+            (AllMembers(a), Some(b) | AllMembers(b)) | (Some(a), AllMembers(b)) => {
+                Some(merged_members(a, b)).whole()
             }
             (
-                Projection::Elements { indexes, element },
-                Projection::Elements {
+                Elements { indexes, element },
+                Elements {
                     indexes: more,
                     element: other,
                 },
             ) => {
+                let mut indexes = indexes;
                 indexes.extend(more);
                 indexes.sort_unstable();
                 indexes.dedup();
-                element.merge(*other);
+                let element = Box::new(Projection::merged(*element, *other));
+                Elements { indexes, element }
             }
-            (Projection::Elements { element, .. }, other) => {
-                let mut whole = std::mem::replace(&mut **element, Projection::All);
-                whole.merge(other);
-                *self = whole;
+            // every element (`c[1], c`, `c[1], c.x`), or members and elements (`c.x, c[1]`)
+            (a, b) => EveryElement(Box::new(Projection::merged(
+                a.into_element(),
+                b.into_element(),
+            ))),
+        }
+    }
+
+    /// The whole column, with the shape this projection gives it.
+    fn whole(self) -> Projection {
+        match self {
+            Projection::All => Projection::All,
+            Projection::Some(members) | Projection::AllMembers(members) => Projection::AllMembers(
+                members
+                    .into_iter()
+                    .map(|(name, p)| (name, p.whole()))
+                    .collect(),
+            ),
+            Projection::Elements { element, .. } | Projection::EveryElement(element) => {
+                Projection::EveryElement(Box::new(element.whole()))
             }
-            (Projection::Some(_), Projection::Elements { element, .. }) => self.merge(*element),
+        }
+    }
+
+    /// The projection of a list's elements, or this one if it names no element.
+    fn into_element(self) -> Projection {
+        match self {
+            Projection::Elements { element, .. } | Projection::EveryElement(element) => *element,
+            p => p,
         }
     }
 
@@ -126,14 +160,17 @@ impl Projection {
         match self {
             Projection::All => Some(&Projection::All),
             Projection::Some(map) => map.get(&name.to_lowercase()),
-            Projection::Elements { element, .. } => element.member(name),
+            Projection::AllMembers(map) => map.get(&name.to_lowercase()).or(Some(&Projection::All)),
+            Projection::Elements { element, .. } | Projection::EveryElement(element) => {
+                element.member(name)
+            }
         }
     }
 
     /// The projection of each element of a list (or, for a non-list, of the column itself).
     pub fn element(&self) -> &Projection {
         match self {
-            Projection::Elements { element, .. } => element,
+            Projection::Elements { element, .. } | Projection::EveryElement(element) => element,
             p => p,
         }
     }
@@ -154,6 +191,22 @@ impl Projection {
             _ => ElementFate::Keep,
         }
     }
+}
+
+/// Two mentions' members, a member both name merged.
+fn merged_members(
+    mut a: HashMap<String, Projection>,
+    b: HashMap<String, Projection>,
+) -> HashMap<String, Projection> {
+    for (name, p) in b {
+        match a.get_mut(&name) {
+            None => {
+                a.insert(name, p);
+            }
+            Some(old) => old.merge(p),
+        }
+    }
+    a
 }
 
 /// The segments of a projection path, lower-cased: names joined by `.`, each with optional
@@ -333,10 +386,25 @@ mod tests {
 
     #[test]
     fn whole_map_wins_over_members() {
-        let p = Projection::parse(&["m.a", "m"]).unwrap();
-        assert_eq!(p.member("m"), Some(&Projection::All));
-        let p = Projection::parse(&["m", "m.a"]).unwrap();
-        assert_eq!(p.member("m").unwrap().member("zzz"), Some(&Projection::All));
+        for paths in [["m.a", "m"], ["m", "m.a"]] {
+            let p = Projection::parse(&paths).unwrap();
+            let m = p.member("m").unwrap();
+            assert!(matches!(m, Projection::AllMembers(_)), "{paths:?}");
+            assert_eq!(m.member("zzz"), Some(&Projection::All));
+            assert_eq!(m.element_fate(7), ElementFate::Keep);
+        }
+        // a member of a member: the whole of the outer one still has a struct's shape
+        let p = Projection::parse(&["m.a.b", "M", "m.c"]).unwrap();
+        let m = p.member("m").unwrap();
+        assert!(
+            matches!(m.member("a"), Some(Projection::AllMembers(_))),
+            "{m:?}"
+        );
+        assert_eq!(m.member("c"), Some(&Projection::All));
+        // and a member named as a list keeps a list's shape, every element kept
+        let p = Projection::parse(&["m", "m.l[2]"]).unwrap();
+        let l = p.member("m").unwrap().member("l").unwrap();
+        assert_eq!(l, &Projection::EveryElement(Box::new(Projection::All)));
     }
 
     #[test]
@@ -344,9 +412,19 @@ mod tests {
         let p = Projection::parse(&["c[4]", "c[0]", "C[4]"]).unwrap();
         assert_eq!(p.member("c"), Some(&elements(&[0, 4], Projection::All)));
         // a mention without an index wants every element, in either order
+        let every = |element| Projection::EveryElement(Box::new(element));
         for paths in [["c[1]", "c"], ["c", "c[1]"]] {
             let p = Projection::parse(&paths).unwrap();
-            assert_eq!(p.member("c"), Some(&Projection::All), "{paths:?}");
+            assert_eq!(p.member("c"), Some(&every(Projection::All)), "{paths:?}");
+            assert_eq!(p.member("c").unwrap().element_fate(9), ElementFate::Keep);
+        }
+        // the elements' members named too: every element whole, and a list of structs
+        for paths in [["c[1].x", "c"], ["c", "c[1].x"]] {
+            let p = Projection::parse(&paths).unwrap();
+            let want = every(Projection::AllMembers(
+                [("x".into(), Projection::All)].into(),
+            ));
+            assert_eq!(p.member("c"), Some(&want), "{paths:?}");
         }
         // members of the elements: `c[1].x, c[2].y` -> elements 1, 2, each with x and y
         let p = Projection::parse(&["c[2].y", "c[1].x"]).unwrap();
@@ -357,10 +435,20 @@ mod tests {
         assert!(element.member("x").is_some() && element.member("y").is_some());
         assert!(element.member("z").is_none());
         // `c.x` wants x of every element: it wins over the index, the members add up
-        let p = Projection::parse(&["c[1].y", "c.x"]).unwrap();
+        for paths in [["c[1].y", "c.x"], ["c.x", "c[1].y"]] {
+            let p = Projection::parse(&paths).unwrap();
+            let c = p.member("c").unwrap();
+            assert!(matches!(c.element(), Projection::Some(_)), "{c:?}");
+            assert!(matches!(c, Projection::EveryElement(_)), "{c:?}");
+            assert!(c.member("x").is_some() && c.member("y").is_some());
+            assert!(c.member("z").is_none());
+            assert_eq!(c.element_fate(5), ElementFate::Keep);
+        }
+        // an index and members of every element: every element whole
+        let p = Projection::parse(&["c[1]", "c.x"]).unwrap();
         let c = p.member("c").unwrap();
-        assert!(matches!(c, Projection::Some(_)), "{c:?}");
-        assert!(c.member("x").is_some() && c.member("y").is_some());
+        assert!(matches!(c.element(), Projection::AllMembers(_)), "{c:?}");
+        assert_eq!(c.element_fate(5), ElementFate::Keep);
         for bad in ["c[", "c[x]", "c[-1]", "[1]", "c]"] {
             assert!(Projection::parse(&[bad]).is_err(), "{bad}");
         }

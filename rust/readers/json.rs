@@ -13,8 +13,8 @@ use serde_json::value::RawValue;
 use super::driver::IgnoredNames;
 use super::temporal::{parse_date, parse_timestamp};
 use crate::loader::{
-    parse_decimal, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, ResultSetLoader,
-    Value, MAX_NESTING, ROOT,
+    parse_decimal, unknown_list_type, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError,
+    ResultSetLoader, Value, MAX_NESTING, ROOT,
 };
 
 /// Arrays and objects read into columns nest at most this deep in a line, the row object
@@ -310,7 +310,11 @@ impl<'a> JsonWriter<'a> {
         match slot {
             Slot::Column(id) => Ok(Some(id)),
             Slot::New { parent, name } => {
-                let Some(dt) = discovered_type(shape) else {
+                let dt = match shape {
+                    Shape::Array => Some(unknown_list_type(self.l, parent, name)),
+                    shape => discovered_type(shape),
+                };
+                let Some(dt) = dt else {
                     // Null says nothing about the type: wait for a value that does (a field
                     // that stays null gets the null type when the batch is handed over).
                     if let Err(e) = self.discovery.note_null(self.l, parent, name) {
@@ -335,10 +339,10 @@ impl<'a> JsonWriter<'a> {
             Slot::Element(list) => {
                 let child = self.l.element(list).expect("a list");
                 self.discovery.settle(list);
-                if shape == Shape::Str {
+                let dt = discovered_type(shape).expect("not null");
+                if self.l.field(child).data_type() == &dt {
                     return Ok(Some(child)); // the guess was right
                 }
-                let dt = discovered_type(shape).expect("not null");
                 let child = match self.l.replace_element(list, Field::new("item", dt, true)) {
                     Ok(c) => c,
                     Err(e) => return Err(self.fail(e)),
