@@ -1901,26 +1901,52 @@ def test_a_random_projection_reads_as_json_loads_projected(tmp_path_factory, doc
     (several batches) or discovered (one batch: a column null in a whole batch takes the
     null type)."""
     schema, rows, ascii_only = doc
-    paths = [
-        (p, (("member", f.name), *steps)) for f in schema for p, steps in _paths(f.name, f.type)
-    ]
-    chosen = data.draw(st.lists(st.sampled_from(paths), min_size=1, max_size=4))
+    columns, want = _random_projection(schema, rows, data, declared)
     path = tmp_path_factory.mktemp("proj") / "d.json"
     write_lines(path, [json.dumps(r, ensure_ascii=ascii_only) for r in rows])
-    columns = [p for p, _ in chosen]
-    names = list(dict.fromkeys(p.split(".")[0].split("[")[0] for p in columns))
-    tree = _tree(steps for p, steps in chosen)
-    want = [
-        {n: _projected(tree["members"][n], schema.field(n).type, r[n], declared) for n in names}
-        for r in (json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line)
-    ]
     if declared:
         scan = bl.Scan(path, columns=columns, schema=schema, strict_schema=True, row_limit=4)
     else:
         scan = bl.Scan(path, columns=columns)
     got = data_table(scan)
-    assert got.column_names == names
+    assert got.column_names == list(want[0])
     assert got.to_pylist() == want, columns
+
+
+def _random_projection(schema: pa.Schema, rows: list, data, declared: bool):
+    """Up to 4 random paths into `schema`'s columns, and what they keep of `rows` (as
+    json.loads reads them back)."""
+    paths = [
+        (p, (("member", f.name), *steps)) for f in schema for p, steps in _paths(f.name, f.type)
+    ]
+    chosen = data.draw(st.lists(st.sampled_from(paths), min_size=1, max_size=4))
+    columns = [p for p, _ in chosen]
+    names = list(dict.fromkeys(p.split(".")[0].split("[")[0] for p in columns))
+    tree = _tree(steps for p, steps in chosen)
+    want = [
+        {n: _projected(tree["members"][n], schema.field(n).type, r[n], declared) for n in names}
+        for r in (json.loads(json.dumps(r)) for r in rows)
+    ]
+    return columns, want
+
+
+@given(doc=documents(), data=st.data())
+def test_a_random_projection_over_files_and_batches_while_types_may_change(
+    tmp_path_factory, doc, data
+):
+    """The same over several files and small batches with types discovered and allowed to
+    change: a column null or empty in a whole batch or file is typed by a later one, and
+    every row reads as json.loads projected."""
+    schema, rows, ascii_only = doc
+    columns, want = _random_projection(schema, rows, data, False)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(rows)), max_size=2)))
+    folder = tmp_path_factory.mktemp("files")
+    for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(rows)], strict=True)):
+        lines = [json.dumps(r, ensure_ascii=ascii_only) for r in rows[a:b]]
+        write_lines(folder / f"f{k}.json", lines)
+    scan = bl.Scan(folder, columns=columns, allow_schema_change=True, row_limit=3)
+    got = [row for batch in scan for row in batch.to_pylist()]
+    assert got == want, columns
 
 
 @pytest.mark.parametrize(
@@ -1960,3 +1986,31 @@ def test_a_column_without_values_takes_the_shape_its_mentions_give_it(
         empty = {f.name: None for f in shape}
     assert got.column(name).to_pylist() == [empty] * 3
     assert got.column("n").to_pylist() == [1] * 3
+
+
+@pytest.mark.parametrize("allow_schema_change", [True, False])
+@pytest.mark.parametrize(
+    ("first", "later"),
+    [
+        ('{"c": []}', '{"c": null}'),
+        ('{"m": {"l": []}}', '{"m": {"l": null}}'),
+        ('{"m": {"l": []}}', '{"m": null}'),
+        ('{"c": [{"x": null}]}', '{"c": [null]}'),
+    ],
+)
+def test_a_later_file_without_values_keeps_the_type_an_earlier_one_gave(
+    tmp_path, first, later, allow_schema_change
+):
+    """A file whose column (or part of one) is only null or empty shows no type for it: the
+    type an earlier file gave stays, even one that file only guessed (a list seen empty),
+    and the rows read as json.loads. Before, the later file's null type was a type change."""
+    write_lines(tmp_path / "f0.json", [first])
+    write_lines(tmp_path / "f1.json", [later])
+    scan = bl.Scan(tmp_path, allow_schema_change=allow_schema_change)
+    batches = list(scan)
+    rows = [r for b in batches for r in b.to_pylist()]
+    assert [{k: r[k] for k in json.loads(first)} for r in rows] == [
+        json.loads(first),
+        {k: json.loads(later).get(k) for k in json.loads(first)},
+    ]
+    assert {b.schema.field(0).type for b in batches} == {scan.schema.field(0).type}

@@ -262,7 +262,7 @@ class Scan:
             implicit: dict[str, pa.Array] = {}  # per file: built once, sliced per batch
             with explaining_type_conflicts(self.tracker.why_fixed):
                 for batch, full in self._read(file, values):
-                    self.tracker.apply_reader_schema(batch.schema, path)
+                    self.tracker.apply_reader_schema(batch.schema, path, batch)
                     self.tracker.note_values(batch)
                     self.tracker.missing_columns(batch.schema)
                     out, arrays = self._assemble(batch, full, values, implicit)

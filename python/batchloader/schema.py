@@ -403,11 +403,18 @@ class ScanSchemaTracker:
 
     # ------------------------------------------------------------------ resolution
 
-    def apply_reader_schema(self, reader_schema: pa.Schema, file: str | None = None) -> None:
-        """Resolve dynamic columns with the types a reader produced; check the others."""
+    def apply_reader_schema(
+        self,
+        reader_schema: pa.Schema,
+        file: str | None = None,
+        batch: pa.RecordBatch | None = None,
+    ) -> None:
+        """Resolve dynamic columns with the types a reader produced; check the others. With
+        the reader's `batch`, a part of a column no value of it shows (all null, or lists
+        without an element) keeps the type an earlier batch gave it."""
         where = f"file {file}" if file else "the reader"
         last_reader = None  # where the last reader column is, found at the first insert
-        for f in reader_schema:
+        for i, f in enumerate(reader_schema):
             col = self._find(f.name)
             if col is None or col.source == "implicit":
                 if self.projection.kind != "all":
@@ -436,7 +443,8 @@ class ScanSchemaTracker:
                 col.field = f.with_name(col.name)
                 self.schema_version += 1
                 continue
-            merged = self._merge_type(col, col.field.type, f.type, where)
+            blank = no_value_paths(batch.column(i), col.name.lower()) if batch else frozenset()
+            merged = self._merge_type(col, col.field.type, f.type, where, blank=blank)
             if col.guessed and self._may_change():
                 col.guessed = False  # a reader gave it a type: its values say how sure
             if merged != col.field.type:
@@ -515,10 +523,18 @@ class ScanSchemaTracker:
         return f.with_type(pa.struct(members))
 
     def _merge_type(
-        self, col: _Column, old: pa.DataType, new: pa.DataType, where: str, path: str = ""
+        self,
+        col: _Column,
+        old: pa.DataType,
+        new: pa.DataType,
+        where: str,
+        path: str = "",
+        blank: frozenset[str] = frozenset(),
     ) -> pa.DataType:
+        """The type of column `col` at `path` once a reader gave `new` where it had `old`;
+        `blank`: the paths no value of the reader's batch shows (their type says nothing)."""
         path = path or col.name.lower()
-        if old == new:
+        if old == new or _within(path, blank):
             return old
         if self._may_change() and (col.guessed or _within(path, col.unconfirmed)):
             return new  # no value showed the old type: a guess gives way
@@ -534,10 +550,13 @@ class ScanSchemaTracker:
                 elif have.type != m.type:
                     i = out.index(have)
                     member = f"{path}.{m.name.lower()}"
-                    out[i] = have.with_type(self._merge_type(col, have.type, m.type, where, member))
+                    merged = self._merge_type(col, have.type, m.type, where, member, blank)
+                    out[i] = have.with_type(merged)
             return pa.struct(out)
         if pa.types.is_list(old) and pa.types.is_list(new):
-            element = self._merge_type(col, old.value_type, new.value_type, where, f"{path}[]")
+            element = self._merge_type(
+                col, old.value_type, new.value_type, where, f"{path}[]", blank
+            )
             return pa.list_(old.value_field.with_type(element))
         if (
             pa.types.is_int64(old)
@@ -638,6 +657,8 @@ def conform(array: pa.Array, target: pa.DataType) -> pa.Array:
     """`array` shaped as `target`: struct members reordered, missing ones null-filled."""
     if array.type == target:
         return array
+    if array.null_count == len(array):
+        return pa.nulls(len(array), target)  # no value: nulls of any type say the same
     if pa.types.is_struct(target) and pa.types.is_struct(array.type):
         children, fields = [], []
         for i in range(target.num_fields):
