@@ -472,6 +472,11 @@ class ScanSchemaTracker:
                     + [p for p in old if _within(p, paths) or p not in present]
                 )
             col.seen = col.seen | present
+            if col.field is not None:
+                # parts no reader has had (members the projection spliced in, typed by
+                # guess): no value showed their types either
+                invented = type_paths(col.field.type, col.name.lower()) - col.seen
+                col.unconfirmed = col.unconfirmed | invented
 
     def note_ignored(self, names: list[str], file: str) -> None:
         """Log the columns a reader met that the fixed wildcard schema left out."""
