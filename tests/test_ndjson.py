@@ -1944,16 +1944,36 @@ def test_a_random_projection_over_files_and_batches_while_types_may_change(
     columns, want = _random_projection(schema, rows, data, False)
     if data.draw(st.booleans(), label="wildcard"):
         columns, want = None, [json.loads(json.dumps(r)) for r in rows]
-    cuts = sorted(data.draw(st.lists(st.integers(0, len(rows)), max_size=2)))
+    # bad lines before some rows: a row cut short, or one with something after it (read
+    # whole before the error: what it wrote and discovered must be taken back)
+    bad_before = data.draw(st.sets(st.integers(0, len(rows) - 1), max_size=3), label="bad")
+    on_error = data.draw(st.sampled_from(["skip", "permissive"])) if bad_before else "error"
+    texts, bad = [], []
+    for i, r in enumerate(rows):
+        text = json.dumps(r, ensure_ascii=ascii_only)
+        if i in bad_before:
+            bad.append(text[:-1] if i % 2 else f"{text} x")
+            texts.append(bad[-1])
+        texts.append(text)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(texts)), max_size=2)))
     folder = tmp_path_factory.mktemp("files")
-    for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(rows)], strict=True)):
-        lines = [json.dumps(r, ensure_ascii=ascii_only) for r in rows[a:b]]
-        write_lines(folder / f"f{k}.json", lines)
-    scan = bl.Scan(folder, columns=columns, allow_schema_change=True, row_limit=3)
+    for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(texts)], strict=True)):
+        write_lines(folder / f"f{k}.json", texts[a:b])
+    if on_error == "permissive" and columns is not None:
+        columns = [*columns, "_corrupt_record"]  # as in Spark, kept if asked for
+    scan = bl.Scan(
+        folder, columns=columns, allow_schema_change=True, row_limit=3, on_error=on_error
+    )
     got = [row for batch in scan for row in batch.to_pylist()]
     for row in got:
         for name in DATA_COLUMNS:
             row.pop(name, None)
+    if on_error == "permissive":
+        kept = [r.pop("_corrupt_record") for r in got]
+        assert [k for k in kept if k is not None] == bad
+        assert all(_without_nulls(r) == {} for r, k in zip(got, kept, strict=True) if k)
+        got = [r for r, k in zip(got, kept, strict=True) if k is None]
+    assert scan.skipped_lines == (len(bad) if on_error == "skip" else 0)
     # a key a row leaves out reads as null, and a batch before a column's first value may
     # not have it at all
     assert [_without_nulls(r) for r in got] == [_without_nulls(r) for r in want], columns
@@ -2041,12 +2061,15 @@ def test_a_later_file_without_values_keeps_the_type_an_earlier_one_gave(
         [['{"c": {}}'], ['{"c": {"k": {}}}']],
         [["{}", '{"c": {}}', "{}", '{"c": {"k": [1]}}']],
         [['{"c": {}}'], ['{"c": null}'], ['{"c": {"k": 5}}']],
+        [['{"c": {"k": []}}'], ['{"c": {}}']],
     ],
 )
 def test_a_member_the_projection_added_is_typed_by_its_first_value(tmp_path, files):
     """`c.k` where the data's `c` has no `k` yet: the scan adds `k` typed by guess (the null
     type), and while types may change a later batch or file that has a value types it.
-    Before, the guess passed for a type a value had shown: the later value was refused."""
+    Before, the guess passed for a type a value had shown: the later value was refused. And
+    the other way: a `k` the scan adds to a later file's `c` keeps the earlier type (it was
+    a type change)."""
     for i, lines in enumerate(files):
         write_lines(tmp_path / f"f{i}.json", lines)
     scan = bl.Scan(tmp_path, columns=["c.k"], allow_schema_change=True, row_limit=1)

@@ -438,12 +438,15 @@ class ScanSchemaTracker:
                 self.schema_version += 1
                 continue
             check_kind(col.projection, f, file)
-            f = self._with_projected_members(col.projection, f)
+            read, f = f, self._with_projected_members(col.projection, f)
             if col.field is None:
                 col.field = f.with_name(col.name)
                 self.schema_version += 1
                 continue
-            blank = no_value_paths(batch.column(i), col.name.lower()) if batch else frozenset()
+            name = col.name.lower()
+            blank = no_value_paths(batch.column(i), name) if batch else frozenset()
+            # and the members spliced in: the reader had none, so no value of them
+            blank |= type_paths(f.type, name) - type_paths(read.type, name)
             merged = self._merge_type(col, col.field.type, f.type, where, blank=blank)
             if col.guessed and self._may_change():
                 col.guessed = False  # a reader gave it a type: its values say how sure
