@@ -2076,3 +2076,28 @@ def test_a_member_the_projection_added_is_typed_by_its_first_value(tmp_path, fil
     rows = [r for b in scan for r in b.to_pylist()]
     want = [json.loads(line).get("c") for f in files for line in f]
     assert [r["c"] for r in rows] == [None if c is None else {"k": c.get("k")} for c in want]
+
+
+@pytest.mark.parametrize("columns", [None, ["a", "_corrupt_record"], ["a"]])
+def test_permissive_counts_the_lines_it_keeps_and_says_if_their_text_is_left_out(
+    tmp_path, caplog, columns
+):
+    """Bad lines under "permissive" are rows: `scan.corrupt_lines` counts them, with their
+    text in `_corrupt_record` when the projection has it; a projection without it keeps
+    them as rows of nulls (as Spark does), and a warning says how many and how to see them."""
+    path = tmp_path / "p.json"
+    write_lines(path, ['{"a": 1}', '{"a": ', '{"a": 3}', "[1, 2", '{"a": 5}'])
+    scan = bl.Scan(path, columns=columns, on_error="permissive")
+    with caplog.at_level("WARNING", logger="batchloader"):
+        rows = data_table(scan).to_pylist()
+    assert [r["a"] for r in rows] == [1, None, 3, None, 5]
+    assert scan.corrupt_lines == 2 and scan.skipped_lines == 0
+    warned = [r.getMessage() for r in caplog.records if "malformed" in r.getMessage()]
+    if columns == ["a"]:
+        assert warned == [
+            f"2 malformed line(s) of {path} were kept as rows of nulls: add "
+            "'_corrupt_record' to columns= to keep their text"
+        ]
+    else:
+        assert warned == []
+        assert [r["_corrupt_record"] for r in rows] == [None, '{"a": ', None, "[1, 2", None]

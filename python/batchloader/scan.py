@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ from batchloader.schema import (
     implicit_column_bytes,
     null_column_bytes,
 )
+
+log = logging.getLogger("batchloader")
 
 #: suffixes of the compressed files the built-in readers decompress (and cannot split)
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
@@ -230,6 +233,9 @@ class Scan:
         self.rows_read = 0
         self.files_read = 0
         self.skipped_lines = 0
+        #: bad lines kept as rows (on_error="permissive"), their text in `_corrupt_record`
+        #: if the projection has it
+        self.corrupt_lines = 0
         self._arrays_cache: tuple[int, int] | None = None
 
     def _depth(self, path: str) -> int:
@@ -354,6 +360,7 @@ class Scan:
                         return
             finally:
                 self.skipped_lines += reader.skipped_lines
+                self._count_corrupt(reader.corrupt_lines, file.path)
                 self.tracker.note_ignored(reader.ignored_columns, file.path)
             result = None
         else:
@@ -383,6 +390,20 @@ class Scan:
             yield tail, False
         self.tracker.note_ignored(loader.ignored_columns, file.path)
         loader.close()
+
+    def _count_corrupt(self, kept: int, path: str) -> None:
+        """Count `kept` bad lines of `path` kept as rows; say so if the projection leaves
+        their text out (as in Spark, such rows are nulls: nothing would tell them apart)."""
+        self.corrupt_lines += kept
+        names = {c.name.lower() for c in self.projection.columns}
+        if kept and self.projection.kind != "all" and CORRUPT_RECORD not in names:
+            log.warning(
+                "%d malformed line(s) of %s were kept as rows of nulls: add '%s' to "
+                "columns= to keep their text",
+                kept,
+                path,
+                CORRUPT_RECORD,
+            )
 
     def _output_arrays(self) -> int:
         """The arrays the output schema's columns are made of, counted once per version."""

@@ -167,6 +167,12 @@ impl PyFileReader {
         on_reader!(&self.inner, r => r.skipped_lines())
     }
 
+    /// Records kept as bad in `_corrupt_record` (on_error="permissive").
+    #[getter]
+    fn corrupt_lines(&self) -> u64 {
+        on_reader!(&self.inner, r => r.corrupt_lines())
+    }
+
     /// Records read so far (blank lines and a CSV header included).
     #[getter]
     fn lines_read(&self) -> u64 {

@@ -201,6 +201,8 @@ pub(crate) struct Driver {
     /// ... as a corrupt record.
     pending_corrupt: bool,
     pub skipped: u64,
+    /// Records kept whole in `_corrupt_record` (`OnError::Permissive`).
+    pub kept: u64,
     pub rows: u64,
 }
 
@@ -211,6 +213,7 @@ impl Driver {
             pending: false,
             pending_corrupt: false,
             skipped: 0,
+            kept: 0,
             rows: 0,
         }
     }
@@ -304,6 +307,7 @@ impl Driver {
             return Err(ReadError::Input(loader_error(src, e)));
         }
         self.rows += 1;
+        self.kept += 1;
         Ok(())
     }
 }
@@ -353,6 +357,12 @@ impl<S: RecordSource> RecordReader<S> {
     /// Records skipped as bad (`OnError::Skip`).
     pub fn skipped_lines(&self) -> u64 {
         self.driver.skipped
+    }
+
+    /// Records kept whole in `_corrupt_record` as bad (`OnError::Permissive`); the row is
+    /// there even if the loader's projection leaves that column out.
+    pub fn corrupt_lines(&self) -> u64 {
+        self.driver.kept
     }
 
     /// Records read so far (blank lines and a CSV header included).
