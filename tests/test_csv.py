@@ -3,13 +3,14 @@ ragged rows, bad input."""
 
 from __future__ import annotations
 
+import csv
 import gzip
 
 import pyarrow as pa
 import pyarrow.csv as pcsv
 import pytest
 from float_texts import f32_midpoint_texts
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from reading import read_to_end
 
@@ -378,6 +379,52 @@ def test_random_records_read_back_as_written(
     want = [r for r in rows if not (len(r) == 1 and r[0] and set(r[0]) <= blank)]
     scan = bl.Scan(path, format="csv", delimiter=delimiter, columns=["columns"])
     assert table_of(scan).column("columns").to_pylist() == want
+
+
+@given(
+    rows=st.lists(
+        st.lists(st.text(alphabet=list('ab,"\n é'), max_size=4), min_size=1, max_size=5),
+        min_size=1,
+        max_size=10,
+    ),
+    data=st.data(),
+)
+def test_random_records_projected_read_as_pythons_csv_module_reads_them(
+    tmp_path_factory, rows, data
+):
+    """Ragged records projected by index (`columns[i]`) or, with a header, by name, in small
+    batches: the values are what Python's csv module reads, each element or field not asked
+    for left out (an index keeps the positions before it as nulls; a header column a record
+    lacks is null)."""
+    # a line of spaces is blank: no record (test_random_records_read_back_as_written)
+    rows = [r for r in rows if not (len(r) == 1 and r[0] and not r[0].strip(" "))]
+    assume(rows)
+    header = data.draw(st.booleans(), label="header")
+    path = tmp_path_factory.mktemp("csv") / "f.csv"
+    if header:
+        width = max(len(r) for r in rows)
+        names = [f"h{i}" for i in range(width)]
+        path.write_bytes(quoted_csv([names, *rows], ",", "\n").encode())
+        chosen = data.draw(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True))
+        scan = bl.Scan(path, header=True, columns=chosen, row_limit=3)
+        got = table_of(scan).to_pylist()
+        want = [
+            {n: r[names.index(n)] if names.index(n) < len(r) else None for n in chosen}
+            for r in rows
+        ]
+    else:
+        path.write_bytes(quoted_csv(rows, ",", "\n").encode())
+        indexes = sorted(data.draw(st.sets(st.integers(0, 5), min_size=1, max_size=3)))
+        scan = bl.Scan(path, columns=[f"columns[{i}]" for i in indexes], row_limit=3)
+        got = table_of(scan).to_pylist()
+        want = [
+            {"columns": [v if i in indexes else None for i, v in enumerate(r[: indexes[-1] + 1])]}
+            for r in rows
+        ]
+    with open(path, newline="", encoding="utf-8") as f:
+        records = [r for r in csv.reader(f) if r]
+    assert records[header:] == rows  # the text says what the test thinks it says
+    assert got == want
 
 
 DIGITS = st.text(alphabet="0123456789", min_size=0, max_size=21)
