@@ -1979,6 +1979,21 @@ def test_a_random_projection_over_files_and_batches_while_types_may_change(
     assert [_without_nulls(r) for r in got] == [_without_nulls(r) for r in want], columns
 
 
+@given(doc=documents(), data=st.data(), row_limit=st.integers(1, 5))
+def test_a_random_projection_in_write_rows_keeps_what_the_scan_keeps(doc, data, row_limit):
+    """The loader's own projection, given Python rows of a declared schema: the same
+    elements and members as the scan's discovered output (a struct has only the members
+    asked for), columns in the schema's order."""
+    schema, rows, _ = doc
+    columns, want = _random_projection(schema, rows, data, False)
+    loader = bl.ResultSetLoader(schema, projection=columns, row_limit=row_limit)
+    batches = list(loader.write_rows(rows))
+    got = [r for b in batches for r in b.to_pylist()]
+    assert got == want, columns
+    names = [f.name for f in schema if f.name in want[0]]
+    assert all(b.schema.names == names for b in batches)
+
+
 def _some_keys_left_out(value, rnd):
     """`value` with about a third of its objects' keys (at any depth) left out."""
     if isinstance(value, dict):
