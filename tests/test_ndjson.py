@@ -1965,15 +1965,24 @@ def test_a_random_projection_over_files_and_batches_while_types_may_change(
         write_lines(folder / f"f{k}.json", texts[a:b])
     if on_error == "permissive" and columns is not None:
         columns = [*columns, "_corrupt_record"]  # as in Spark, kept if asked for
+    # with the schema fixed by the first batch (an explicit projection: a wildcard leaves
+    # later columns out), a type that batch guessed may meet a value: bad input, which the
+    # error explains (without bad lines: skip and permissive would take such lines too)
+    fixed = columns is not None and not bad and data.draw(st.booleans(), label="fixed")
     scan = bl.Scan(
         folder,
         columns=columns,
         schema=given_schema,
-        allow_schema_change=True,
+        allow_schema_change=not fixed,
         row_limit=3,
         on_error=on_error,
     )
-    got = [row for batch in scan for row in batch.to_pylist()]
+    try:
+        got = [row for batch in scan for row in batch.to_pylist()]
+    except (bl.InputError, bl.SchemaConflictError) as e:
+        said = str(e)
+        assert fixed and ("earlier batch" in said or "a guess" in said), said
+        return
     for row in got:
         for name in DATA_COLUMNS:
             row.pop(name, None)
