@@ -2134,3 +2134,19 @@ def test_permissive_counts_the_lines_it_keeps_and_says_if_their_text_is_left_out
     else:
         assert warned == []
         assert [r["_corrupt_record"] for r in rows] == [None, '{"a": ', None, "[1, 2", None]
+
+
+def test_a_guessed_member_meeting_a_value_after_the_schema_is_fixed_is_said_to_be_a_guess(
+    tmp_path,
+):
+    """`c.k` on data whose first batch has no `c` value: the first batch fixes `k` as the
+    null type, by guess. A later value of another type cannot change it; the error says the
+    type was a guess and what to do (it said the column changed type)."""
+    path = tmp_path / "d.json"
+    write_lines(path, ['{"c": null}'] * 3 + ['{"c": {"k": 0}}'])
+    with pytest.raises(bl.SchemaConflictError) as e:
+        list(bl.Scan(path, columns=["c.k"], row_limit=3))
+    assert "'c.k' as string, a guess" in str(e.value)
+    assert "allow_schema_change=True" in str(e.value)
+    scan = bl.Scan(path, columns=["c.k"], row_limit=3, allow_schema_change=True)
+    assert [r["c"] for b in scan for r in b.to_pylist()] == [None] * 3 + [{"k": 0}]

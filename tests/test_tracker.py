@@ -135,3 +135,20 @@ def test_conforming_a_slice_equals_slicing_the_conformed_array(start, stop):
         assert (got is None) == (value is None)
         if value is not None:
             assert got["new"] is None and got["ll"] == value["ll"]
+
+
+def test_a_type_change_inside_a_column_names_the_part_that_changed():
+    """A reader giving a member another type than an earlier one gave: the error names the
+    column and the member's path, not only the column."""
+    t = ScanSchemaTracker(parse_projection(None), allow_schema_change=True)
+    m = pa.struct([("x", pa.int64()), ("y", pa.utf8())])
+    batch = pa.record_batch([pa.array([{"x": 1, "y": "a"}], m)], names=["m"])
+    t.apply_reader_schema(batch.schema, "f1", batch)
+    t.note_values(batch)
+    t.mark_resolved()
+    changed = pa.schema([("m", pa.struct([("x", pa.utf8()), ("y", pa.utf8())]))])
+    with pytest.raises(
+        bl.SchemaConflictError,
+        match=r"column 'm' changed type at 'm\.x' from int64 to string in file f2",
+    ):
+        t.apply_reader_schema(changed, "f2")

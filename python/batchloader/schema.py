@@ -443,10 +443,12 @@ class ScanSchemaTracker:
                 col.field = f.with_name(col.name)
                 self.schema_version += 1
                 continue
-            name = col.name.lower()
-            blank = no_value_paths(batch.column(i), name) if batch else frozenset()
-            # and the members spliced in: the reader had none, so no value of them
-            blank |= type_paths(f.type, name) - type_paths(read.type, name)
+            blank: frozenset[str] = frozenset()
+            if f.type != col.field.type:
+                name = col.name.lower()
+                blank = no_value_paths(batch.column(i), name) if batch else frozenset()
+                # and the members spliced in: the reader had none, so no value of them
+                blank |= type_paths(f.type, name) - type_paths(read.type, name)
             merged = self._merge_type(col, col.field.type, f.type, where, blank=blank)
             if col.guessed and self._may_change():
                 col.guessed = False  # a reader gave it a type: its values say how sure
@@ -578,8 +580,15 @@ class ScanSchemaTracker:
                 f"column '{col.name}' was filled with nulls of type {old} (a guess: no earlier "
                 f"file had it) but {where} has it as {new}; give its type in the scan's schema"
             )
+        if _within(path, col.unconfirmed):
+            raise SchemaConflictError(
+                f"column '{col.name}' has '{path}' as {old}, a guess (no value had shown its "
+                f"type when the first batch fixed the schema), but {where} has it as {new}; "
+                "give its type in the scan's schema, or pass allow_schema_change=True"
+            )
+        at = f" at '{path}'" if path != col.name.lower() else ""
         raise SchemaConflictError(
-            f"column '{col.name}' changed type from {old} to {new} in {where}"
+            f"column '{col.name}' changed type{at} from {old} to {new} in {where}"
         )
 
     def missing_columns(self, reader_schema: pa.Schema) -> list[pa.Field]:
