@@ -394,9 +394,11 @@ class Scan:
     def _count_corrupt(self, kept: int, path: str) -> None:
         """Count `kept` bad lines of `path` kept as rows; say so if the projection leaves
         their text out (as in Spark, such rows are nulls: nothing would tell them apart)."""
+        if not kept:
+            return
         self.corrupt_lines += kept
         names = {c.name.lower() for c in self.projection.columns}
-        if kept and self.projection.kind != "all" and CORRUPT_RECORD not in names:
+        if self.projection.kind != "all" and CORRUPT_RECORD not in names:
             log.warning(
                 "%d malformed line(s) of %s were kept as rows of nulls: add '%s' to "
                 "columns= to keep their text",

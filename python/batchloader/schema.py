@@ -109,6 +109,9 @@ class _Column:
     #: lower-case paths the column's batches have had so far (a part first met later, only
     #: null, is unconfirmed even if the column's other parts are not)
     seen: frozenset[str] = frozenset()
+    #: lower-case paths of the members the projection spliced into the last reader batch's
+    #: struct (typed by guess: the reader had none)
+    spliced: frozenset[str] = frozenset()
 
 
 def no_value_paths(values: pa.Array, path: str) -> frozenset[str]:
@@ -439,17 +442,20 @@ class ScanSchemaTracker:
                 continue
             check_kind(col.projection, f, file)
             read, f = f, self._with_projected_members(col.projection, f)
+            name = col.name.lower()
+            col.spliced = frozenset()
+            if f is not read:
+                col.spliced = type_paths(f.type, name) - type_paths(read.type, name)
             if col.field is None:
                 col.field = f.with_name(col.name)
                 self.schema_version += 1
                 continue
-            blank: frozenset[str] = frozenset()
-            if f.type != col.field.type:
-                name = col.name.lower()
+            merged = col.field.type
+            if f.type != merged:
+                # the parts no value of this batch shows, and the members spliced in (the
+                # reader had none), say nothing of their types
                 blank = no_value_paths(batch.column(i), name) if batch else frozenset()
-                # and the members spliced in: the reader had none, so no value of them
-                blank |= type_paths(f.type, name) - type_paths(read.type, name)
-            merged = self._merge_type(col, col.field.type, f.type, where, blank=blank)
+                merged = self._merge_type(col, merged, f.type, where, blank=blank | col.spliced)
             if col.guessed and self._may_change():
                 col.guessed = False  # a reader gave it a type: its values say how sure
             if merged != col.field.type:
@@ -477,11 +483,10 @@ class ScanSchemaTracker:
                     + [p for p in old if _within(p, paths) or p not in present]
                 )
             col.seen = col.seen | present
-            if col.field is not None:
-                # parts no reader has had (members the projection spliced in, typed by
-                # guess): no value showed their types either
-                invented = type_paths(col.field.type, col.name.lower()) - col.seen
-                col.unconfirmed = col.unconfirmed | invented
+            if col.spliced:
+                # members the projection spliced in, typed by guess: no value showed their
+                # types, unless an earlier batch had them
+                col.unconfirmed = col.unconfirmed | (col.spliced - col.seen)
 
     def note_ignored(self, names: list[str], file: str) -> None:
         """Log the columns a reader met that the fixed wildcard schema left out."""
