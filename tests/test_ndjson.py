@@ -31,6 +31,11 @@ from strategies import loose_values, schemas
 DATA_COLUMNS = ["fqn", "filepath", "filename", "suffix"]
 
 
+def gzip_utf8(path, mode):
+    """`gzip.open` of UTF-8 text, for `write_lines`."""
+    return gzip.open(path, mode, encoding="utf-8")
+
+
 def write_lines(path, lines, opener=open):
     with opener(path, "wt") as f:
         f.write("\n".join(lines) + "\n")
@@ -1962,7 +1967,10 @@ def test_a_random_projection_over_files_and_batches_while_types_may_change(
     cuts = sorted(data.draw(st.lists(st.integers(0, len(texts)), max_size=2)))
     folder = tmp_path_factory.mktemp("files")
     for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(texts)], strict=True)):
-        write_lines(folder / f"f{k}.json", texts[a:b])
+        if data.draw(st.booleans(), label=f"f{k} gzipped"):
+            write_lines(folder / f"f{k}.json.gz", texts[a:b], gzip_utf8)
+        else:
+            write_lines(folder / f"f{k}.json", texts[a:b])
     if on_error == "permissive" and columns is not None:
         columns = [*columns, "_corrupt_record"]  # as in Spark, kept if asked for
     # with the schema fixed by the first batch (an explicit projection: a wildcard leaves
