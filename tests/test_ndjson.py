@@ -2005,6 +2005,24 @@ def test_a_random_projection_over_files_and_batches_while_types_may_change(
     assert [_without_nulls(r) for r in got] == [_without_nulls(r) for r in want], columns
 
 
+@given(doc=documents(), data=st.data())
+def test_a_random_projection_over_byte_ranges_reads_each_row_once(tmp_path_factory, doc, data):
+    """A file cut into byte ranges at random offsets (as Spark's tasks read it), each
+    scanned with the projection and the schema: the ranges' rows, in order, are the file's
+    rows projected, each once."""
+    schema, rows, ascii_only = doc
+    columns, want = _random_projection(schema, rows, data, True)
+    path = tmp_path_factory.mktemp("ranges") / "d.json"
+    write_lines(path, [json.dumps(r, ensure_ascii=ascii_only) for r in rows])
+    size = path.stat().st_size
+    cuts = sorted(data.draw(st.lists(st.integers(0, size), max_size=3), label="cuts"))
+    got = []
+    for a, b in zip([0, *cuts], [*cuts, size], strict=True):
+        scan = bl.Scan(path, columns=columns, schema=schema, strict_schema=True, byte_range=(a, b))
+        got += data_table(scan).to_pylist()
+    assert got == want, (columns, cuts)
+
+
 @given(doc=documents(), data=st.data(), row_limit=st.integers(1, 5))
 def test_a_random_projection_in_write_rows_keeps_what_the_scan_keeps(doc, data, row_limit):
     """The loader's own projection, given Python rows of a declared schema: the same
