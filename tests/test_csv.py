@@ -427,6 +427,44 @@ def test_random_records_projected_read_as_pythons_csv_module_reads_them(
     assert got == want
 
 
+@given(
+    files=st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=4, unique=True),
+            st.lists(st.lists(st.text(alphabet=list('xy,"\n é'), max_size=3)), max_size=5),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    data=st.data(),
+)
+def test_files_with_different_headers_read_by_name(tmp_path_factory, files, data):
+    """Files whose headers name other columns, in other orders, scanned together with a
+    projection or a wildcard and small batches: each record's fields land in the columns
+    its own file's header names (a column a file lacks, or a short record, is null)."""
+    folder = tmp_path_factory.mktemp("headers")
+    want = []
+    for k, (names, records) in enumerate(files):
+        # records as wide as the header, none of them blank
+        records = [(r + [""] * len(names))[: len(names)] for r in records]
+        records = [r for r in records if not (len(r) == 1 and not r[0].strip(" "))]
+        (folder / f"f{k}.csv").write_bytes(quoted_csv([names, *records], ",", "\n").encode())
+        want += [dict(zip(names, r, strict=True)) for r in records]
+    every = sorted({n for names, _ in files for n in names})
+    columns = data.draw(
+        st.one_of(st.none(), st.lists(st.sampled_from([*every, "z"]), min_size=1, unique=True))
+    )
+    scan = bl.Scan(folder, header=True, columns=columns, allow_schema_change=True, row_limit=2)
+    got = [r for b in scan for r in b.to_pylist()]
+    for r in got:
+        for name in IMPLICIT:
+            r.pop(name, None)
+    wanted = every if columns is None else columns
+    assert [{n: r.get(n) for n in wanted} for r in got] == [
+        {n: w.get(n) for n in wanted} for w in want
+    ]
+
+
 DIGITS = st.text(alphabet="0123456789", min_size=0, max_size=21)
 
 # numbers as a CSV field may spell them: each part present or not, so that the plain forms
