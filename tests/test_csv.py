@@ -617,3 +617,18 @@ def test_booleans_are_read_whatever_their_case_and_surrounding_spaces(tmp_path):
         bl.InputError, match=r'line 3, column 1: field 1 \(b\) is not a boolean: "yes"'
     ):
         list(bl.Scan(path, header=True, schema=schema))
+
+
+@pytest.mark.parametrize(("column", "bad_line"), [("a", 3), ("c", 2), ("b", None)])
+def test_a_narrow_projection_checks_the_utf8_of_the_fields_it_keeps(tmp_path, column, bad_line):
+    """A projection keeping few of a record's fields checks each kept field's UTF-8 on its
+    own (not the whole record's): a bad byte in a kept field is bad input naming its line
+    and column; one in a field left out is never decoded."""
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b"a,b,c,d,e\n1,2,\xff,4,5\n\xfe,2,3,4,5\n")
+    scan = bl.Scan(path, header=True, columns=[column])
+    if bad_line is None:
+        assert table_of(scan).column(column).to_pylist() == ["2", "2"]
+        return
+    with pytest.raises(bl.InputError, match=rf"line {bad_line}, column \d+: field \d+ is not"):
+        list(scan)

@@ -83,6 +83,8 @@ pub struct CsvRecords {
     names: Option<Vec<String>>,
     /// Column of each header field in the loader (None: not projected); resolved at first use.
     ids: Option<Vec<Option<ColumnId>>>,
+    /// The header fields the projection keeps, in order, and their columns (from `ids`).
+    targets: Vec<(usize, ColumnId)>,
     records: u64,
     /// Lines of the file before this input (a byte range that does not start the file).
     base: input::LineBase,
@@ -225,6 +227,13 @@ impl CsvRecords {
     }
 
     /// The loader column of each header field, adding the projected ones it lacks (as utf8).
+    /// Keep the header fields' columns, and the projected ones in order.
+    fn set_ids(&mut self, ids: Vec<Option<ColumnId>>) {
+        let targets = ids.iter().enumerate();
+        self.targets = targets.filter_map(|(i, id)| id.map(|id| (i, id))).collect();
+        self.ids = Some(ids);
+    }
+
     fn resolve(&mut self, l: &mut ResultSetLoader) -> Result<Vec<Option<ColumnId>>, LoaderError> {
         let names = self.names.clone().unwrap_or_default();
         let mut ids = Vec::with_capacity(names.len());
@@ -469,7 +478,7 @@ impl RecordSource for CsvRecords {
         }
         if self.ids.is_none() {
             let ids = self.resolve(l).map_err(|e| loader_error(self, e))?;
-            self.ids = Some(ids);
+            self.set_ids(ids);
         }
         let ids = self.ids.as_ref().expect("resolved");
         if self.record().len() > ids.len() {
@@ -481,12 +490,19 @@ impl RecordSource for CsvRecords {
             // named at the first field the header has no name for
             return Err(self.at_field(ids.len(), self.error(None, message)));
         }
-        // One UTF-8 check for the whole record; fields are cut from it at char boundaries.
-        let whole = std::str::from_utf8(self.record().as_slice()).ok();
-        for (i, raw) in self.record().iter().enumerate() {
-            let Some(id) = ids[i] else { continue };
-            // Text to a utf8 column, the common case, unchecked: a limit it breaks is found
-            // by the row's commit (or the next checked write), which overflows then.
+        // One UTF-8 check for the whole record, fields cut from it at char boundaries;
+        // unless the projection keeps few of its fields: then each is checked alone.
+        let record = self.record();
+        let few = self.targets.len() * 4 < record.len();
+        let whole = if few {
+            None
+        } else {
+            std::str::from_utf8(record.as_slice()).ok()
+        };
+        for &(i, id) in &self.targets {
+            let Some(raw) = record.get(i) else { break }; // a short record: the rest null
+                                                          // Text to a utf8 column, the common case, unchecked: a limit it breaks is found
+                                                          // by the row's commit (or the next checked write), which overflows then.
             if let Some(text) = self.utf8_text(l, id, i, whole) {
                 if l.set_plain(id, Value::Str(text)) {
                     continue;
@@ -519,7 +535,8 @@ impl RecordSource for CsvRecords {
     /// A header names the file's columns even if no record follows it.
     fn flush(&mut self, l: &mut ResultSetLoader) -> Result<(), LoaderError> {
         if self.names.is_some() && self.ids.is_none() {
-            self.ids = Some(self.resolve(l)?);
+            let ids = self.resolve(l)?;
+            self.set_ids(ids);
         }
         Ok(())
     }
@@ -574,6 +591,7 @@ impl CsvReader {
             options,
             names: None,
             ids: None,
+            targets: Vec::new(),
             records: 0,
             base: input::LineBase::default(),
             one_line_records: false,
