@@ -231,6 +231,7 @@ impl CsvRecords {
     fn set_ids(&mut self, ids: Vec<Option<ColumnId>>) {
         let targets = ids.iter().enumerate();
         self.targets = targets.filter_map(|(i, id)| id.map(|id| (i, id))).collect();
+        self.window.last_needed = Some(self.targets.last().map_or(0, |&(i, _)| i));
         self.ids = Some(ids);
     }
 
@@ -421,7 +422,7 @@ impl RecordSource for CsvRecords {
     /// A line that is empty or only whitespace, as Spark skips them; a quoted field (`""`,
     /// `"  "`) is a value, so its line is a record.
     fn is_blank(&self) -> bool {
-        self.record().len() == 1
+        self.record().count() == 1
             && self
                 .record()
                 .get(0)
@@ -480,11 +481,20 @@ impl RecordSource for CsvRecords {
             let ids = self.resolve(l).map_err(|e| loader_error(self, e))?;
             self.set_ids(ids);
         }
+        // a record split before the columns changed may lack a field now needed
+        let needed = self.targets.last().map_or(0, |&(i, _)| i);
+        if needed >= self.record().len() && needed < self.record().count() {
+            let line = self.base.get() + self.window.line();
+            let path = &self.path;
+            self.window
+                .split_whole()
+                .map_err(|e| super::driver::io_error(path, line, &e))?;
+        }
         let ids = self.ids.as_ref().expect("resolved");
-        if self.record().len() > ids.len() {
+        if self.record().count() > ids.len() {
             let message = format!(
                 "the record has {} fields, the header {}",
-                self.record().len(),
+                self.record().count(),
                 ids.len()
             );
             // named at the first field the header has no name for
@@ -493,7 +503,7 @@ impl RecordSource for CsvRecords {
         // One UTF-8 check for the whole record, fields cut from it at char boundaries;
         // unless the projection keeps few of its fields: then each is checked alone.
         let record = self.record();
-        let few = self.targets.len() * 4 < record.len();
+        let few = self.targets.len() * 4 < record.count();
         let whole = if few {
             None
         } else {
@@ -543,6 +553,7 @@ impl RecordSource for CsvRecords {
 
     fn forget_columns(&mut self) {
         self.ids = None;
+        self.window.last_needed = None;
     }
 
     fn ignored_columns(&self) -> &[String] {

@@ -21,6 +21,8 @@ pub(crate) struct Fields {
     bytes: Vec<u8>,
     ends: Vec<usize>,
     len: usize,
+    /// Fields after the last one kept, counted but not split (see `CsvWindow::last_needed`).
+    skipped: usize,
 }
 
 impl Fields {
@@ -29,12 +31,18 @@ impl Fields {
             bytes: vec![0; 1024],
             ends: vec![0; 64],
             len: 0,
+            skipped: 0,
         }
     }
 
-    /// How many fields the record has.
+    /// How many fields the record keeps (`get` has them).
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// How many fields the record has: those it keeps and those after them, counted only.
+    pub fn count(&self) -> usize {
+        self.len + self.skipped
     }
 
     /// The bytes of every field, end to end.
@@ -110,6 +118,9 @@ pub(crate) struct CsvWindow {
     pub record: Fields,
     /// Records the window split (the others went through the parser).
     pub split_records: u64,
+    /// The last field the reader uses: the split counts the fields after it without
+    /// splitting them (`None`: every field is split).
+    pub last_needed: Option<usize>,
 }
 
 impl CsvWindow {
@@ -153,6 +164,7 @@ impl CsvWindow {
             eof: false,
             record: Fields::new(),
             split_records: 0,
+            last_needed: None,
         }
     }
 
@@ -164,6 +176,19 @@ impl CsvWindow {
             return Ok(true);
         }
         self.parse_record()
+    }
+
+    /// Split the current record again, every field of it (it was split up to an earlier
+    /// `last_needed`: the fields after it were only counted).
+    pub fn split_whole(&mut self) -> io::Result<()> {
+        let last = self.last_needed.take();
+        self.pos = self.start;
+        let split = self.split && self.split_record();
+        if !split {
+            self.parse_record()?;
+        }
+        self.last_needed = last;
+        Ok(())
     }
 
     /// The current record's text as read: the line breaks before it, the record, its
@@ -214,10 +239,12 @@ impl CsvWindow {
                 }
                 ReadRecordResult::Record => {
                     fields.len = ends;
+                    fields.skipped = 0;
                     return Ok(true);
                 }
                 ReadRecordResult::End => {
                     fields.len = 0;
+                    fields.skipped = 0;
                     return Ok(false);
                 }
             }
@@ -235,6 +262,7 @@ impl CsvWindow {
             return false;
         }
         self.record.len = 0;
+        self.record.skipped = 0;
         loop {
             let field = if b.get(i) == Some(&self.quote) {
                 let inner = &b[i + 1..];
@@ -262,6 +290,22 @@ impl CsvWindow {
                 field
             };
             self.record.push(field);
+            if self.last_needed.is_some_and(|last| self.record.len > last)
+                && b.get(i) == Some(&self.delimiter)
+            {
+                // the fields after the last one used: counted up to the record's end, if
+                // no quote makes them need the parser
+                let rest = &b[i + 1..];
+                let end = match memchr::memchr3(b'\n', b'\r', self.quote, rest) {
+                    Some(k) if rest[k] == self.quote => return false,
+                    Some(k) => k,
+                    None if self.eof => rest.len(),
+                    None => return false,
+                };
+                self.record.skipped = memchr::memchr_iter(self.delimiter, &rest[..end]).count() + 1;
+                i += 1 + end + usize::from(end < rest.len());
+                break;
+            }
             match b.get(i) {
                 Some(&c) if c == self.delimiter => i += 1,
                 Some(b'\n') => {
@@ -372,6 +416,32 @@ mod tests {
         (out, w.split_records)
     }
 
+    /// A record read with some fields only counted: the kept ones, the count, text, line.
+    type Kept = (Vec<Vec<u8>>, usize, Vec<u8>, u64);
+
+    /// Every record of `text` read with `last_needed = last`: its kept fields, its count of
+    /// fields, its text and line; with `whole`, each split again whole once read.
+    fn records_kept(
+        text: &[u8],
+        chunk: usize,
+        escape: Option<u8>,
+        last: usize,
+        whole: bool,
+    ) -> Vec<Kept> {
+        let input = io::BufReader::with_capacity(chunk, Trickle(text.to_vec(), chunk));
+        let mut w = CsvWindow::new(Box::new(input), b',', b'"', escape, escape.is_none());
+        w.last_needed = Some(last);
+        let mut out = Vec::new();
+        while w.next_record().unwrap() {
+            if whole {
+                w.split_whole().unwrap();
+            }
+            let fields = w.record.iter().map(<[u8]>::to_vec).collect();
+            out.push((fields, w.record.count(), w.text().to_vec(), w.line()));
+        }
+        out
+    }
+
     /// The line `offset` of `text` is on, counted byte by byte: a `\r\n`, a lone `\r` and a
     /// `\n` each end one.
     fn line_of(text: &[u8], offset: usize) -> u64 {
@@ -415,6 +485,7 @@ mod tests {
             seed
         };
         let mut split_used = 0;
+        let mut counted_only = 0;
         for case in 0..3000 {
             let n = (next() % 40) as usize;
             let mut text = Vec::new();
@@ -440,6 +511,27 @@ mod tests {
                     assert_eq!(*line, line_of(&text, first), "{text:?} at {first}");
                     offset += record.len();
                 }
+                // with the fields after `last` counted only: the same records, the fields
+                // up to `last` kept, as many counted; split again whole, all of them
+                for last in [0, 1, 2] {
+                    for whole in [false, true] {
+                        let kept = records_kept(&text, chunk, escape, last, whole);
+                        assert_eq!(kept.len(), parsed.len(), "{text:?} last {last}");
+                        for (k, (fields, record, line)) in kept.iter().zip(&parsed) {
+                            // at least the fields up to `last` (the parser keeps them all)
+                            let least = if whole {
+                                fields.len()
+                            } else {
+                                fields.len().min(last + 1)
+                            };
+                            let n = k.0.len();
+                            assert!(n >= least, "{text:?} last {last} whole {whole}");
+                            counted_only += usize::from(k.1 > n);
+                            assert_eq!(k.0, fields[..n], "{text:?} last {last} whole {whole}");
+                            assert_eq!((k.1, &k.2, k.3), (fields.len(), record, *line));
+                        }
+                    }
+                }
                 let (split, used) = records(&text, chunk, true, escape);
                 assert_eq!(none, 0);
                 assert_eq!(
@@ -451,6 +543,10 @@ mod tests {
                 split_used += used;
             }
         }
+        assert!(
+            counted_only > 1000,
+            "fields were seldom counted only: {counted_only}"
+        );
         assert!(
             split_used > 1000,
             "the split was seldom tried: {split_used}"
