@@ -1,4 +1,4 @@
-//! Unit tests of the NDJSON reader on in-memory input.
+//! Unit tests of the readers on in-memory input.
 
 use std::io::Cursor;
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 
+use super::csv::{CsvOptions, CsvReader};
 use super::ndjson::{NdjsonReader, OnError, ReadError};
 use crate::loader::{LoaderOptions, Projection, ResultSetLoader};
 
@@ -778,4 +779,43 @@ fn lines_longer_than_a_read_stay_on_the_one_pass_path() {
     let l = quick[0].column(1).as_list::<i32>();
     assert_eq!(l.value_length(3), 60_000);
     assert_eq!(l.value(3).as_primitive::<Int64Type>().value(7), 21);
+}
+
+/// A CSV record read while the loader's projection needed only its first column (the fields
+/// after it counted, not split), then written into a loader that needs a later one (the
+/// reader moved to another loader with that record pending): it is split again whole, and
+/// the later column has its values.
+#[test]
+fn a_pending_csv_record_is_split_again_for_a_wider_projection() {
+    let text = "a,b,c\n1,2,3\n4,5,6\n7,8,9\n";
+    let options = CsvOptions {
+        header: true,
+        delimiter: b',',
+        quote: b'"',
+        escape: None,
+    };
+    let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
+    let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error);
+    let narrow = LoaderOptions {
+        projection: Projection::parse(&["a"]).unwrap(),
+        row_limit: 1,
+        ..LoaderOptions::default()
+    };
+    let mut l = ResultSetLoader::new(narrow).unwrap();
+    l.start_batch().unwrap();
+    assert!(
+        r.fill(&mut l).unwrap(),
+        "the batch is full, a record pending"
+    );
+    assert_eq!(l.harvest().unwrap().num_rows(), 1);
+    let wide = LoaderOptions {
+        projection: Projection::parse(&["a", "c"]).unwrap(),
+        ..LoaderOptions::default()
+    };
+    let mut l = ResultSetLoader::new(wide).unwrap();
+    l.start_batch().unwrap();
+    assert!(!r.fill(&mut l).unwrap());
+    let rest = l.harvest().unwrap();
+    let c = rest.column_by_name("c").unwrap().as_string::<i32>();
+    assert_eq!(c.iter().collect::<Vec<_>>(), [Some("6"), Some("9")]);
 }
