@@ -520,22 +520,28 @@ class ScanSchemaTracker:
 
     def _with_projected_members(self, pc: ProjectedColumn | None, f: pa.Field) -> pa.Field:
         """Splice the projected members a reader's struct lacks into it (typed by guess), so
-        `m.a, m.b` always gives m(a, b)."""
+        `m.a, m.b` always gives m(a, b). `f` itself if it lacks none."""
         if pc is not None and _is_list(f.type):
             element = self._with_projected_members(pc, f.type.value_field)
+            if element is f.type.value_field:
+                return f
             make = pa.large_list if pa.types.is_large_list(f.type) else pa.list_
             return f.with_type(make(element))
         if pc is None or pc.members is None or not pa.types.is_struct(f.type):
             return f
         members = list(f.type)
         names = {m.name.lower(): i for i, m in enumerate(members)}
+        spliced = False
         for member in pc.members.columns:
             i = names.get(member.name.lower())
             if i is None:
                 members.append(pa.field(member.name, self._guess(member)))
+                spliced = True
             else:
-                members[i] = self._with_projected_members(member, members[i])
-        return f.with_type(pa.struct(members))
+                inner = self._with_projected_members(member, members[i])
+                spliced |= inner is not members[i]
+                members[i] = inner
+        return f.with_type(pa.struct(members)) if spliced else f
 
     def _merge_type(
         self,
