@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -44,10 +43,9 @@ from batchloader.schema import (
     folders_below,
     implicit_column,
     implicit_column_bytes,
+    log,
     null_column_bytes,
 )
-
-log = logging.getLogger("batchloader")
 
 #: suffixes of the compressed files the built-in readers decompress (and cannot split)
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
@@ -397,8 +395,7 @@ class Scan:
         if not kept:
             return
         self.corrupt_lines += kept
-        names = {c.name.lower() for c in self.projection.columns}
-        if self.projection.kind != "all" and CORRUPT_RECORD not in names:
+        if not self.projection.is_projected(CORRUPT_RECORD):
             log.warning(
                 "%d malformed line(s) of %s were kept as rows of nulls: add '%s' to "
                 "columns= to keep their text",

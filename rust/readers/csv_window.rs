@@ -405,32 +405,29 @@ mod tests {
 
     /// Every record of `text`, split where it can be or parsed only, and how many were split.
     fn records(text: &[u8], chunk: usize, split: bool, escape: Option<u8>) -> (Vec<Record>, u64) {
-        let input = io::BufReader::with_capacity(chunk, Trickle(text.to_vec(), chunk));
-        let mut w = CsvWindow::new(Box::new(input), b',', b'"', escape, escape.is_none());
-        w.split &= split;
-        let mut out = Vec::new();
-        while w.next_record().unwrap() {
-            let fields = w.record.iter().map(<[u8]>::to_vec).collect();
-            out.push((fields, w.text().to_vec(), w.line()));
-        }
-        (out, w.split_records)
+        let (kept, used) = read(text, chunk, split, escape, None, false);
+        let records = kept.into_iter().map(|(f, _, text, line)| (f, text, line));
+        (records.collect(), used)
     }
 
     /// A record read with some fields only counted: the kept ones, the count, text, line.
     type Kept = (Vec<Vec<u8>>, usize, Vec<u8>, u64);
 
-    /// Every record of `text` read with `last_needed = last`: its kept fields, its count of
-    /// fields, its text and line; with `whole`, each split again whole once read.
-    fn records_kept(
+    /// Every record of `text` read with `last_needed = last` (split where it can be, if
+    /// `split`): its kept fields, its count of fields, its text and line; with `whole`,
+    /// each split again whole once read. And how many records were split.
+    fn read(
         text: &[u8],
         chunk: usize,
+        split: bool,
         escape: Option<u8>,
-        last: usize,
+        last: Option<usize>,
         whole: bool,
-    ) -> Vec<Kept> {
+    ) -> (Vec<Kept>, u64) {
         let input = io::BufReader::with_capacity(chunk, Trickle(text.to_vec(), chunk));
         let mut w = CsvWindow::new(Box::new(input), b',', b'"', escape, escape.is_none());
-        w.last_needed = Some(last);
+        w.split &= split;
+        w.last_needed = last;
         let mut out = Vec::new();
         while w.next_record().unwrap() {
             if whole {
@@ -439,7 +436,7 @@ mod tests {
             let fields = w.record.iter().map(<[u8]>::to_vec).collect();
             out.push((fields, w.record.count(), w.text().to_vec(), w.line()));
         }
-        out
+        (out, w.split_records)
     }
 
     /// The line `offset` of `text` is on, counted byte by byte: a `\r\n`, a lone `\r` and a
@@ -515,7 +512,7 @@ mod tests {
                 // up to `last` kept, as many counted; split again whole, all of them
                 for last in [0, 1, 2] {
                     for whole in [false, true] {
-                        let kept = records_kept(&text, chunk, escape, last, whole);
+                        let (kept, _) = read(&text, chunk, true, escape, Some(last), whole);
                         assert_eq!(kept.len(), parsed.len(), "{text:?} last {last}");
                         for (k, (fields, record, line)) in kept.iter().zip(&parsed) {
                             // at least the fields up to `last` (the parser keeps them all)

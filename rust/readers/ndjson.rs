@@ -183,9 +183,10 @@ impl RecordSource for JsonLines {
         match refused {
             Some(e) => {
                 // a column named twice: the second key says so better than its value
-                let column = match e.is_given_twice() {
-                    true => key_before(line, column).unwrap_or(column),
-                    false => column,
+                let column = if e.is_given_twice() {
+                    key_before(line, column).unwrap_or(column)
+                } else {
+                    column
                 };
                 let mut error = loader_error(self, e);
                 error.column = Some(column);
