@@ -2086,6 +2086,32 @@ def test_a_column_without_values_takes_the_shape_its_mentions_give_it(
     assert got.column("n").to_pylist() == [1] * 3
 
 
+@pytest.mark.parametrize(
+    ("columns", "rows"),
+    [
+        (["c.x"], [{"c": []}]),
+        (["c[1].x"], [{"c": []}, {"c": []}]),
+        (["m.l.x"], [{"m": {"l": []}}]),
+        (["m.l[0][1]"], [{"m": {"l": []}}]),
+        (["c.x"], [{"c": []}, {"c": [{"x": 1, "y": 2}]}]),
+        (["m.l.x"], [{"m": {"l": []}}, {"m": {"l": [{"x": True}]}}]),
+        (["c[0][0]"], [{"c": [[]]}, {"c": [[], [1]]}]),
+    ],
+)
+def test_write_rows_types_a_list_seen_empty_as_the_reader_does(tmp_path, columns, rows):
+    """A list discovered empty from Python rows takes the element shape its projection
+    implies (`c.x`: structs), as the NDJSON reader's does, and the first element that types
+    it replaces the guess: the loader's batch equals the reader's on the same rows (before,
+    a list seen only empty had utf8 elements whatever the projection)."""
+    path = tmp_path / "d.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    want = []
+    read_to_end(bl.FileReader(str(path)), bl.ResultSetLoader(projection=columns), want)
+    (batch,) = bl.ResultSetLoader(projection=columns).write_rows(rows)
+    assert batch.schema == want[0].schema
+    assert pa.Table.from_batches([batch]).equals(pa.Table.from_batches(want))
+
+
 @pytest.mark.parametrize("allow_schema_change", [True, False])
 @pytest.mark.parametrize(
     ("first", "later"),

@@ -289,8 +289,15 @@ impl Discovery {
 pub fn unknown_list_type(l: &ResultSetLoader, parent: ColumnId, name: &str) -> DataType {
     let element = l
         .member_projection(parent, name)
-        .map_or(DataType::Utf8, |p| null_shape(p.element(), &DataType::Utf8));
+        .map_or(DataType::Utf8, |p| unknown_element_type(p.element()));
     DataType::List(Arc::new(Field::new("item", element, true)))
+}
+
+/// The guessed type of the elements of a list seen only empty, the elements projected as
+/// `element`: the shape the projection implies (`c.x`: structs), else utf8 (DESIGN.md: the
+/// scan's default null type).
+pub fn unknown_element_type(element: &Projection) -> DataType {
+    null_shape(element, &DataType::Utf8)
 }
 
 /// The type of a column seen only as null: the shape its projection implies, else `null_type`.

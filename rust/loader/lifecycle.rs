@@ -317,6 +317,12 @@ impl ResultSetLoader {
         node.projected.then(|| node.projection.member(name))?
     }
 
+    /// How column `id` is projected: which of its members and elements are kept, and the
+    /// shape the projection implies for them.
+    pub fn projection(&self, id: ColumnId) -> &Projection {
+        &self.nodes[id].projection
+    }
+
     /// Whether the loader was closed.
     pub fn is_closed(&self) -> bool {
         self.state == State::Closed

@@ -10,10 +10,7 @@ use pyo3::types::{
 };
 
 use super::convert::{is_decimal, is_numpy_array, numpy_number, short_repr, type_name};
-
-/// The element type of a list seen only empty, until an element says better (DESIGN.md:
-/// the scan's default null type).
-const UNKNOWN: DataType = DataType::Utf8;
+use crate::loader::{unknown_element_type, Projection};
 
 /// A step from a column to one nested in it: a struct member or a list's element.
 #[derive(Clone, Debug)]
@@ -25,23 +22,28 @@ pub(crate) enum Step {
 /// The lists whose element type was a guess (they were seen empty), by path from the column.
 pub(crate) type Guesses = Vec<Vec<Step>>;
 
-/// The (nullable) field a column named `name` gets from its first non-null `value`, and the
-/// lists in it whose element type is a guess. `Ok(None)` when `value` is None: the column
-/// waits for a value that says its type.
+/// The (nullable) field a column named `name`, projected as `projection`, gets from its first
+/// non-null `value`, and the lists in it whose element type is a guess (a list seen empty
+/// takes the element shape its projection implies, as the NDJSON reader's does). `Ok(None)`
+/// when `value` is None: the column waits for a value that says its type.
 pub(crate) fn infer_field(
     name: &str,
     value: &Bound<'_, PyAny>,
+    projection: &Projection,
 ) -> Result<Option<(Field, Guesses)>, String> {
     if value.is_none() {
         return Ok(None);
     }
     let mut guesses = Vec::new();
-    let dt = infer_type(value, &mut Vec::new(), &mut guesses)?;
+    let dt = infer_type(value, projection, &mut Vec::new(), &mut guesses)?;
     Ok(Some((Field::new(name, dt, true), guesses)))
 }
 
+/// The type `value` implies, projected as `projection`; `path` leads to it from the column,
+/// and the lists under it seen empty are added to `guesses`.
 fn infer_type(
     value: &Bound<'_, PyAny>,
+    projection: &Projection,
     path: &mut Vec<Step>,
     guesses: &mut Guesses,
 ) -> Result<DataType, String> {
@@ -62,7 +64,7 @@ fn infer_type(
     } else if value.is_instance_of::<PyDate>() {
         DataType::Date32
     } else if let Some(number) = numpy_number(value).map_err(py_err)? {
-        return infer_type(&number, path, guesses);
+        return infer_type(&number, projection, path, guesses);
     } else if is_decimal(value).map_err(py_err)? {
         let exponent: i64 = value
             .call_method0("as_tuple")
@@ -80,8 +82,10 @@ fn infer_type(
                 continue;
             }
             let name = key.to_str().map_err(py_err)?;
+            // a member left out is dropped when the column is added: its shape is its own
+            let member = projection.member(name).unwrap_or(&Projection::All);
             path.push(Step::Member(name.to_string()));
-            let dt = infer_type(&v, path, guesses)?;
+            let dt = infer_type(&v, member, path, guesses)?;
             path.pop();
             members.push(Field::new(name, dt, true));
         }
@@ -95,7 +99,7 @@ fn infer_type(
             let item = item.map_err(py_err)?;
             if !item.is_none() {
                 path.push(Step::Element);
-                element = Some(infer_type(&item, path, guesses)?);
+                element = Some(infer_type(&item, projection.element(), path, guesses)?);
                 path.pop();
                 break;
             }
@@ -105,7 +109,7 @@ fn infer_type(
         }
         DataType::List(Arc::new(Field::new(
             "item",
-            element.unwrap_or(UNKNOWN),
+            element.unwrap_or_else(|| unknown_element_type(projection.element())),
             true,
         )))
     } else {
@@ -117,10 +121,14 @@ fn infer_type(
     })
 }
 
-/// The element type an element value implies, for a list whose element type was a guess.
-pub(crate) fn infer_element(value: &Bound<'_, PyAny>) -> Result<(Field, Guesses), String> {
+/// The element type an element value implies, for a list whose element type was a guess and
+/// whose elements are projected as `projection`.
+pub(crate) fn infer_element(
+    value: &Bound<'_, PyAny>,
+    projection: &Projection,
+) -> Result<(Field, Guesses), String> {
     let mut guesses = Vec::new();
-    let dt = infer_type(value, &mut vec![Step::Element], &mut guesses)?;
+    let dt = infer_type(value, projection, &mut vec![Step::Element], &mut guesses)?;
     // Paths are relative to the list: drop the leading Element step.
     let guesses = guesses.into_iter().map(|g| g[1..].to_vec()).collect();
     Ok((Field::new("item", dt, true), guesses))

@@ -12,7 +12,8 @@ use super::convert::{
 };
 use super::infer::{infer_element, infer_field, Guesses, Step};
 use crate::loader::{
-    ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
+    ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, Projection, ResultSetLoader, Value,
+    ROOT,
 };
 
 /// A key of a struct that has no column and is not projected: skipped without converting.
@@ -146,7 +147,9 @@ impl RowWriter<'_> {
                 return Ok(None);
             }
             None if self.state.discover => {
-                let field = infer_field(name, value).map_err(|why| {
+                let projection = self.l.member_projection(parent, name);
+                let projection = projection.unwrap_or(&Projection::All);
+                let field = infer_field(name, value, projection).map_err(|why| {
                     WriteError::Loader(LoaderError::SchemaConflict(format!(
                         "new column '{name}': {why}"
                     )))
@@ -214,16 +217,22 @@ impl RowWriter<'_> {
             return Ok(child);
         }
         self.state.discovery.settle(id);
-        if item.is_instance_of::<PyString>() {
-            return Ok(child); // the guess (utf8) was right
+        let guessed = self.l.field(child).data_type();
+        if guessed == &DataType::Utf8 && item.is_instance_of::<PyString>() {
+            return Ok(child); // the usual guess, and right
         }
-        let (field, guesses) = infer_element(item).map_err(|why| {
+        let projection = self.l.projection(id).element();
+        let (field, guesses) = infer_element(item, projection).map_err(|why| {
             WriteError::Loader(LoaderError::SchemaConflict(format!(
                 "list '{}': {why}",
                 self.l.path(id)
             )))
         })?;
-        let child = self.l.replace_element(id, field)?;
+        let child = if field.data_type() == guessed {
+            child // the guess was right
+        } else {
+            self.l.replace_element(id, field)?
+        };
         self.mark_discovered(child, &guesses);
         Ok(child)
     }
