@@ -12,7 +12,6 @@ use super::lifecycle::ResultSetLoader;
 use super::node::{ColumnId, ColumnKind};
 use super::options::Projection;
 use super::rollback::SchemaMark;
-use super::write::given_twice;
 
 /// What discovery remembers about the columns it created.
 #[derive(Default, Debug)]
@@ -215,7 +214,7 @@ impl Discovery {
             .find(|(p, e, n)| *p == parent && *e == entry && same_name(n, name))
         {
             // named as the row named it first, as the loader names a column
-            Some((_, _, first)) => Err(given_twice(&l.member_path(parent, first))),
+            Some((_, _, first)) => Err(LoaderError::GivenTwice(l.member_path(parent, first))),
             None => Ok(()),
         }
     }

@@ -13,6 +13,25 @@ pub enum LoaderError {
     RowTooLarge(String),
     /// An option or argument out of its domain (maps to Python's `ValueError`).
     InvalidArgument(String),
+    /// One record (a JSON object, a Python dict) names the column at this path twice: a
+    /// schema conflict a reader places at the second key rather than at its value.
+    GivenTwice(String),
+}
+
+impl LoaderError {
+    /// The error with `prefix` (a row number, a file) before its message, of the same
+    /// variant; a column given twice becomes the schema conflict it is to the caller.
+    pub fn with_prefix(self, prefix: &str) -> LoaderError {
+        let message = format!("{prefix}{self}");
+        match self {
+            LoaderError::State(_) => LoaderError::State(message),
+            LoaderError::SchemaConflict(_) | LoaderError::GivenTwice(_) => {
+                LoaderError::SchemaConflict(message)
+            }
+            LoaderError::RowTooLarge(_) => LoaderError::RowTooLarge(message),
+            LoaderError::InvalidArgument(_) => LoaderError::InvalidArgument(message),
+        }
+    }
 }
 
 impl fmt::Display for LoaderError {
@@ -22,6 +41,12 @@ impl fmt::Display for LoaderError {
             | LoaderError::SchemaConflict(m)
             | LoaderError::RowTooLarge(m)
             | LoaderError::InvalidArgument(m) => f.write_str(m),
+            LoaderError::GivenTwice(path) => {
+                write!(
+                    f,
+                    "column '{path}' is given twice (names are case-insensitive)"
+                )
+            }
         }
     }
 }

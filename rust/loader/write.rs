@@ -301,7 +301,7 @@ impl ResultSetLoader {
     /// written; `Ok` otherwise.
     pub(crate) fn refuse_second_write(&self, id: ColumnId) -> Result<()> {
         if self.has_value_in_record(id) {
-            return Err(given_twice(&self.nodes[id].path));
+            return Err(LoaderError::GivenTwice(self.nodes[id].path.clone()));
         }
         Ok(())
     }
@@ -558,21 +558,5 @@ impl ResultSetLoader {
             self.schema_version += 1;
         }
         Ok(())
-    }
-}
-
-/// The end of the message of a column that one record names twice.
-const GIVEN_TWICE: &str = "' is given twice (names are case-insensitive)";
-
-/// The error of a column that one record (a JSON object, a Python dict) names twice.
-pub(crate) fn given_twice(path: &str) -> LoaderError {
-    LoaderError::SchemaConflict(format!("column '{path}{GIVEN_TWICE}"))
-}
-
-impl LoaderError {
-    /// Whether this is the error of a column one record names twice (a reader points at
-    /// the second key, not at its value).
-    pub fn is_given_twice(&self) -> bool {
-        matches!(self, LoaderError::SchemaConflict(m) if m.ends_with(GIVEN_TWICE))
     }
 }

@@ -36,16 +36,7 @@ impl WriteError {
     /// Prefix the message (row numbers); Python errors pass through unchanged.
     pub(crate) fn context(self, prefix: &str) -> Self {
         match self {
-            WriteError::Loader(e) => WriteError::Loader(match e {
-                LoaderError::State(m) => LoaderError::State(format!("{prefix}{m}")),
-                LoaderError::SchemaConflict(m) => {
-                    LoaderError::SchemaConflict(format!("{prefix}{m}"))
-                }
-                LoaderError::RowTooLarge(m) => LoaderError::RowTooLarge(format!("{prefix}{m}")),
-                LoaderError::InvalidArgument(m) => {
-                    LoaderError::InvalidArgument(format!("{prefix}{m}"))
-                }
-            }),
+            WriteError::Loader(e) => WriteError::Loader(e.with_prefix(prefix)),
             py => py,
         }
     }

@@ -36,6 +36,7 @@ pub(crate) fn to_pyerr(e: LoaderError) -> PyErr {
     match e {
         LoaderError::State(m) => LoaderStateError::new_err(m),
         LoaderError::SchemaConflict(m) => SchemaConflictError::new_err(m),
+        e @ LoaderError::GivenTwice(_) => SchemaConflictError::new_err(e.to_string()),
         LoaderError::RowTooLarge(m) => RowTooLargeError::new_err(m),
         LoaderError::InvalidArgument(m) => PyValueError::new_err(m),
     }

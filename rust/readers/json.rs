@@ -266,7 +266,7 @@ impl<'a> JsonWriter<'a> {
                      type then; give its type in the scan's schema)"
                 )))
             }
-            // a type that does not fit (a column given twice fits no type)
+            // a type that does not fit a discovered column (not yet written in this record)
             LoaderError::SchemaConflict(msg)
                 if self.discovery.is_discovered(id) && !self.l.has_value_in_record(id) =>
             {

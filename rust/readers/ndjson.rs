@@ -183,7 +183,7 @@ impl RecordSource for JsonLines {
         match refused {
             Some(e) => {
                 // a column named twice: the second key says so better than its value
-                let column = if e.is_given_twice() {
+                let column = if matches!(e, LoaderError::GivenTwice(_)) {
                     key_before(line, column).unwrap_or(column)
                 } else {
                     column
