@@ -496,6 +496,47 @@ def python_number(text):
     return x, n if -(2**63) <= n < 2**63 else None
 
 
+INT_RANGES = [
+    (pa.int8(), -(2**7), 2**7),
+    (pa.int16(), -(2**15), 2**15),
+    (pa.int32(), -(2**31), 2**31),
+    (pa.uint8(), 0, 2**8),
+    (pa.uint16(), 0, 2**16),
+    (pa.uint32(), 0, 2**32),
+    (pa.uint64(), 0, 2**64),
+]
+
+
+@given(
+    texts=st.lists(
+        st.one_of(NUMBER_TEXT, st.integers(-(2**33), 2**33).map(str)), min_size=1, max_size=12
+    ),
+    int_range=st.sampled_from(INT_RANGES),
+)
+def test_narrow_and_unsigned_int_fields_take_only_what_fits(tmp_path_factory, texts, int_range):
+    """An int8 to uint64 column takes every whole number Python reads that fits its range,
+    signs, leading zeros and spaces as for int64; one out of range (or not whole) makes
+    its record a corrupt one, whole, and a record is never half written."""
+    int_type, low, high = int_range
+    texts = [t for t in texts if t.strip()]  # an empty field is null, not a number
+    path = tmp_path_factory.mktemp("csv") / "n.csv"
+    path.write_text("n,s\n" + "".join(f"{t},{i}\n" for i, t in enumerate(texts)))
+    schema = pa.schema([("n", int_type), ("s", pa.int64())])
+    scan = bl.Scan(path, header=True, schema=schema, on_error="permissive")
+    got = table_of(scan).to_pylist()
+    want = []
+    for i, t in enumerate(texts):
+        try:
+            n = int(t)
+        except ValueError:
+            n = None
+        if n is not None and low <= n < high:
+            want.append({"n": n, "s": i, "_corrupt_record": None})
+        else:
+            want.append({"n": None, "s": None, "_corrupt_record": f"{t},{i}"})
+    assert got == want
+
+
 @given(texts=st.lists(NUMBER_TEXT, min_size=1, max_size=12))
 def test_typed_number_fields_read_as_python_reads_them(tmp_path_factory, texts):
     """Every spelling of a number a typed column meets (signs, leading zeros, 1 to 42

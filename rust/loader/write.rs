@@ -184,6 +184,17 @@ impl ResultSetLoader {
                 bits.append(b);
                 usize::from(at.is_multiple_of(8))
             }
+            // narrower or unsigned ints and dates: range-checked as `set` checks them (a
+            // value out of range is left to `set`, which says so); not float32 or decimals,
+            // whose readers convert from the text
+            (Physical::Int { .. } | Physical::Date32, _, Data::Fixed { width, .. }) => {
+                let width = *width;
+                let encoded = node.encode(&value).ok()?;
+                let validity_grew = node.validity.is_some() && at.is_multiple_of(8);
+                node.push_encoded(&encoded);
+                self.first_entry_grew(id, width + usize::from(validity_grew));
+                return Some(());
+            }
             _ => return None,
         };
         if valid {

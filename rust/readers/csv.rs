@@ -510,9 +510,10 @@ impl RecordSource for CsvRecords {
             std::str::from_utf8(record.as_slice()).ok()
         };
         for &(i, id) in &self.targets {
-            let Some(raw) = record.get(i) else { break }; // a short record: the rest null
-                                                          // Text to a utf8 column, the common case, unchecked: a limit it breaks is found
-                                                          // by the row's commit (or the next checked write), which overflows then.
+            // a short record: the rest null
+            let Some(raw) = record.get(i) else { break };
+            // Text to a utf8 column, the common case, unchecked: a limit it breaks is found
+            // by the row's commit (or the next checked write), which overflows then.
             if let Some(text) = self.utf8_text(l, id, i, whole) {
                 if l.set_plain(id, Value::Str(text)) {
                     continue;
