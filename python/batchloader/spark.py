@@ -17,8 +17,12 @@ from typing import Any
 
 import pyarrow as pa
 
+from batchloader import pruning
 from batchloader._core import ResultSetLoader
-from batchloader.schema import explaining_type_conflicts, top_name
+from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name
+
+#: the Spark setting (4.1+) that lets a Python data source see a query's filters
+PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 
 #: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
 _UNSIGNED = {
@@ -108,6 +112,9 @@ def local_session(**conf: Any) -> Any:
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "2g")
         .config("spark.sql.shuffle.partitions", "4")
+        # Spark 4.1+: filters reach the data source, which skips the files a filter on a
+        # file column rules out (`dir0 = '2024'`)
+        .config(PUSHDOWN_CONF, "true")
     )
     for key, value in conf.items():
         builder = builder.config(key, str(value))
@@ -157,6 +164,7 @@ class ScanPlan:
         paths: Any,
         sample_rows: int | None = 10_000,
         split_bytes: int = SPLIT_BYTES,
+        prune_files: bool = False,
         **scan_options: Any,
     ) -> None:
         from batchloader.scan import COMPRESSED_SUFFIXES, Scan, _default_root, expand_paths
@@ -172,6 +180,15 @@ class ScanPlan:
             [c.field for c in probe.tracker.output_columns() if c.implicit is None and c.field]
         )
         self.schema = probe.schema
+        #: the implicit columns of the output, by lower-cased name: what they hold
+        self.implicit_columns = {
+            c.name.lower(): c.implicit
+            for c in probe.tracker.output_columns()
+            if c.implicit is not None
+        }
+        #: whether the data source takes Spark's filters to skip files (Spark then needs
+        #: PUSHDOWN_CONF on, or it refuses the reader)
+        self.prune_files = prune_files
         # types the sample inferred (not given in schema=): a value past the sample may not
         # fit them, and the executor's error then says why the column has its type
         self.inferred = probe.tracker.inferred_types() if sample_rows is not None else {}
@@ -209,6 +226,22 @@ class ScanPlan:
                 yield to_spark_batch(out, self.target)
         if scan.skipped_lines and self.skipped_lines is not None:
             self.skipped_lines.add(scan.skipped_lines)
+
+    def file_values(self, path: str) -> dict[str, str | None]:
+        """The values the output's implicit columns hold for every row of file `path`."""
+        values = ImplicitColumns.values(path, self.options["root"])
+        return {name: values.get(kind) for name, kind in self.implicit_columns.items()}
+
+    def splits_kept(self, filters: list[Any]) -> list[Split]:
+        """The splits of the files that `filters` (pushed by Spark, on implicit columns)
+        do not rule out: for every row of the others one of them is false or null."""
+        if not filters:
+            return self.splits
+        kept: dict[str, bool] = {}
+        for path, _, _ in self.splits:
+            if path not in kept:
+                kept[path] = pruning.keeps(filters, self.file_values(path))
+        return [split for split in self.splits if kept[split[0]]]
 
     def _why_sampled(self, path: str, message: str) -> str | None:
         """Why column `path` has the type a value did not fit: the driver's sample gave it."""
@@ -261,7 +294,8 @@ def read(
     action. As for any accumulator updated in a transformation, every computation of the
     DataFrame adds again (two actions count twice; `cache()` it, or use a new accumulator).
     """
-    plan = ScanPlan(paths, sample_rows, split_bytes, **scan_options)
+    prune = str(spark.conf.get(PUSHDOWN_CONF, "false")).lower() == "true"
+    plan = ScanPlan(paths, sample_rows, split_bytes, prune_files=prune, **scan_options)
     plan.skipped_lines = skipped_lines
     if not _driver_runs_python_workers(spark):
         return _read_with_map_in_arrow(spark, plan)
@@ -302,7 +336,7 @@ _INT_OPTIONS = (
     "sample_rows",
     "split_bytes",
 )
-_BOOL_OPTIONS = ("header", "allow_schema_change")
+_BOOL_OPTIONS = ("header", "allow_schema_change", "prune_files")
 _TEXT_OPTIONS = ("format", "on_error", "delimiter", "quote", "escape", "root")
 
 
@@ -356,12 +390,28 @@ def register(spark: Any) -> None:
     class BatchloaderReader(DataSourceReader):
         def __init__(self, plan: ScanPlan) -> None:
             self.plan = plan
+            #: the pushed filters that test implicit columns only
+            self.file_filters: list[Any] = []
 
         def partitions(self) -> list[InputPartition]:
-            return [InputPartition(split) for split in self.plan.splits]
+            splits = self.plan.splits_kept(self.file_filters)
+            # every file ruled out: one task that reads nothing
+            return [InputPartition(split) for split in splits] or [InputPartition(None)]
 
         def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-            yield from self.plan.scan(*partition.value)
+            if partition.value is not None:
+                yield from self.plan.scan(*partition.value)
+
+    class PruningReader(BatchloaderReader):
+        """A reader Spark pushes the query's filters to (Spark 4.1+, PUSHDOWN_CONF on)."""
+
+        def pushFilters(self, filters: list[Any]) -> Iterable[Any]:
+            self.file_filters = pruning.prunable(filters, self.plan.implicit_columns)
+            # Spark applies every filter still: pruning only skips files
+            return filters
+
+    def reader_of(plan: ScanPlan) -> DataSourceReader:
+        return PruningReader(plan) if plan.prune_files else BatchloaderReader(plan)
 
     class BatchloaderDataSource(DataSource):
         @classmethod
@@ -385,14 +435,14 @@ def register(spark: Any) -> None:
 
         def reader(self, schema: Any) -> DataSourceReader:
             if PLAN_OPTION in self.options:
-                return BatchloaderReader(self._plan())
+                return reader_of(self._plan())
             # Spark asks schema() (which plans, and the plan travels with this object) only
             # when the user set no schema: without a plan, the schema is the user's.
             plan = getattr(self, "_cached_plan", None)
             if plan is not None and (
                 schema.simpleString() == spark_struct_type(plan.schema).simpleString()
             ):
-                return BatchloaderReader(plan)
+                return reader_of(plan)
             # The user set .schema(...): scan with it as the provided schema, fixed.
             from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -409,7 +459,7 @@ def register(spark: Any) -> None:
                     f"{schema.simpleString()} from these files: with it as the provided "
                     f"schema the scan gives {ours.simpleString()}"
                 )
-            return BatchloaderReader(plan)
+            return reader_of(plan)
 
     jsession = spark._jsparkSession
     if jsession.sessionState().dataSourceManager().dataSourceExists("batchloader"):
