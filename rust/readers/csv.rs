@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::io::BufRead;
 use std::sync::Arc;
 
-use arrow_schema::{DataType, Field};
+use arrow_schema::{DataType, Field, TimeUnit};
 
 use super::csv_window::{CsvWindow, Fields};
 use super::driver::{excerpt, loader_error, IgnoredNames, RecordReader, RecordSource};
@@ -21,6 +21,41 @@ use crate::loader::{
 
 /// The one column of a header-less CSV file.
 pub const COLUMNS: &str = "columns";
+
+/// How a header field's text becomes its column's value, by the column's type: the usual
+/// ones read straight from the bytes, the rest (`Other`) converted by the column's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Conversion {
+    Utf8,
+    Float64,
+    Bool,
+    Int,
+    Timestamp(TimeUnit),
+    Other,
+}
+
+impl Conversion {
+    fn of(dt: &DataType) -> Conversion {
+        match dt {
+            DataType::Utf8 => Conversion::Utf8,
+            DataType::Float64 => Conversion::Float64,
+            DataType::Boolean => Conversion::Bool,
+            dt if dt.is_integer() => Conversion::Int,
+            DataType::Timestamp(unit, _) => Conversion::Timestamp(*unit),
+            _ => Conversion::Other,
+        }
+    }
+}
+
+/// A header field the projection keeps: its position, its column, how its text converts
+/// (the column's type, looked up once: a CSV column's type does not change while a loader
+/// reads the file).
+#[derive(Debug, Clone, Copy)]
+struct Target {
+    field: usize,
+    id: ColumnId,
+    conversion: Conversion,
+}
 
 /// Dialect of a CSV file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,8 +118,8 @@ pub struct CsvRecords {
     names: Option<Vec<String>>,
     /// Column of each header field in the loader (None: not projected); resolved at first use.
     ids: Option<Vec<Option<ColumnId>>>,
-    /// The header fields the projection keeps, in order, and their columns (from `ids`).
-    targets: Vec<(usize, ColumnId)>,
+    /// The header fields the projection keeps, in order (from `ids`).
+    targets: Vec<Target>,
     records: u64,
     /// Lines of the file before this input (a byte range that does not start the file).
     base: input::LineBase,
@@ -228,11 +263,26 @@ impl CsvRecords {
 
     /// The loader column of each header field, adding the projected ones it lacks (as utf8).
     /// Keep the header fields' columns, and the projected ones in order.
-    fn set_ids(&mut self, ids: Vec<Option<ColumnId>>) {
+    fn set_ids(&mut self, l: &ResultSetLoader, ids: Vec<Option<ColumnId>>) {
         let targets = ids.iter().enumerate();
-        self.targets = targets.filter_map(|(i, id)| id.map(|id| (i, id))).collect();
-        self.window.last_needed = Some(self.targets.last().map_or(0, |&(i, _)| i));
+        self.targets = targets
+            .filter_map(|(field, id)| {
+                let id = (*id)?;
+                let conversion = Conversion::of(l.field(id).data_type());
+                Some(Target {
+                    field,
+                    id,
+                    conversion,
+                })
+            })
+            .collect();
+        self.window.last_needed = Some(self.last_target());
         self.ids = Some(ids);
+    }
+
+    /// The position of the last header field the projection keeps (0 if none).
+    fn last_target(&self) -> usize {
+        self.targets.last().map_or(0, |t| t.field)
     }
 
     fn resolve(&mut self, l: &mut ResultSetLoader) -> Result<Vec<Option<ColumnId>>, LoaderError> {
@@ -269,22 +319,6 @@ impl CsvRecords {
         }
     }
 
-    /// Field `i` as the text of column `id` if the column is utf8 and the field is cut from
-    /// the record's valid UTF-8 (`whole`) at char boundaries.
-    #[inline(always)]
-    fn utf8_text<'r>(
-        &self,
-        l: &ResultSetLoader,
-        id: ColumnId,
-        i: usize,
-        whole: Option<&'r str>,
-    ) -> Option<&'r str> {
-        if !matches!(l.field(id).data_type(), DataType::Utf8) {
-            return None;
-        }
-        whole?.get(self.record().range(i)?)
-    }
-
     /// Field `i` converted and written to column `id`. Not inlined, but the conversion is:
     /// the value goes from the conversion to the write without being stored and loaded
     /// whole (a `Value` copied out of a returned `Result` is loaded 16 bytes at a time over
@@ -293,12 +327,12 @@ impl CsvRecords {
     fn write_field(
         &self,
         l: &mut ResultSetLoader,
-        id: ColumnId,
-        i: usize,
+        target: Target,
         raw: &[u8],
         whole: Option<&str>,
     ) -> Result<(), InputError> {
-        let value = self.field_value(l, id, i, raw, whole)?;
+        let (id, i) = (target.id, target.field);
+        let value = self.field_value(l, target, raw, whole)?;
         // the usual first write in one pass (its limits checked by the row's commit)
         if l.set_plain(id, value) {
             return Ok(());
@@ -309,16 +343,43 @@ impl CsvRecords {
         }
     }
 
-    /// Field `i` converted to column `id`'s type.
+    /// A target's field converted to its column's type.
     #[inline(always)]
     fn field_value<'r>(
         &self,
         l: &ResultSetLoader,
-        id: ColumnId,
-        i: usize,
+        target: Target,
         raw: &'r [u8],
         whole: Option<&'r str>,
     ) -> Result<Value<'r>, InputError> {
+        // the usual numbers, booleans and timestamps, read from the bytes (ASCII: no UTF-8
+        // check, nothing to trim); any other spelling goes the general way below
+        let plain = match target.conversion {
+            Conversion::Float64 => plain_float(raw).map(Value::Float),
+            Conversion::Bool => match raw {
+                b"true" => Some(Value::Bool(true)),
+                b"false" => Some(Value::Bool(false)),
+                _ => None,
+            },
+            Conversion::Int => plain_int(raw).map(Value::Int),
+            Conversion::Timestamp(unit) => parse_plain_timestamp(raw, unit).map(Value::Timestamp),
+            Conversion::Utf8 | Conversion::Other => None,
+        };
+        if let Some(value) = plain {
+            return Ok(value);
+        }
+        self.converted_value(l, target, raw, whole)
+    }
+
+    /// `field_value` past the usual spellings: by the column's type.
+    fn converted_value<'r>(
+        &self,
+        l: &ResultSetLoader,
+        target: Target,
+        raw: &'r [u8],
+        whole: Option<&'r str>,
+    ) -> Result<Value<'r>, InputError> {
+        let (id, i) = (target.id, target.field);
         let dt = l.field(id).data_type();
         let bad = |what: &str| {
             let message = format!(
@@ -331,22 +392,6 @@ impl CsvRecords {
         };
         if raw.is_empty() && !matches!(dt, DataType::Utf8 | DataType::LargeUtf8) {
             return Ok(Value::Null);
-        }
-        // the usual numbers, booleans and timestamps, read from the bytes (ASCII: no UTF-8
-        // check, nothing to trim); any other spelling goes the general way below
-        let plain = match dt {
-            DataType::Float64 => plain_float(raw).map(Value::Float),
-            DataType::Boolean => match raw {
-                b"true" => Some(Value::Bool(true)),
-                b"false" => Some(Value::Bool(false)),
-                _ => None,
-            },
-            dt if dt.is_integer() => plain_int(raw).map(Value::Int),
-            DataType::Timestamp(unit, _) => parse_plain_timestamp(raw, *unit).map(Value::Timestamp),
-            _ => None,
-        };
-        if let Some(value) = plain {
-            return Ok(value);
         }
         Ok(match dt {
             DataType::Binary | DataType::LargeBinary => Value::Bytes(raw),
@@ -479,10 +524,10 @@ impl RecordSource for CsvRecords {
         }
         if self.ids.is_none() {
             let ids = self.resolve(l).map_err(|e| loader_error(self, e))?;
-            self.set_ids(ids);
+            self.set_ids(l, ids);
         }
         // a record split before the columns changed may lack a field now needed
-        let needed = self.targets.last().map_or(0, |&(i, _)| i);
+        let needed = self.last_target();
         if needed >= self.record().len() && needed < self.record().count() {
             let line = self.base.get() + self.window.line();
             let path = &self.path;
@@ -509,17 +554,20 @@ impl RecordSource for CsvRecords {
         } else {
             std::str::from_utf8(record.as_slice()).ok()
         };
-        for &(i, id) in &self.targets {
+        for &target in &self.targets {
             // a short record: the rest null
-            let Some(raw) = record.get(i) else { break };
+            let Some(raw) = record.get(target.field) else {
+                break;
+            };
             // Text to a utf8 column, the common case, unchecked: a limit it breaks is found
             // by the row's commit (or the next checked write), which overflows then.
-            if let Some(text) = self.utf8_text(l, id, i, whole) {
-                if l.set_plain(id, Value::Str(text)) {
+            if target.conversion == Conversion::Utf8 {
+                let text = whole.and_then(|s| s.get(record.range(target.field)?));
+                if text.is_some_and(|text| l.set_plain(target.id, Value::Str(text))) {
                     continue;
                 }
             }
-            self.write_field(l, id, i, raw, whole)?;
+            self.write_field(l, target, raw, whole)?;
         }
         Ok(())
     }
@@ -547,7 +595,7 @@ impl RecordSource for CsvRecords {
     fn flush(&mut self, l: &mut ResultSetLoader) -> Result<(), LoaderError> {
         if self.names.is_some() && self.ids.is_none() {
             let ids = self.resolve(l)?;
-            self.set_ids(ids);
+            self.set_ids(l, ids);
         }
         Ok(())
     }
