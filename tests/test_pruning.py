@@ -8,6 +8,7 @@ keeps no row.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
 import pytest
@@ -123,3 +124,25 @@ def test_a_filter_that_cannot_be_decided_keeps_every_file():
         assert pruning.evaluate(f, values) is pruning.UNKNOWN
         assert pruning.keeps([f], values)
     assert pruning.prunable(undecided[:1] + undecided[3:4], values) == []
+
+
+def test_the_plan_prunes_by_file_columns_only(tmp_path):
+    """`ScanPlan.splits_kept` decides by the values of the output's implicit columns, under
+    their own names (renamed, another partition prefix), and never by a data column that
+    took a file column's name (the data wins it, as in a wildcard scan)."""
+    from batchloader.spark import ScanPlan
+
+    for folder, name in [("2023", "a.json"), ("2024", "b.json"), ("2024", "c.json")]:
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / name).write_text('{"x": 1, "filename": "data"}\n')
+    plan = ScanPlan(str(tmp_path), partition_prefix="part", implicit_names={"fqn": "path"})
+    assert set(plan.implicit_columns) == {"path", "filepath", "suffix", "part0"}
+    kept = plan.splits_kept([datasource.EqualTo(("part0",), "2024")])
+    assert sorted(os.path.basename(p) for p, _, _ in kept) == ["b.json", "c.json"]
+    by_path = plan.splits_kept([datasource.EqualTo(("PATH",), str(tmp_path / "2023" / "a.json"))])
+    assert [p for p, _, _ in by_path] == [str(tmp_path / "2023" / "a.json")]
+    # `filename` is the data's column here: a filter on it prunes nothing
+    assert (
+        pruning.prunable([datasource.EqualTo(("filename",), "a.json")], plan.implicit_columns) == []
+    )
+    assert len(plan.splits_kept([datasource.IsNull(("part0",))])) == 0
