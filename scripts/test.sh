@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything (see setup.sh) and run every check and test: rustfmt, clippy, cargo test,
-# ruff, pytest. Fails on the first failure.
+# ruff, mypy, pytest. Fails on the first failure.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -18,6 +18,9 @@ cargo test
 echo "== ruff"
 ruff check python tests benches
 ruff format --check python tests benches
+echo "== mypy (the package; _core.pyi against the built module)"
+python -m mypy
+python -m mypy.stubtest --mypy-config-file pyproject.toml batchloader._core
 echo "== pytest"
 set +e
 python -m pytest "$@"

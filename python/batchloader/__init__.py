@@ -4,6 +4,8 @@ A port of Apache Drill's result set loader to Arrow and PySpark, with a Rust cor
 ``ResultSetLoader`` for the row writer.
 """
 
+from typing import TYPE_CHECKING
+
 from batchloader._core import (
     BatchIterator,
     BatchLoaderError,
@@ -19,6 +21,9 @@ from batchloader.errors import InputError, ProjectionError
 from batchloader.projection import ProjectedColumn, Projection, parse_projection
 from batchloader.scan import Scan, ScanFile
 from batchloader.schema import ImplicitColumns, OutputColumn, ScanSchemaTracker
+
+if TYPE_CHECKING:  # imported lazily at run time (see __getattr__)
+    from batchloader.session.session import Session
 
 __all__ = [
     "BatchIterator",

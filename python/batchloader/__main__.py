@@ -116,7 +116,7 @@ def demo_scan(data: list[dict[str, Any]], batch_byte_limit: int) -> bool:
     from batchloader import Scan
 
     with tempfile.TemporaryDirectory() as root:
-        parts = {}
+        parts: dict[str, list[dict]] = {}
         for i, row in enumerate(data):
             month = f"{1 + i % 3:02d}"
             parts.setdefault(month, []).append(row)
@@ -272,7 +272,8 @@ def demo_spark(events: str, amount_csv: str, expected_rows: int) -> bool:
                 return counts.agg(F.sum("n")).collect()[0][0]
 
             with _Step("warm up (JVM, Python workers, file cache)"):
-                ours(), theirs()
+                ours()
+                theirs()
             with _Step("batchloader.spark.read: scan + aggregate") as mine:
                 ours()
             with _Step("spark.read.json (inferred): scan + aggregate") as spark_json:

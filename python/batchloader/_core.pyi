@@ -2,9 +2,27 @@
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, final
 
 import pyarrow as pa
+from typing_extensions import Self
+
+__all__ = [
+    "DEFAULT_ROW_LIMIT",
+    "DEFAULT_VECTOR_BYTE_LIMIT",
+    "ArrowArrayExport",
+    "BatchIterator",
+    "BatchLoaderError",
+    "ColumnWriter",
+    "FileReader",
+    "LoaderStateError",
+    "ResultSetLoader",
+    "RowTooLargeError",
+    "RowWriter",
+    "SchemaConflictError",
+    "local_path",
+    "repeat_utf8",
+]
 
 class BatchLoaderError(Exception):
     """Base class of every batchloader error."""
@@ -18,18 +36,19 @@ class SchemaConflictError(BatchLoaderError):
 class RowTooLargeError(BatchLoaderError):
     """A row that cannot fit even an empty batch; the row is discarded."""
 
-Row = Mapping[str, Any] | Sequence[Any]
+_Row = Mapping[str, Any] | Sequence[Any]
 
 DEFAULT_ROW_LIMIT: int
 """The loader's `row_limit` when none is given."""
 DEFAULT_VECTOR_BYTE_LIMIT: int
 """The loader's `vector_byte_limit` when none is given."""
 
+@final
 class ResultSetLoader:
     """Writes rows into Arrow buffers; hands back batches bounded by row and byte limits."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         schema: pa.Schema | None = None,
         projection: Sequence[str] | None = None,
         row_limit: int = 65536,
@@ -37,15 +56,16 @@ class ResultSetLoader:
         batch_byte_limit: int | None = None,
         limit: int | None = None,
         discover: bool | None = None,
-        reserve: tuple[int, int, int] = (0, 0, 0),
+        reserve: tuple[int, int, int] = ...,
         inferred: Sequence[str] | None = None,
         declared: Sequence[str] | None = None,
-    ) -> None:
+    ) -> Self:
         """`discover`: rows written with write_row/write_rows may add columns, typed from
         their first non-null value (default: True when no schema is given); a row that
         fails takes back the columns, element types and widenings it brought.
-        `reserve`: (bytes per row, bytes per batch, largest buffer's bytes per row) kept free
-        in every batch for columns added outside the loader, so they fit the limits too.
+        `reserve`: (bytes per row, bytes per batch, largest buffer's bytes per row), default
+        (0, 0, 0), kept free in every batch for columns added outside the loader, so they fit
+        the limits too.
         `inferred`: top-level columns of `schema` typed from earlier data, not declared:
         with `discover`, their int64s (at any depth) widen to float64 when a float comes,
         as a discovered column's do.
@@ -61,9 +81,9 @@ class ResultSetLoader:
         """True at the row limit, or as soon as a value overflowed."""
     def harvest(self) -> pa.RecordBatch:
         """The completed batch (zero-copy); a pending overflow row stays for the next one."""
-    def write_row(self, row: Row) -> None:
+    def write_row(self, row: _Row) -> None:
         """start + set every column + save."""
-    def write_rows(self, rows: Iterable[Row]) -> BatchIterator:
+    def write_rows(self, rows: Iterable[_Row]) -> BatchIterator:
         """Write every row; yield each batch when full and the last partial one at the end."""
     @property
     def row_count(self) -> int:
@@ -99,6 +119,7 @@ class ResultSetLoader:
         tb: TracebackType | None,
     ) -> Literal[False]: ...
 
+@final
 class RowWriter:
     """Writes one row at a time: ``start()``, set columns, ``save()``."""
 
@@ -108,12 +129,13 @@ class RowWriter:
         """Commit the row (columns not written are back-filled)."""
     def add_column(self, field: pa.Field) -> int:
         """Add a top-level column at any time; returns its index."""
-    def __getitem__(self, key: str | int) -> ColumnWriter:
+    def __getitem__(self, key: str | int, /) -> ColumnWriter:
         """A column's writer by name (case-insensitive) or index."""
     def __len__(self) -> int: ...
     def is_full(self) -> bool:
         """Whether the batch is full."""
 
+@final
 class ColumnWriter:
     """Writes one column: scalar, struct, list or map."""
 
@@ -132,7 +154,7 @@ class ColumnWriter:
     @property
     def element(self) -> ColumnWriter:
         """The element writer of a list (a map's entries: ``key``, ``value``)."""
-    def __getitem__(self, key: str | int) -> ColumnWriter:
+    def __getitem__(self, key: str | int, /) -> ColumnWriter:
         """A struct member's writer by name (case-insensitive) or index."""
     def add_column(self, field: pa.Field) -> int:
         """Add a member to this struct; returns its index."""
@@ -146,12 +168,14 @@ class ColumnWriter:
     @property
     def is_projected(self) -> bool: ...
 
+@final
 class BatchIterator(Iterator[pa.RecordBatch]):
     """Pulls rows lazily, yields bounded batches."""
 
     def __iter__(self) -> BatchIterator: ...
     def __next__(self) -> pa.RecordBatch: ...
 
+@final
 class ArrowArrayExport:
     """A batch waiting to be imported through the Arrow PyCapsule interface."""
 
@@ -168,6 +192,7 @@ def repeat_utf8(value: str, n: int) -> pa.StringArray | None:
     """`n` copies of `value` as a utf8 array, built in one pass (a scan's implicit file
     column); `None` if their bytes would pass what utf8's 32-bit offsets address."""
 
+@final
 class FileReader:
     """Reads one NDJSON or CSV file (plain, .gz, .zst) into a loader, a batch at a time.
 
@@ -179,8 +204,8 @@ class FileReader:
     every line goes through the general path instead of being tried on the one-pass path
     first (for checking that both read a file alike)."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         path: str,
         format: Literal["ndjson", "csv"] = "ndjson",
         on_error: Literal["error", "skip", "permissive"] = "error",
@@ -192,7 +217,7 @@ class FileReader:
         byte_range: tuple[int, int] | None = None,
         retype_nulls: bool = False,
         one_pass: bool = True,
-    ) -> None: ...
+    ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""
     @property

@@ -17,7 +17,7 @@ import random
 import statistics
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any
@@ -137,6 +137,15 @@ class _PeakRss:
         return self.peak - self.start
 
 
+def _polars_schema(schema: pa.Schema) -> Any:
+    """`schema` in polars' types (polars must be installed)."""
+    import polars as pl
+
+    frame = pl.from_arrow(schema.empty_table())
+    assert isinstance(frame, pl.DataFrame)
+    return frame.schema
+
+
 def writers(schema: pa.Schema, byte_limit: int) -> dict[str, Callable[[list], int]]:
     """The contenders: each takes the rows and returns the number of rows it produced."""
     struct = pa.struct(list(schema))
@@ -151,7 +160,7 @@ def writers(schema: pa.Schema, byte_limit: int) -> dict[str, Callable[[list], in
     def array_struct(rows: list) -> int:
         return pa.RecordBatch.from_struct_array(pa.array(rows, type=struct)).num_rows
 
-    out = {
+    out: dict[str, Callable[[list], int]] = {
         "batchloader.write_rows": batchloader,
         "pa.RecordBatch.from_pylist": from_pylist,
         "pa.array(struct)+from_struct_array": array_struct,
@@ -159,7 +168,7 @@ def writers(schema: pa.Schema, byte_limit: int) -> dict[str, Callable[[list], in
     try:
         import polars as pl
 
-        pl_schema = pl.from_arrow(schema.empty_table()).schema
+        pl_schema = _polars_schema(schema)
 
         def polars_from_dicts(rows: list) -> int:
             return pl.from_dicts(rows, schema=pl_schema).height
@@ -209,7 +218,7 @@ def run(rows: int, rounds: int, byte_limit: int) -> list[Result]:
 
 
 def time_contenders(
-    dataset: str, contenders: dict[str, Callable[[], int]], rows: int, rounds: int
+    dataset: str, contenders: Mapping[str, Callable[[], int]], rows: int, rounds: int
 ) -> list[Result]:
     """Call each contender `rounds` times, alternating within a round and rotating the order
     from round to round (no one always runs first, on cold caches); check each gives `rows`
@@ -344,7 +353,7 @@ def csv_readers(
     try:
         import polars as pl
 
-        types = None if schema is None else pl.from_arrow(schema.empty_table()).schema
+        types = None if schema is None else _polars_schema(schema)
         out["polars.read_csv"] = lambda path, columns: (
             pl.read_csv(path, schema_overrides=types).height
         )
@@ -440,9 +449,9 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
         else:
             readers = file_readers(byte_limit)
         contenders = {w: partial(fn, path, columns) for w, fn in readers.items()}
-        for r in time_contenders(name, contenders, rows, rounds):
-            r.bytes = size
-            results.append(r)
+        for result in time_contenders(name, contenders, rows, rounds):
+            result.bytes = size
+            results.append(result)
     return results
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from batchloader.errors import ProjectionError
@@ -108,14 +109,14 @@ class Projection:
         else:
             existing.merge(column)
 
-    def loader_paths(self, exclude: set[str] = frozenset()) -> list[str] | None:
+    def loader_paths(self, exclude: AbstractSet[str] = frozenset()) -> list[str] | None:
         """The projection as the loader takes it (None = all); `exclude`: lower-cased names
         the reader does not produce (implicit columns)."""
         if self.kind == "all":
             return None
         return self._paths(exclude)
 
-    def _paths(self, exclude: set[str] = frozenset()) -> list[str]:
+    def _paths(self, exclude: AbstractSet[str] = frozenset()) -> list[str]:
         """Each column's paths, whatever the kind: what it asks for, and the shape its
         mentions give it (the loader gives that shape to a column it sees only as null)."""
         out: list[str] = []

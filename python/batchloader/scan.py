@@ -20,7 +20,7 @@ import glob
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import pyarrow as pa
 
@@ -148,7 +148,7 @@ class Scan:
         root: str | None = None,
         null_type: pa.DataType = DEFAULT_NULL_TYPE,
         allow_schema_change: bool = False,
-        on_error: str = "error",
+        on_error: Literal["error", "skip", "permissive"] = "error",
         header: bool = False,
         delimiter: str = ",",
         *,
@@ -263,7 +263,8 @@ class Scan:
                 break
             file = ScanFile(path, self.root, index)
             values = ImplicitColumns.values(path, self.root)
-            implicit: dict[str, pa.Array] = {}  # per file: built once, sliced per batch
+            # per file: built once, sliced per batch
+            implicit: dict[tuple[str, int], pa.Array] = {}
             with explaining_type_conflicts(self.tracker.why_fixed):
                 for batch, full in self._read(file, values):
                     self.tracker.apply_reader_schema(batch.schema, path, batch)
@@ -412,7 +413,11 @@ class Scan:
         return self._arrays_cache[1]
 
     def _assemble(
-        self, batch: pa.RecordBatch, full: bool, values: dict, implicit: dict[str, pa.Array]
+        self,
+        batch: pa.RecordBatch,
+        full: bool,
+        values: dict,
+        implicit: dict[tuple[str, int], pa.Array],
     ) -> tuple[pa.RecordBatch, list[pa.Array]]:
         """The output batch (`full`: the loader filled it) and the arrays it is made of: the
         reader's columns conformed to the output schema, missing ones filled, file columns

@@ -318,7 +318,7 @@ class ScanSchemaTracker:
 
     def implicit_columns(self) -> list[tuple[str, tuple[str, int]]]:
         """(output name, (kind, index)) of the implicit columns, in output order."""
-        return [(c.name, c.implicit) for c in self._columns if c.source == "implicit"]
+        return [(c.name, c.implicit) for c in self._columns if c.implicit is not None]
 
     def reader_input_schema(self) -> pa.Schema:
         """The reader columns whose type is already known (the reader writes into them)."""
@@ -377,7 +377,7 @@ class ScanSchemaTracker:
 
     def inferred_types(self) -> dict[str, pa.DataType]:
         """By lower-case name, the reader columns' types taken from the data so far."""
-        return {c.name.lower(): c.field.type for c in self._inferred()}
+        return {c.name.lower(): c.field.type for c in self._inferred() if c.field is not None}
 
     def why_fixed(self, path: str, message: str) -> str | None:
         """Why column `path` (as an error names it: `a`, `m.x`, `l[]`) refuses a value, if

@@ -6,6 +6,11 @@ package itself imports nothing heavy.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported lazily at run time (see __getattr__)
+    from batchloader.session.session import Session, SessionOptions
+
 __all__ = ["Session", "SessionOptions"]
 
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import sqlglot
 from sqlglot import exp
@@ -199,7 +199,8 @@ def classify(text: str) -> Statement:
             return DropView(name, exists)
     if isinstance(expression, exp.Insert) and isinstance(expression.this, exp.Table):
         return Insert(TableName.of(expression.this), expression)
-    return Other(expression)
+    # sqlglot 30 types parse_one's result as the base class of Expression
+    return Other(cast(exp.Expression, expression))
 
 
 @contextmanager
