@@ -317,15 +317,28 @@ def _driver_runs_python_workers(spark: Any) -> bool:
 
 
 def _read_with_map_in_arrow(spark: Any, plan: ScanPlan) -> Any:
+    # Spark 3.5 counts no row in a batch without columns (`columns=[]`, COUNT(*)): such
+    # batches go out with a column of nulls, which the DataFrame then leaves out
+    counting = len(plan.schema) == 0
+
     def scan_splits(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             for split in batch.to_pylist():
-                yield from plan.scan(split["path"], split["start"], split["end"])
+                for out in plan.scan(split["path"], split["start"], split["end"]):
+                    if counting:
+                        out = pa.record_batch([pa.nulls(out.num_rows, pa.bool_())], [_ROWS])
+                    yield out
 
     # one partition (task) per split
     rdd = spark.sparkContext.parallelize(plan.splits, max(len(plan.splits), 1))
     tasks = spark.createDataFrame(rdd, "path string, start long, end long")
+    if counting:
+        return tasks.mapInArrow(scan_splits, f"{_ROWS} boolean").select()
     return tasks.mapInArrow(scan_splits, spark_struct_type(plan.schema))
+
+
+#: the column of nulls that carries the row count of batches without columns (mapInArrow)
+_ROWS = "_batchloader_rows"
 
 
 #: options of the `batchloader` data source that are numbers or flags
