@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything (see setup.sh) and run every check and test: rustfmt, clippy, cargo test,
-# ruff, mypy, pytest. Fails on the first failure.
+# ruff, mypy, pytest (and the Spark tests again on PySpark 3.5). Fails on the first failure.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -30,4 +30,10 @@ if [ "$status" -eq 5 ]; then
   echo "pytest collected no tests: that is a failure here" >&2
   exit 1
 fi
-exit "$status"
+[ "$status" -eq 0 ] || exit "$status"
+# The whole suite (no pytest arguments) also runs the Spark tests on PySpark 3.5, which
+# `read` and `Session` support too (BATCHLOADER_SKIP_SPARK35=1 leaves them out).
+if [ "$#" -eq 0 ] && [ "${BATCHLOADER_SKIP_SPARK35:-0}" != 1 ]; then
+  echo "== pytest on PySpark 3.5 (the Spark tests)"
+  bash scripts/test_spark35.sh -q
+fi
