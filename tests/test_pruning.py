@@ -1,9 +1,10 @@
-"""File pruning by pushed filters on implicit columns, against SQL's own answer.
+"""File pruning by a `where` condition on file columns, against SQL's own answer.
 
-The oracle is SQLite: a row holding a file's implicit values is kept by
-`WHERE <the filter in SQL>` exactly when Spark would keep it (three-valued logic, `IN` with
-a null, strings compared by code point), so `pruning.keeps` must say False only where SQLite
-keeps no row.
+The oracle is SQLite: rows holding a file's column values, and a data column `a` with a few
+values, are kept by `WHERE <the condition>` exactly as Spark would keep them (three-valued
+logic, `IN` with a null, strings compared by code point, case-sensitive LIKE). So
+`pruning.keeps` must say False only where SQLite keeps no row, and, for a condition on file
+columns only, exactly what SQLite says.
 """
 
 from __future__ import annotations
@@ -17,69 +18,73 @@ from hypothesis import strategies as st
 
 from batchloader import pruning
 
-datasource = pytest.importorskip("pyspark.sql.datasource")
-if not hasattr(datasource, "EqualTo"):
-    pytest.skip("filter pushdown arrived in Spark 4.1", allow_module_level=True)
+pytest.importorskip("sqlglot")
 
 COLUMNS = ["dir0", "dir1", "filename"]
-# a few values, often prefixes, suffixes or parts of one another, so that filters often
+# a few values, often prefixes, suffixes or parts of one another, so that conditions often
 # match; code points around and past ASCII
-TEXT = st.sampled_from(["", "2", "20", "24", "202", "024", "2024", "2025", "Z", "é2", "\U0001f600"])
+TEXT = st.sampled_from(
+    ["", "2", "20", "24", "202", "024", "2024", "2025", "Z", "z", "é2", "\U0001f600"]
+)
 VALUE = st.one_of(st.none(), TEXT)
+PATTERN = st.text(alphabet=["2", "0", "4", "%", "_", "é", "z", "Z"], max_size=4)
 
-COMPARISONS = {
-    "EqualTo": "{c} = ?",
-    "GreaterThan": "{c} > ?",
-    "GreaterThanOrEqual": "{c} >= ?",
-    "LessThan": "{c} < ?",
-    "LessThanOrEqual": "{c} <= ?",
-    "EqualNullSafe": "{c} IS ?",
-    # the value as often as the condition has `?`
-    "StringStartsWith": "substr({c}, 1, length(?)) = ?",
-    "StringEndsWith": "substr({c}, -length(?)) = ? OR length(?) = 0 AND {c} IS NOT NULL",
-    "StringContains": "instr({c}, ?) > 0",
-}
+
+def quoted(text):
+    return "NULL" if text is None else "'" + text.replace("'", "''") + "'"
 
 
 @st.composite
-def filters(draw):
-    """A pushed filter on one of COLUMNS (or, now and then, a data column `a`), under zero
-    to two `Not`s, and its SQL with the parameters it takes."""
-    f, sql, params = draw(comparisons())
-    for _ in range(draw(st.sampled_from([0, 0, 1, 1, 2]))):
-        f, sql = datasource.Not(f), f"NOT ({sql})"
-    return f, sql, params
-
-
-@st.composite
-def comparisons(draw):
-    """A filter on one column, its SQL and the parameters it takes."""
-    kind = draw(st.sampled_from([*COMPARISONS, "In", "IsNull", "IsNotNull"]))
+def conditions(draw, depth=0):
+    """A condition as (Spark SQL, SQLite SQL, whether it tests the data column): comparisons,
+    IN, IS [NOT] NULL, LIKE and `<=>` on the file columns (any case) or, now and then, on a
+    data column `a`, under AND, OR and NOT."""
+    if depth < 2 and draw(st.integers(0, 2)) == 0:
+        op = draw(st.sampled_from(["AND", "OR", "NOT"]))
+        left = draw(conditions(depth + 1))
+        if op == "NOT":
+            return f"NOT ({left[0]})", f"NOT ({left[1]})", left[2]
+        right = draw(conditions(depth + 1))
+        both = f"({left[0]}) {op} ({right[0]})", f"({left[1]}) {op} ({right[1]})"
+        return (*both, left[2] or right[2])
     column = draw(st.sampled_from([*COLUMNS, "a"]))
-    attribute = (column.upper() if draw(st.booleans()) else column,)
-    if kind in ("IsNull", "IsNotNull"):
-        sql = f"{column} IS {'NOT ' if kind == 'IsNotNull' else ''}NULL"
-        return getattr(datasource, kind)(attribute), sql, []
-    if kind == "In":
-        options = tuple(draw(st.lists(VALUE, min_size=1, max_size=3)))
-        marks = ", ".join("?" * len(options))
-        return datasource.In(attribute, options), f"{column} IN ({marks})", list(options)
-    value = draw(TEXT if kind != "EqualNullSafe" else VALUE)
-    sql = COMPARISONS[kind].format(c=column)
-    return getattr(datasource, kind)(attribute, value), f"({sql})", [value] * sql.count("?")
+    return (*draw(comparison_of(column)), column == "a")
 
 
-def sqlite_keeps(values, conditions):
-    """Whether SQLite's WHERE (the conditions ANDed) keeps a row holding the file's
-    `values`; column `a` is data, a row for each of a few values (a filter on it may be
-    true for one row, false for another)."""
+@st.composite
+def comparison_of(draw, column):
+    """One test of `column`, as (Spark SQL, SQLite SQL)."""
+    spelled = column.upper() if draw(st.booleans()) else column
+    kind = draw(st.sampled_from(["cmp", "cmp", "in", "null", "like", "nullsafe"]))
+    if kind == "cmp":
+        op = draw(st.sampled_from(["=", "!=", "<>", "<", "<=", ">", ">="]))
+        value = quoted(draw(TEXT))
+        if draw(st.booleans()):  # the literal first: '2024' < dir0
+            flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
+            return f"{value} {flipped} {spelled}", f"{value} {flipped} {column}"
+        return f"{spelled} {op} {value}", f"{column} {op} {value}"
+    if kind == "in":
+        options = ", ".join(quoted(v) for v in draw(st.lists(VALUE, min_size=1, max_size=3)))
+        return f"{spelled} IN ({options})", f"{column} IN ({options})"
+    if kind == "null":
+        negated = "NOT " if draw(st.booleans()) else ""
+        return f"{spelled} IS {negated}NULL", f"{column} IS {negated}NULL"
+    if kind == "like":
+        pattern = quoted(draw(PATTERN))
+        return f"{spelled} LIKE {pattern}", f"{column} LIKE {pattern}"
+    value = quoted(draw(VALUE))
+    return f"{spelled} <=> {value}", f"{column} IS {value}"
+
+
+def sqlite_keeps(values, condition):
+    """Whether SQLite's WHERE keeps a row holding the file's `values`, for any of a few
+    values of the data column `a`."""
     db = sqlite3.connect(":memory:")
+    db.execute("PRAGMA case_sensitive_like = ON")  # Spark's LIKE is case-sensitive
     db.execute(f"CREATE TABLE t ({', '.join(COLUMNS)}, a)")
     row = [values[c] for c in COLUMNS]
     db.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [[*row, x] for x in (None, "", "2024")])
-    where = " AND ".join(sql for sql, _ in conditions)
-    params = [p for _, ps in conditions for p in ps]
-    return db.execute(f"SELECT count(*) FROM t WHERE {where}", params).fetchone()[0] > 0
+    return db.execute(f"SELECT count(*) FROM t WHERE {condition}").fetchone()[0] > 0
 
 
 FILE = {"dir0": "2024", "dir1": None, "filename": "a.json"}
@@ -87,47 +92,48 @@ FILE = {"dir0": "2024", "dir1": None, "filename": "a.json"}
 
 @settings(max_examples=max(2000, settings.default.max_examples))
 # SQL's nulls: `NOT (v IN ('x', NULL))` is null, not true, where v is not 'x'
-@example(
-    FILE,
-    [(datasource.Not(datasource.In(("dir0",), ("x", None))), "NOT (dir0 IN (?, ?))", ["x", None])],
-)
-@example(FILE, [(datasource.Not(datasource.EqualTo(("dir1",), "x")), "NOT (dir1 = ?)", ["x"])])
-@example(FILE, [(datasource.EqualNullSafe(("dir1",), None), "dir1 IS ?", [None])])
-@given(
-    values=st.fixed_dictionaries({c: VALUE for c in COLUMNS}),
-    pushed=st.lists(filters(), min_size=1, max_size=3),
-)
-def test_a_file_is_pruned_only_where_sql_keeps_none_of_its_rows(values, pushed):
-    """`keeps` on the filters that test implicit columns (the others keep every file) is
-    False only if SQL drops every row of a file with those values, and for a single
-    filter it is exactly SQL's answer."""
-    prunable = pruning.prunable([f for f, _, _ in pushed], {c: None for c in COLUMNS})
-    keeps = pruning.keeps(prunable, values)
-    on_files = [(sql, p) for f, sql, p in pushed if any(f is g for g in prunable)]
+@example(FILE, ("NOT (dir0 IN ('x', NULL))", "NOT (dir0 IN ('x', NULL))", False))
+@example(FILE, ("NOT (dir1 = 'x')", "NOT (dir1 = 'x')", False))
+@example(FILE, ("dir1 <=> NULL", "dir1 IS NULL", False))
+@example({**FILE, "dir0": "Z"}, ("dir0 LIKE 'z%'", "dir0 LIKE 'z%'", False))  # case-sensitive
+@example(FILE, ("(a = 'x') OR NOT (dir0 = '2024')", "(a = 'x') OR NOT (dir0 = '2024')", True))
+@given(values=st.fixed_dictionaries({c: VALUE for c in COLUMNS}), condition=conditions())
+def test_a_file_is_pruned_only_where_sql_keeps_none_of_its_rows(values, condition):
+    """`keeps` is False only if SQL drops every row of a file with those values, and, for a
+    condition on file columns only, it is exactly SQL's answer."""
+    spark_sql, sqlite_sql, tests_data = condition
+    keeps = pruning.keeps(pruning.parse(spark_sql), values)
+    want = sqlite_keeps(values, sqlite_sql)
     if not keeps:
-        assert not sqlite_keeps(values, [(sql, p) for _, sql, p in pushed])
-    if len(on_files) == 1:
-        assert keeps == sqlite_keeps(values, on_files)
+        assert not want, spark_sql
+    if not tests_data:
+        assert keeps == want, spark_sql
 
 
-def test_a_filter_that_cannot_be_decided_keeps_every_file():
-    """Another column, a number compared with a file column, a nested column: no pruning."""
+def test_what_cannot_be_decided_keeps_every_file():
+    """A data column, a number compared with `dir0`, a qualified or nested column, a
+    function, a literal with a backslash escape, LIKE with an ESCAPE clause: no pruning,
+    unless another part rules the file out whatever they are."""
     values = {"dir0": "2024"}
-    undecided = [
-        datasource.EqualTo(("a",), "x"),
-        datasource.EqualTo(("dir0",), 2024),
-        datasource.In(("dir0",), (2023, "1")),
-        datasource.EqualTo(("dir0", "x"), "2023"),
-        datasource.Not(datasource.EqualTo(("dir0",), 2024)),
-    ]
-    for f in undecided:
-        assert pruning.evaluate(f, values) is pruning.UNKNOWN
-        assert pruning.keeps([f], values)
-    assert pruning.prunable(undecided[:1] + undecided[3:4], values) == []
+    for condition in [
+        "a = 'x'",
+        "dir0 = 2024",
+        "t.dir0 = '2023'",
+        "upper(dir0) = '2023'",
+        "dir0 = '20\\\\23'",
+        "dir0 LIKE '2023' ESCAPE '!'",
+        "dir0 IN (SELECT x FROM t)",
+    ]:
+        assert pruning.outcomes(pruning.parse(condition), values) == pruning.ANY, condition
+        assert pruning.keeps(pruning.parse(condition), values)
+    assert not pruning.keeps(pruning.parse("a = 'x' AND dir0 = '2023'"), values)
+    assert pruning.keeps(pruning.parse("a = 'x' OR dir0 = '2023'"), values)
+    with pytest.raises(ValueError, match="is not a SQL condition"):
+        pruning.parse("dir0 = = '2023'")
 
 
 def test_the_plan_prunes_by_file_columns_only(tmp_path):
-    """`ScanPlan.splits_kept` decides by the values of the output's implicit columns, under
+    """`ScanPlan(where=...)` decides by the values of the output's implicit columns, under
     their own names (renamed, another partition prefix), and never by a data column that
     took a file column's name (the data wins it, as in a wildcard scan)."""
     from batchloader.spark import ScanPlan
@@ -135,14 +141,16 @@ def test_the_plan_prunes_by_file_columns_only(tmp_path):
     for folder, name in [("2023", "a.json"), ("2024", "b.json"), ("2024", "c.json")]:
         (tmp_path / folder).mkdir(exist_ok=True)
         (tmp_path / folder / name).write_text('{"x": 1, "filename": "data"}\n')
-    plan = ScanPlan(str(tmp_path), partition_prefix="part", implicit_names={"fqn": "path"})
-    assert set(plan.implicit_columns) == {"path", "filepath", "suffix", "part0"}
-    kept = plan.splits_kept([datasource.EqualTo(("part0",), "2024")])
-    assert sorted(os.path.basename(p) for p, _, _ in kept) == ["b.json", "c.json"]
-    by_path = plan.splits_kept([datasource.EqualTo(("PATH",), str(tmp_path / "2023" / "a.json"))])
-    assert [p for p, _, _ in by_path] == [str(tmp_path / "2023" / "a.json")]
-    # `filename` is the data's column here: a filter on it prunes nothing
-    assert (
-        pruning.prunable([datasource.EqualTo(("filename",), "a.json")], plan.implicit_columns) == []
-    )
-    assert len(plan.splits_kept([datasource.IsNull(("part0",))])) == 0
+
+    def kept(where):
+        plan = ScanPlan(
+            str(tmp_path), partition_prefix="part", implicit_names={"fqn": "path"}, where=where
+        )
+        assert set(plan.implicit_columns) == {"path", "filepath", "suffix", "part0"}
+        return sorted(os.path.basename(p) for p, _, _ in plan.splits)
+
+    assert kept("part0 = '2024'") == ["b.json", "c.json"]
+    assert kept(f"PATH = '{tmp_path / '2023' / 'a.json'}'") == ["a.json"]
+    # `filename` is the data's column here: a condition on it prunes nothing
+    assert kept("filename = 'a.json'") == ["a.json", "b.json", "c.json"]
+    assert kept("part0 IS NULL") == []

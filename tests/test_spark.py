@@ -12,7 +12,7 @@ import batchloader.spark as bls
 from batchloader import InputError
 
 try:
-    import pyspark.sql.datasource
+    import pyspark.sql.datasource  # noqa: F401
 
     HAS_PYTHON_DATA_SOURCES = True
 except ImportError:  # Spark 3.5
@@ -442,12 +442,6 @@ def test_compressed_files_and_split_bytes_0_are_not_split(tmp_path):
     assert bls.ScanPlan(str(path), split_bytes=0).splits == [(str(path), None, None)]
 
 
-needs_filter_pushdown = pytest.mark.skipif(
-    not hasattr(pyspark.sql.datasource, "EqualTo") if HAS_PYTHON_DATA_SOURCES else True,
-    reason="filters reach Python data sources from Spark 4.1 on",
-)
-
-
 @pytest.fixture
 def partitioned(tmp_path):
     """A tree of good files under 2023/, 2024/ (one a level deeper) and a malformed one under
@@ -464,7 +458,6 @@ def partitioned(tmp_path):
     return tmp_path, [str(tmp_path / name) for name in good]
 
 
-@needs_filter_pushdown
 @pytest.mark.parametrize(
     "where",
     [
@@ -473,51 +466,44 @@ def partitioned(tmp_path):
         "dir1 IS NULL AND dir0 < '2025'",
         "NOT (dir0 >= '2025')",
         "dir0 <=> '2023' AND a > 1",
-        "filename LIKE 'g%'",
+        "(filename LIKE 'g%' OR dir1 = 'q1') AND a >= 3",
         "dir0 = '1999'",
     ],
 )
-def test_files_a_filter_on_file_columns_rules_out_are_never_read(spark, partitioned, where):
-    """Spark pushes the query's filters to the data source, which leaves out of the plan the
-    files whose file columns (`dir0`, `filename`...) make a filter false or null: the
-    malformed file under 2025/ is never read, and the rows are those of a scan of the good
-    files only (every filter is still applied by Spark)."""
+def test_files_the_where_condition_rules_out_are_never_read(spark, partitioned, where):
+    """`read(..., where=...)` leaves out of the plan the files whose file columns (`dir0`,
+    `filename`...) make the condition false or null whatever their data: the malformed file
+    under 2025/ is never read, and the rows are those of a scan of the good files only,
+    filtered by the whole condition. A task per file kept (one if none is)."""
     root, good = partitioned
-    df = bls.read(spark, str(root), sample_rows=2).where(where)
+    df = bls.read(spark, str(root), sample_rows=2, where=where)
     oracle = bls.read(spark, good, root=str(root), sample_rows=2).where(where)
     columns = ["a", "filename", "dir0", "dir1"]
     assert rows_of(df.select(columns)) == rows_of(oracle.select(columns))
-    files = {r.fqn for r in oracle.select("fqn").collect()}
-    if "a >" not in where:  # only file columns: a task for each file kept (one if none is)
+    if "a >" not in where:  # only file columns: the files kept are those with rows
+        files = {r.fqn for r in oracle.select("fqn").collect()}
         assert df.rdd.getNumPartitions() == max(len(files), 1)
 
 
-@needs_filter_pushdown
-def test_a_filter_that_is_not_pushed_reads_every_file(spark, partitioned):
-    """The control: `LIKE` with `_` is not pushed (nor a filter on data), so the malformed
-    file is read and its error reaches the driver; so it is through the data source format
-    unless `prune_files` is set."""
+def test_a_condition_that_cannot_rule_the_file_out_reads_it(spark, partitioned):
+    """The control: `dir0 LIKE '202_'` holds for 2025/ too, and a condition on data decides
+    nothing about a file: the malformed file is read and its error reaches the driver."""
     root, _ = partitioned
-    with pytest.raises(Exception, match=r"bad\.json, line 2"):
-        bls.read(spark, str(root), sample_rows=2).where("dir0 LIKE '202_'").collect()
-    source = spark.read.format("batchloader").option("sample_rows", "2")
-    bls.register(spark)
-    with pytest.raises(Exception, match=r"bad\.json, line 2"):
-        source.load(str(root)).where("dir0 = '2024'").collect()
-    pruned = source.option("prune_files", "true").load(str(root)).where("dir0 = '2024'")
-    assert sorted(r.a for r in pruned.collect()) == [3, 4, 5]
+    for where in ["dir0 LIKE '202_'", "a = 1"]:
+        with pytest.raises(Exception, match=r"bad\.json, line 2"):
+            bls.read(spark, str(root), sample_rows=2, where=where).collect()
 
 
 @needs_data_sources
-def test_without_filter_pushdown_every_file_is_read_and_nothing_fails(spark, partitioned):
-    """With Spark's pushdown setting off, `read` gives Spark a reader without `pushFilters`
-    (Spark refuses one that has it then): every file is read, the query still answers."""
+def test_a_query_after_a_filtered_one_on_the_same_dataframe_sees_every_file(spark, partitioned):
+    """Spark 4.1+ keeps the partitions a Python data source planned for a query with pushed
+    filters, and gives them to a later query on the same DataFrame that pushes none: a data
+    source that pruned files in `pushFilters` would lose rows there. batchloader prunes only
+    by `where`, fixed when the DataFrame is made: every query sees every file it planned."""
     root, good = partitioned
-    spark.conf.set(bls.PUSHDOWN_CONF, "false")
-    try:
-        df = bls.read(spark, good, root=str(root), sample_rows=2).where("dir0 = '2024'")
-        assert sorted(r.a for r in df.collect()) == [3, 4, 5]
-        with pytest.raises(Exception, match=r"bad\.json, line 2"):
-            bls.read(spark, str(root), sample_rows=2).where("dir0 = '2024'").collect()
-    finally:
-        spark.conf.set(bls.PUSHDOWN_CONF, "true")
+    df = bls.read(spark, good, root=str(root), sample_rows=2)
+    assert df.where("dir0 = '2024'").count() == 3
+    assert df.count() == 5
+    df.createOrReplaceTempView("partitioned")
+    assert spark.sql("SELECT count(*) FROM partitioned WHERE dir0 = '2023'").first()[0] == 2
+    assert spark.sql("SELECT count(*) FROM partitioned").first()[0] == 5

@@ -1,96 +1,156 @@
-"""File pruning: the files a query's filters on implicit columns rule out, never read.
+"""File pruning: the files a condition on file columns rules out, never read.
 
-Drill prunes partitions by `dirN`; here Spark (4.1+, with
-`spark.sql.python.filterPushdown.enabled`) pushes a query's filters to the data source, and
-a filter on a file column (`dir0 = '2024'`, `filename LIKE 'a%'`, `dir1 IS NULL`) has one
-value per file: a file it makes false or null for every row is left out of the plan. Spark
-still applies every filter to the rows it gets, so pruning only ever saves reading; a filter
-this module cannot evaluate exactly (another column, a value that is not a string, a filter
-class it does not know) keeps every file.
+Drill prunes partitions by `dirN`. Here `batchloader.spark.read(..., where=...)` takes a SQL
+condition; each file has one value per file column (`dir0`, `filename`...), and a file for
+which the condition is false or null whatever its data columns hold is left out of the plan.
+The DataFrame is still filtered by the whole condition, so pruning only ever saves reading.
 
-Filters are pyspark's `pyspark.sql.datasource` classes (`EqualTo`, `In`, `Not`...), told
-apart by class name so that this module imports no pyspark.
+The condition is read with sqlglot (Spark's dialect) and evaluated in SQL's three-valued
+logic over the set of outcomes each part may have: a part this module cannot evaluate
+exactly (a data column, a function, a number compared with `dir0`, a string literal with a
+backslash escape) may be true, false or null, so it keeps every file unless another part
+rules the file out for any of its outcomes.
+
+(Spark 4.1 can push a query's filters to a Python data source, but it keeps the partitions
+planned for one query and reuses them for a later query on the same DataFrame that has no
+filter to push: pruned files would go missing from that query. Hence an explicit condition.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
-#: a filter's outcome that says nothing (a file it is asked about is kept)
-UNKNOWN = object()
+#: a condition's possible outcomes: True, False and None (SQL's null)
+Outcomes = frozenset[bool | None]
+ANY: Outcomes = frozenset({True, False, None})
 
-#: comparisons of a string column with a string, by filter class name (SQL on UTF-8
-#: strings orders by code point, as Python's `str` does)
-_COMPARE = {
-    "EqualTo": lambda v, x: v == x,
-    "GreaterThan": lambda v, x: v > x,
-    "GreaterThanOrEqual": lambda v, x: v >= x,
-    "LessThan": lambda v, x: v < x,
-    "LessThanOrEqual": lambda v, x: v <= x,
-    "StringStartsWith": lambda v, x: v.startswith(x),
-    "StringEndsWith": lambda v, x: v.endswith(x),
-    "StringContains": lambda v, x: x in v,
+#: comparisons of a string with a string (SQL on UTF-8 strings orders by code point, as
+#: Python's `str` does), and the comparison with its sides swapped
+_COMPARE: dict[str, tuple[Callable[[str, str], bool], str]] = {
+    "EQ": (lambda v, x: v == x, "EQ"),
+    "NEQ": (lambda v, x: v != x, "NEQ"),
+    "GT": (lambda v, x: v > x, "LT"),
+    "GTE": (lambda v, x: v >= x, "LTE"),
+    "LT": (lambda v, x: v < x, "GT"),
+    "LTE": (lambda v, x: v <= x, "GTE"),
 }
 
 
-def file_column(f: Any, columns: Mapping[str, Any]) -> str | None:
-    """The lower-cased name of the implicit column filter `f` tests (`columns`: the scan's
-    implicit columns by lower-cased name), or None if it tests anything else."""
-    attribute = getattr(f, "attribute", None)
-    if not isinstance(attribute, tuple) or len(attribute) != 1:
-        return None
-    name = str(attribute[0]).lower()
-    return name if name in columns else None
+class _Unknown(Exception):
+    """A part of the condition this module does not evaluate exactly."""
 
 
-def evaluate(f: Any, values: Mapping[str, str | None]) -> object:
-    """Filter `f` for the rows of a file whose implicit columns hold `values` (by lower-cased
-    name): True, False, None (SQL's null, which drops the row as False does) or `UNKNOWN`."""
-    kind = type(f).__name__
-    if kind == "Not":
-        inner = evaluate(f.child, values)
-        return inner if inner is None or inner is UNKNOWN else not inner
-    name = file_column(f, values)
-    if name is None:
-        return UNKNOWN
-    value = values[name]
-    if kind == "IsNull":
-        return value is None
-    if kind == "IsNotNull":
-        return value is not None
-    if kind == "In":
-        options = tuple(f.value)
-        if not all(isinstance(x, str) or x is None for x in options):
-            return UNKNOWN
+def parse(where: str) -> Any:
+    """The condition `where` as a sqlglot expression (ValueError if it is not SQL)."""
+    import sqlglot
+    from sqlglot.errors import ParseError, TokenError
+
+    try:
+        return sqlglot.parse_one(where, read="spark")
+    except (ParseError, TokenError) as e:
+        raise ValueError(f"where={where!r} is not a SQL condition: {e}") from None
+
+
+def keeps(condition: Any, values: Mapping[str, str | None]) -> bool:
+    """Whether a file whose file columns hold `values` (by lower-cased name) may have a row
+    `condition` (from `parse`) keeps: False only if it is false or null for every row."""
+    return True in outcomes(condition, values)
+
+
+def outcomes(e: Any, values: Mapping[str, str | None]) -> Outcomes:
+    """What condition `e` may be for the rows of a file whose file columns hold `values`."""
+    from sqlglot import exp
+
+    if isinstance(e, exp.Paren):
+        return outcomes(e.this, values)
+    if isinstance(e, exp.Not):
+        return frozenset(_not(x) for x in outcomes(e.this, values))
+    if isinstance(e, (exp.And, exp.Or)):
+        both = _and if isinstance(e, exp.And) else _or
+        left, right = outcomes(e.this, values), outcomes(e.expression, values)
+        return frozenset(both(a, b) for a in left for b in right)
+    try:
+        return frozenset({_leaf(e, values)})
+    except _Unknown:
+        return ANY
+
+
+def _not(a: bool | None) -> bool | None:
+    return None if a is None else not a
+
+
+def _and(a: bool | None, b: bool | None) -> bool | None:
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
+
+
+def _or(a: bool | None, b: bool | None) -> bool | None:
+    if a is True or b is True:
+        return True
+    return None if a is None or b is None else False
+
+
+def _leaf(e: Any, values: Mapping[str, str | None]) -> bool | None:
+    """A comparison, `IN`, `IS NULL` or `LIKE` of a file column with string literals."""
+    from sqlglot import exp
+
+    kind = type(e).__name__
+    if kind in _COMPARE:
+        compare, swapped = _COMPARE[kind]
+        if isinstance(e.this, exp.Literal):  # '2024' < dir0 is dir0 > '2024'
+            compare = _COMPARE[swapped][0]
+            column, literal = e.expression, e.this
+        else:
+            column, literal = e.this, e.expression
+        value, text = _file_value(column, values), _text(literal)
+        return None if value is None else compare(value, text)
+    if isinstance(e, exp.NullSafeEQ):
+        value = _file_value(e.this, values)
+        other = None if isinstance(e.expression, exp.Null) else _text(e.expression)
+        return value == other
+    if isinstance(e, exp.Is) and isinstance(e.expression, exp.Null):
+        return _file_value(e.this, values) is None
+    if isinstance(e, exp.In) and not e.args.get("query"):
+        value = _file_value(e.this, values)
+        options = [None if isinstance(x, exp.Null) else _text(x) for x in e.expressions]
         if value is None:
             return None
         if value in options:
             return True
-        # `v IN (.., NULL)` is null, not false, where no option is equal
+        # `v IN ('a', NULL)` is null, not false, where v is not 'a'
         return None if None in options else False
-    if kind == "EqualNullSafe":
-        return value == f.value if isinstance(f.value, str) or f.value is None else UNKNOWN
-    compare = _COMPARE.get(kind)
-    if compare is None or not isinstance(f.value, str):
-        return UNKNOWN
-    return None if value is None else compare(value, f.value)
+    if isinstance(e, exp.Like) and not e.args.get("escape"):
+        value = _file_value(e.this, values)
+        pattern = _like(_text(e.expression))
+        return None if value is None else pattern.fullmatch(value) is not None
+    raise _Unknown
 
 
-def keeps(filters: Iterable[Any], values: Mapping[str, str | None]) -> bool:
-    """Whether a file whose implicit columns hold `values` may have a row every filter keeps
-    (the filters are ANDed): False only if one of them is false or null for the file."""
-    return all(evaluate(f, values) in (True, UNKNOWN) for f in filters)
+def _file_value(e: Any, values: Mapping[str, str | None]) -> str | None:
+    """The value of the file column `e` names (unqualified, any case)."""
+    from sqlglot import exp
+
+    if not isinstance(e, exp.Column) or e.table:
+        raise _Unknown
+    name = e.name.lower()
+    if name not in values:
+        raise _Unknown
+    return values[name]
 
 
-def prunable(filters: Sequence[Any], columns: Mapping[str, Any]) -> list[Any]:
-    """The filters that test only implicit columns (`columns`, by lower-cased name):
-    those `keeps` can decide."""
-    out = []
-    for f in filters:
-        inner = f
-        while type(inner).__name__ == "Not":
-            inner = inner.child
-        if file_column(inner, columns) is not None:
-            out.append(f)
-    return out
+def _text(e: Any) -> str:
+    """The string a literal spells; a backslash (an escape Spark decodes) is left unknown."""
+    from sqlglot import exp
+
+    if not isinstance(e, exp.Literal) or not e.is_string or "\\" in e.this:
+        raise _Unknown
+    return str(e.this)
+
+
+def _like(pattern: str) -> re.Pattern[str]:
+    """A LIKE pattern (`%` any run of characters, `_` any one) as a regular expression."""
+    parts = ("." if c == "_" else ".*" if c == "%" else re.escape(c) for c in pattern)
+    return re.compile("".join(parts), re.DOTALL)

@@ -21,9 +21,6 @@ from batchloader import pruning
 from batchloader._core import ResultSetLoader
 from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name
 
-#: the Spark setting (4.1+) that lets a Python data source see a query's filters
-PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
-
 #: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
 _UNSIGNED = {
     pa.uint8(): pa.int16(),
@@ -112,9 +109,6 @@ def local_session(**conf: Any) -> Any:
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "2g")
         .config("spark.sql.shuffle.partitions", "4")
-        # Spark 4.1+: filters reach the data source, which skips the files a filter on a
-        # file column rules out (`dir0 = '2024'`)
-        .config(PUSHDOWN_CONF, "true")
     )
     for key, value in conf.items():
         builder = builder.config(key, str(value))
@@ -164,7 +158,7 @@ class ScanPlan:
         paths: Any,
         sample_rows: int | None = 10_000,
         split_bytes: int = SPLIT_BYTES,
-        prune_files: bool = False,
+        where: str | None = None,
         **scan_options: Any,
     ) -> None:
         from batchloader.scan import COMPRESSED_SUFFIXES, Scan, _default_root, expand_paths
@@ -186,9 +180,6 @@ class ScanPlan:
             for c in probe.tracker.output_columns()
             if c.implicit is not None
         }
-        #: whether the data source takes Spark's filters to skip files (Spark then needs
-        #: PUSHDOWN_CONF on, or it refuses the reader)
-        self.prune_files = prune_files
         # types the sample inferred (not given in schema=): a value past the sample may not
         # fit them, and the executor's error then says why the column has its type
         self.inferred = probe.tracker.inferred_types() if sample_rows is not None else {}
@@ -210,6 +201,10 @@ class ScanPlan:
             return probe.reader is None and not path.lower().endswith(COMPRESSED_SUFFIXES)
 
         self.splits = plan_splits(self.files, split_bytes, splittable)
+        if where is not None:
+            condition = pruning.parse(where)
+            kept = {path: pruning.keeps(condition, self.file_values(path)) for path in self.files}
+            self.splits = [split for split in self.splits if kept[split[0]]]
         #: a Spark accumulator the executors add the lines `on_error="skip"` skipped to
         self.skipped_lines: Any = None
 
@@ -231,17 +226,6 @@ class ScanPlan:
         """The values the output's implicit columns hold for every row of file `path`."""
         values = ImplicitColumns.values(path, self.options["root"])
         return {name: values.get(kind) for name, kind in self.implicit_columns.items()}
-
-    def splits_kept(self, filters: list[Any]) -> list[Split]:
-        """The splits of the files that `filters` (pushed by Spark, on implicit columns)
-        do not rule out: for every row of the others one of them is false or null."""
-        if not filters:
-            return self.splits
-        kept: dict[str, bool] = {}
-        for path, _, _ in self.splits:
-            if path not in kept:
-                kept[path] = pruning.keeps(filters, self.file_values(path))
-        return [split for split in self.splits if kept[split[0]]]
 
     def _why_sampled(self, path: str, message: str) -> str | None:
         """Why column `path` has the type a value did not fit: the driver's sample gave it."""
@@ -274,6 +258,7 @@ def read(
     sample_rows: int | None = 10_000,
     split_bytes: int = SPLIT_BYTES,
     skipped_lines: Any = None,
+    where: str | None = None,
     **scan_options: Any,
 ) -> Any:
     """Scan `paths` in Spark's executors: one task per file, or per `split_bytes` byte range
@@ -289,14 +274,24 @@ def read(
     scans with it, so every batch Spark receives has exactly the schema Spark was told. Scan
     options are `Scan`'s (`columns`, `format`, `on_error`, limits...).
 
+    `where`: a SQL condition (Spark's syntax) the DataFrame is filtered by; the files it rules
+    out by their file columns alone (`dir0 = '2024'`, `filename LIKE 'a%'`: false or null
+    whatever the data) are not read at all, as Drill prunes partitions (see
+    `batchloader.pruning`).
+
     `skipped_lines`: a Spark accumulator (`spark.sparkContext.accumulator(0)`) to which each
     task adds the lines `on_error="skip"` skipped in its split; read its `value` after an
     action. As for any accumulator updated in a transformation, every computation of the
     DataFrame adds again (two actions count twice; `cache()` it, or use a new accumulator).
     """
-    prune = str(spark.conf.get(PUSHDOWN_CONF, "false")).lower() == "true"
-    plan = ScanPlan(paths, sample_rows, split_bytes, prune_files=prune, **scan_options)
+    plan = ScanPlan(paths, sample_rows, split_bytes, where, **scan_options)
     plan.skipped_lines = skipped_lines
+    df = _dataframe(spark, plan)
+    return df if where is None else df.where(where)
+
+
+def _dataframe(spark: Any, plan: ScanPlan) -> Any:
+    """The DataFrame of the plan's splits: through the data source, else mapInArrow."""
     if not _driver_runs_python_workers(spark):
         return _read_with_map_in_arrow(spark, plan)
     try:
@@ -349,7 +344,7 @@ _INT_OPTIONS = (
     "sample_rows",
     "split_bytes",
 )
-_BOOL_OPTIONS = ("header", "allow_schema_change", "prune_files")
+_BOOL_OPTIONS = ("header", "allow_schema_change")
 _TEXT_OPTIONS = ("format", "on_error", "delimiter", "quote", "escape", "root")
 
 
@@ -403,28 +398,15 @@ def register(spark: Any) -> None:
     class BatchloaderReader(DataSourceReader):
         def __init__(self, plan: ScanPlan) -> None:
             self.plan = plan
-            #: the pushed filters that test implicit columns only
-            self.file_filters: list[Any] = []
 
         def partitions(self) -> list[InputPartition]:
-            splits = self.plan.splits_kept(self.file_filters)
-            # every file ruled out: one task that reads nothing
+            # every file ruled out (`where`): one task that reads nothing
+            splits = self.plan.splits
             return [InputPartition(split) for split in splits] or [InputPartition(None)]
 
         def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
             if partition.value is not None:
                 yield from self.plan.scan(*partition.value)
-
-    class PruningReader(BatchloaderReader):
-        """A reader Spark pushes the query's filters to (Spark 4.1+, PUSHDOWN_CONF on)."""
-
-        def pushFilters(self, filters: list[Any]) -> Iterable[Any]:
-            self.file_filters = pruning.prunable(filters, self.plan.implicit_columns)
-            # Spark applies every filter still: pruning only skips files
-            return filters
-
-    def reader_of(plan: ScanPlan) -> DataSourceReader:
-        return PruningReader(plan) if plan.prune_files else BatchloaderReader(plan)
 
     class BatchloaderDataSource(DataSource):
         @classmethod
@@ -448,14 +430,14 @@ def register(spark: Any) -> None:
 
         def reader(self, schema: Any) -> DataSourceReader:
             if PLAN_OPTION in self.options:
-                return reader_of(self._plan())
+                return BatchloaderReader(self._plan())
             # Spark asks schema() (which plans, and the plan travels with this object) only
             # when the user set no schema: without a plan, the schema is the user's.
             plan = getattr(self, "_cached_plan", None)
             if plan is not None and (
                 schema.simpleString() == spark_struct_type(plan.schema).simpleString()
             ):
-                return reader_of(plan)
+                return BatchloaderReader(plan)
             # The user set .schema(...): scan with it as the provided schema, fixed.
             from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -472,7 +454,7 @@ def register(spark: Any) -> None:
                     f"{schema.simpleString()} from these files: with it as the provided "
                     f"schema the scan gives {ours.simpleString()}"
                 )
-            return reader_of(plan)
+            return BatchloaderReader(plan)
 
     jsession = spark._jsparkSession
     if jsession.sessionState().dataSourceManager().dataSourceExists("batchloader"):
