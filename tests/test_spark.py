@@ -7,6 +7,8 @@ import os
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import batchloader.spark as bls
 from batchloader import InputError
@@ -65,7 +67,7 @@ def test_the_map_in_arrow_path_gives_the_same_result(spark, events):
     """read() uses the data source on Spark 4 and mapInArrow on 3.5: both, here."""
     root, _ = events
     cols = ["id", "tags", "address.city", "dir1"]
-    plan = bls.ScanPlan(str(root), columns=cols)
+    plan = bls.ScanPlan(str(root), columns=cols, parallelism=2)
     by_map = bls._read_with_map_in_arrow(spark, plan)
     assert by_map.schema == bls.read(spark, str(root), columns=cols).schema
     assert rows_of(by_map) == rows_of(bls.read(spark, str(root), columns=cols))
@@ -474,7 +476,7 @@ def test_files_the_where_condition_rules_out_are_never_read(spark, partitioned, 
     """`read(..., where=...)` leaves out of the plan the files whose file columns (`dir0`,
     `filename`...) make the condition false or null whatever their data: the malformed file
     under 2025/ is never read, and the rows are those of a scan of the good files only,
-    filtered by the whole condition. A task per file kept (one if none is)."""
+    filtered by the whole condition; the plan's tasks hold exactly the files with rows."""
     root, good = partitioned
     df = bls.read(spark, str(root), sample_rows=2, where=where)
     oracle = bls.read(spark, good, root=str(root), sample_rows=2).where(where)
@@ -482,7 +484,8 @@ def test_files_the_where_condition_rules_out_are_never_read(spark, partitioned, 
     assert rows_of(df.select(columns)) == rows_of(oracle.select(columns))
     if "a >" not in where:  # only file columns: the files kept are those with rows
         files = {r.fqn for r in oracle.select("fqn").collect()}
-        assert df.rdd.getNumPartitions() == max(len(files), 1)
+        plan = bls.ScanPlan(str(root), sample_rows=2, where=where)
+        assert {path for task in plan.tasks for path, _, _ in task} == files
 
 
 def test_a_condition_that_cannot_rule_the_file_out_reads_it(spark, partitioned):
@@ -507,3 +510,57 @@ def test_a_query_after_a_filtered_one_on_the_same_dataframe_sees_every_file(spar
     df.createOrReplaceTempView("partitioned")
     assert spark.sql("SELECT count(*) FROM partitioned WHERE dir0 = '2023'").first()[0] == 2
     assert spark.sql("SELECT count(*) FROM partitioned").first()[0] == 5
+
+
+@given(
+    sizes=st.lists(st.integers(0, 6 * 2**20), max_size=40),
+    split_bytes=st.sampled_from([0, 4096, 2**20, 8 * 2**20, bls.SPLIT_BYTES]),
+    parallelism=st.integers(1, 8),
+)
+@settings(max_examples=60)
+def test_small_files_are_packed_into_tasks_as_spark_packs_them(
+    tmp_path_factory, sizes, split_bytes, parallelism
+):
+    """`plan_tasks` keeps every split once, in order; a byte range is a task alone; whole
+    files fill a task up to the target (a file alone may pass it), and the next file would
+    have passed it where a task ends. The target is `split_bytes` (128 MiB if 0), lowered
+    so that every core gets work, never below one file's open cost."""
+    folder = tmp_path_factory.mktemp("pack")
+    files = []
+    for i, size in enumerate(sizes):
+        path = folder / f"f{i:02d}.json"
+        with open(path, "wb") as f:
+            f.truncate(size)  # sparse: only the size matters here
+        files.append(str(path))
+    splits = bls.plan_splits(files, split_bytes, lambda p: True)
+    tasks = bls.plan_tasks(splits, split_bytes, parallelism)
+    assert [s for task in tasks for s in task] == splits
+    whole = {p: os.path.getsize(p) for p, start, _ in splits if start is None}
+    total = sum(size + bls.OPEN_COST for size in whole.values())
+    target = min(split_bytes or bls.SPLIT_BYTES, max(bls.OPEN_COST, total // parallelism))
+    for i, task in enumerate(tasks):
+        if any(start is not None for _, start, _ in task):
+            assert len(task) == 1
+            continue
+        costs = [whole[p] + bls.OPEN_COST for p, _, _ in task]
+        assert len(task) == 1 or sum(costs[:-1]) + whole[task[-1][0]] <= target
+        following = tasks[i + 1][0] if i + 1 < len(tasks) else None
+        if following is not None and following[1] is None:
+            assert sum(costs) + whole[following[0]] > target
+
+
+@pytest.mark.parametrize("through", ["data source", "mapInArrow"])
+def test_many_small_files_take_few_tasks_and_every_row(spark, tmp_path, through):
+    """300 one-line files: a few tasks (not 300), every row once, on both paths."""
+    rows = [{"id": i, "s": f"v{i}"} for i in range(300)]
+    for i, row in enumerate(rows):
+        write(f"{tmp_path}/p{i % 3}/f{i:03d}.json", [row])
+    if through == "data source":
+        if not HAS_PYTHON_DATA_SOURCES:
+            pytest.skip("Python data sources arrived in Spark 4")
+        df = bls.read(spark, str(tmp_path), columns=["id", "s"])
+    else:
+        plan = bls.ScanPlan(str(tmp_path), columns=["id", "s"], parallelism=2)
+        df = bls._read_with_map_in_arrow(spark, plan)
+    assert 2 <= df.rdd.getNumPartitions() <= 20
+    assert sorted((r.asDict() for r in df.collect()), key=lambda r: r["id"]) == rows

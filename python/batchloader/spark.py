@@ -130,7 +130,12 @@ PLAN_OPTION = "batchloader_plan"
 SPLIT_BYTES = 128 * 2**20
 
 
-#: one task's input: a whole file (start and end None) or the lines starting in [start, end)
+#: what opening a file costs, counted as bytes read, when small files are packed into tasks
+#: (Spark's `spark.sql.files.openCostInBytes` default)
+OPEN_COST = 4 * 2**20
+
+#: a part of a task's input: a whole file (start and end None) or the lines starting in
+#: [start, end)
 Split = tuple[str, int | None, int | None]
 
 
@@ -149,6 +154,37 @@ def plan_splits(
     return splits
 
 
+def plan_tasks(splits: list[Split], split_bytes: int, parallelism: int = 1) -> list[list[Split]]:
+    """The splits grouped into tasks, as Spark's file sources pack small files: whole files,
+    each counted as its size plus OPEN_COST, fill a task in order up to
+    `min(split_bytes, max(OPEN_COST, total / parallelism))` (so that every core gets work);
+    a byte range of a split file is a task of its own. A thousand small files make a few
+    dozen tasks, not a thousand (each task costs Spark tens of milliseconds)."""
+    target = split_bytes if split_bytes > 0 else SPLIT_BYTES
+    sizes = {path: os.path.getsize(path) for path, start, _ in splits if start is None}
+    total = sum(size + OPEN_COST for size in sizes.values())
+    target = min(target, max(OPEN_COST, total // max(parallelism, 1)))
+    tasks: list[list[Split]] = []
+    packing: list[Split] = []
+    packed = 0
+    for split in splits:
+        path, start, _ = split
+        if start is not None:  # a byte range: sized by split_bytes already
+            if packing:
+                tasks.append(packing)
+                packing, packed = [], 0
+            tasks.append([split])
+            continue
+        if packing and packed + sizes[path] > target:
+            tasks.append(packing)
+            packing, packed = [], 0
+        packing.append(split)
+        packed += sizes[path] + OPEN_COST
+    if packing:
+        tasks.append(packing)
+    return tasks
+
+
 class ScanPlan:
     """What the executors need to scan files with the schema fixed on the driver: the schema,
     the scan options, and the splits (a task each)."""
@@ -159,6 +195,7 @@ class ScanPlan:
         sample_rows: int | None = 10_000,
         split_bytes: int = SPLIT_BYTES,
         where: str | None = None,
+        parallelism: int = 1,
         **scan_options: Any,
     ) -> None:
         from batchloader.scan import COMPRESSED_SUFFIXES, Scan, _default_root, expand_paths
@@ -205,6 +242,8 @@ class ScanPlan:
             condition = pruning.parse(where)
             kept = {path: pruning.keeps(condition, self.file_values(path)) for path in self.files}
             self.splits = [split for split in self.splits if kept[split[0]]]
+        #: the splits as Spark's tasks will read them, small files packed together
+        self.tasks = plan_tasks(self.splits, split_bytes, parallelism)
         #: a Spark accumulator the executors add the lines `on_error="skip"` skipped to
         self.skipped_lines: Any = None
 
@@ -221,6 +260,11 @@ class ScanPlan:
                 yield to_spark_batch(out, self.target)
         if scan.skipped_lines and self.skipped_lines is not None:
             self.skipped_lines.add(scan.skipped_lines)
+
+    def scan_task(self, task: list[Split]) -> Iterator[pa.RecordBatch]:
+        """The batches of one task's splits, one after the other."""
+        for split in task:
+            yield from self.scan(*split)
 
     def file_values(self, path: str) -> dict[str, str | None]:
         """The values the output's implicit columns hold for every row of file `path`."""
@@ -261,12 +305,12 @@ def read(
     where: str | None = None,
     **scan_options: Any,
 ) -> Any:
-    """Scan `paths` in Spark's executors: one task per file, or per `split_bytes` byte range
-    of a large uncompressed NDJSON/CSV file (split at line boundaries: every line is read
-    once; a CSV record with a quoted line break fails its split with an `InputError`: read
-    such files with `split_bytes=0`, which turns splitting off). On Spark 4 through the
-    `batchloader` Python data source, on Spark 3.5 through `mapInArrow` over a DataFrame of
-    the splits.
+    """Scan `paths` in Spark's executors: a task per `split_bytes` byte range of a large
+    uncompressed NDJSON/CSV file (split at line boundaries: every line is read once; a CSV
+    record with a quoted line break fails its split with an `InputError`: read such files
+    with `split_bytes=0`, which turns splitting off), and small files packed into tasks as
+    Spark packs them (see `plan_tasks`). On Spark 4 through the `batchloader` Python data
+    source, on Spark 3.5 through `mapInArrow` over a DataFrame of the tasks.
 
     The schema is discovered on the driver by scanning up to `sample_rows` rows (None: every
     row, a full pass as Spark's own JSON inference makes; the union of the columns they have,
@@ -284,7 +328,8 @@ def read(
     action. As for any accumulator updated in a transformation, every computation of the
     DataFrame adds again (two actions count twice; `cache()` it, or use a new accumulator).
     """
-    plan = ScanPlan(paths, sample_rows, split_bytes, where, **scan_options)
+    parallelism = spark.sparkContext.defaultParallelism
+    plan = ScanPlan(paths, sample_rows, split_bytes, where, parallelism, **scan_options)
     plan.skipped_lines = skipped_lines
     df = _dataframe(spark, plan)
     return df if where is None else df.where(where)
@@ -318,15 +363,15 @@ def _read_with_map_in_arrow(spark: Any, plan: ScanPlan) -> Any:
 
     def scan_splits(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            for split in batch.to_pylist():
-                for out in plan.scan(split["path"], split["start"], split["end"]):
+            for task in batch.column("splits").to_pylist():
+                for out in plan.scan_task([(s["path"], s["start"], s["end"]) for s in task]):
                     if counting:
                         out = pa.record_batch([pa.nulls(out.num_rows, pa.bool_())], [_ROWS])
                     yield out
 
-    # one partition (task) per split
-    rdd = spark.sparkContext.parallelize(plan.splits, max(len(plan.splits), 1))
-    tasks = spark.createDataFrame(rdd, "path string, start long, end long")
+    # one partition (Spark task) per task of the plan
+    rdd = spark.sparkContext.parallelize([(t,) for t in plan.tasks], max(len(plan.tasks), 1))
+    tasks = spark.createDataFrame(rdd, "splits array<struct<path: string, start: long, end: long>>")
     if counting:
         return tasks.mapInArrow(scan_splits, f"{_ROWS} boolean").select()
     return tasks.mapInArrow(scan_splits, spark_struct_type(plan.schema))
@@ -401,12 +446,10 @@ def register(spark: Any) -> None:
 
         def partitions(self) -> list[InputPartition]:
             # every file ruled out (`where`): one task that reads nothing
-            splits = self.plan.splits
-            return [InputPartition(split) for split in splits] or [InputPartition(None)]
+            return [InputPartition(task) for task in self.plan.tasks] or [InputPartition([])]
 
         def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-            if partition.value is not None:
-                yield from self.plan.scan(*partition.value)
+            yield from self.plan.scan_task(partition.value)
 
     class BatchloaderDataSource(DataSource):
         @classmethod
