@@ -154,3 +154,22 @@ def test_the_plan_prunes_by_file_columns_only(tmp_path):
     # `filename` is the data's column here: a condition on it prunes nothing
     assert kept("filename = 'a.json'") == ["a.json", "b.json", "c.json"]
     assert kept("part0 IS NULL") == []
+
+
+def test_a_condition_decides_files_whole_only_where_data_cannot_matter(tmp_path):
+    """`where_decides_files`: the condition is true, false or null for each file as a whole
+    (so the data source may apply it by leaving files out), also with a data column that
+    cannot change the outcome (`OR` of what is true for every file)."""
+    from batchloader.spark import ScanPlan
+
+    for folder in ("2023", "2024"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "f.json").write_text('{"x": 1}\n')
+    for where, decides in [
+        ("dir0 = '2024'", True),
+        ("dir0 = '2024' AND x > 1", False),
+        ("dir0 LIKE '20%' OR x = 1", True),
+        ("dir0 = '2023' OR x = 1", False),
+        ("dir0 = '1999' AND x = 1", True),
+    ]:
+        assert ScanPlan(str(tmp_path), where=where).where_decides_files == decides, where

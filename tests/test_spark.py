@@ -564,3 +564,29 @@ def test_many_small_files_take_few_tasks_and_every_row(spark, tmp_path, through)
         df = bls._read_with_map_in_arrow(spark, plan)
     assert 2 <= df.rdd.getNumPartitions() <= 20
     assert sorted((r.asDict() for r in df.collect()), key=lambda r: r["id"]) == rows
+
+
+@needs_data_sources
+def test_the_data_source_where_option_leaves_files_out(spark, partitioned):
+    """`format("batchloader").option("where", ...)` and the same in SQL's OPTIONS: files the
+    condition rules out are never read and the rest are read whole, which is exact for a
+    condition on file columns only; one that tests data (which the data source cannot
+    filter) is refused, naming the way that can."""
+    root, _ = partitioned
+    bls.register(spark)
+    df = (
+        spark.read.format("batchloader")
+        .option("sample_rows", "2")
+        .option("where", "dir0 = '2024' OR filename LIKE 'x%'")
+        .load(str(root))
+    )
+    assert sorted(r.a for r in df.collect()) == [3, 4, 5]
+    spark.sql(
+        f"CREATE OR REPLACE TEMPORARY VIEW pruned USING batchloader OPTIONS (path '{root}', "
+        "sample_rows '2', where 'dir1 IS NOT NULL')"
+    )
+    assert [r.a for r in spark.sql("SELECT a FROM pruned ORDER BY a").collect()] == [4, 5]
+    for where in ["dir0 = '2024' AND a > 3", "dir0 = '2023' OR a = 1"]:
+        source = spark.read.format("batchloader").option("where", where).option("sample_rows", 2)
+        with pytest.raises(Exception, match=r"must test file columns only.*read\(\.\.\., where="):
+            source.load(str(root)).collect()

@@ -238,10 +238,16 @@ class ScanPlan:
             return probe.reader is None and not path.lower().endswith(COMPRESSED_SUFFIXES)
 
         self.splits = plan_splits(self.files, split_bytes, splittable)
+        #: whether `where` (if any) is true or not for each file as a whole, its data aside:
+        #: then keeping the files it keeps filters the rows exactly
+        self.where_decides_files = True
         if where is not None:
             condition = pruning.parse(where)
-            kept = {path: pruning.keeps(condition, self.file_values(path)) for path in self.files}
-            self.splits = [split for split in self.splits if kept[split[0]]]
+            outcomes = {
+                path: pruning.outcomes(condition, self.file_values(path)) for path in self.files
+            }
+            self.where_decides_files = all(len(o) == 1 for o in outcomes.values())
+            self.splits = [split for split in self.splits if True in outcomes[split[0]]]
         #: the splits as Spark's tasks will read them, small files packed together
         self.tasks = plan_tasks(self.splits, split_bytes, parallelism)
         #: a Spark accumulator the executors add the lines `on_error="skip"` skipped to
@@ -390,7 +396,7 @@ _INT_OPTIONS = (
     "split_bytes",
 )
 _BOOL_OPTIONS = ("header", "allow_schema_change")
-_TEXT_OPTIONS = ("format", "on_error", "delimiter", "quote", "escape", "root")
+_TEXT_OPTIONS = ("format", "on_error", "delimiter", "quote", "escape", "root", "where")
 
 
 def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
@@ -421,6 +427,24 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 f"it takes {', '.join(sorted(known))}"
             )
     return out
+
+
+def source_plan(options: dict[str, str], **given: Any) -> ScanPlan:
+    """The plan of the `batchloader` data source from its options (`given`: arguments that
+    options do not override). Its `where` option must decide each file whole, by file
+    columns only: the data source can leave files out, not filter rows."""
+    arguments = {**given, **scan_options_from(options)}
+    paths = arguments.pop("paths", None)
+    if not paths:
+        raise ValueError("the batchloader data source needs a path")
+    plan = ScanPlan(paths, **arguments)
+    if not plan.where_decides_files:
+        raise ValueError(
+            f"the batchloader data source's where option ({arguments['where']!r}) must "
+            "test file columns only (dir0, filename...) with conditions it can decide per "
+            "file: filter the rest in the query, or use batchloader.spark.read(..., where=)"
+        )
+    return plan
 
 
 def _paths_option(value: str) -> list[str]:
@@ -461,11 +485,7 @@ def register(spark: Any) -> None:
                 if PLAN_OPTION in self.options:
                     self._cached_plan = ScanPlan.decode(self.options[PLAN_OPTION])
                     return self._cached_plan
-                options = scan_options_from(dict(self.options))
-                paths = options.pop("paths", None)
-                if not paths:
-                    raise ValueError("the batchloader data source needs a path")
-                self._cached_plan = ScanPlan(paths, **options)
+                self._cached_plan = source_plan(dict(self.options))
             return self._cached_plan
 
         def schema(self) -> Any:
@@ -484,12 +504,12 @@ def register(spark: Any) -> None:
             # The user set .schema(...): scan with it as the provided schema, fixed.
             from pyspark.sql.pandas.types import to_arrow_schema
 
-            options = scan_options_from(dict(self.options))
-            paths = options.pop("paths", None)
-            if not paths:
-                raise ValueError("the batchloader data source needs a path")
-            options.setdefault("columns", list(schema.names))
-            plan = ScanPlan(paths, schema=to_arrow_schema(schema), strict_schema=True, **options)
+            plan = source_plan(
+                dict(self.options),
+                columns=list(schema.names),
+                schema=to_arrow_schema(schema),
+                strict_schema=True,
+            )
             ours = spark_struct_type(plan.schema)
             if schema.simpleString() != ours.simpleString():
                 raise ValueError(
