@@ -173,3 +173,20 @@ def test_a_condition_decides_files_whole_only_where_data_cannot_matter(tmp_path)
         ("dir0 = '1999' AND x = 1", True),
     ]:
         assert ScanPlan(str(tmp_path), where=where).where_decides_files == decides, where
+
+
+def test_the_drivers_sample_skips_the_files_the_condition_rules_out(tmp_path):
+    """The schema sample reads files in order; one `where` rules out is not among them, so a
+    malformed file there fails nothing, and its folder still counts for the dirN columns."""
+    from batchloader import InputError
+    from batchloader.spark import ScanPlan
+
+    (tmp_path / "2022" / "deep").mkdir(parents=True)
+    (tmp_path / "2022" / "deep" / "bad.json").write_text('{"x": \n')
+    (tmp_path / "2024").mkdir()
+    (tmp_path / "2024" / "f.json").write_text('{"x": 1}\n')
+    with pytest.raises(InputError, match=r"bad\.json, line 1"):
+        ScanPlan(str(tmp_path), sample_rows=5)
+    plan = ScanPlan(str(tmp_path), sample_rows=5, where="dir0 = '2024'")
+    assert [os.path.basename(p) for task in plan.tasks for p, _, _ in task] == ["f.json"]
+    assert plan.schema.names == ["x", "fqn", "filepath", "filename", "suffix", "dir0", "dir1"]

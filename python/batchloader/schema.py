@@ -65,6 +65,15 @@ class ImplicitColumns:
                 out[("partition", i)] = part
         return out
 
+    def named_values(self, path: str, root: str | None, depth: int) -> dict[str, str | None]:
+        """The implicit values of one file by lower-cased column name: the file columns and
+        the partition columns up to `depth` (None past the file's own folders)."""
+        values = ImplicitColumns.values(path, root)
+        out = {self.names[kind].lower(): values.get((kind, 0)) for kind in FILE_COLUMNS}
+        prefix = self.partition_prefix.lower()
+        out.update({f"{prefix}{i}": values.get(("partition", i)) for i in range(depth)})
+        return out
+
 
 def folders_below(directory: str, root: str) -> list[str]:
     """The folder names from `root` down to `directory` (both absolute): `dir0`, `dir1`...

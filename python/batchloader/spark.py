@@ -18,8 +18,13 @@ from typing import Any
 import pyarrow as pa
 
 from batchloader import pruning
-from batchloader._core import ResultSetLoader
-from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name
+from batchloader._core import ResultSetLoader, local_path
+from batchloader.schema import (
+    ImplicitColumns,
+    explaining_type_conflicts,
+    folders_below,
+    top_name,
+)
 
 #: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
 _UNSIGNED = {
@@ -139,6 +144,11 @@ OPEN_COST = 4 * 2**20
 Split = tuple[str, int | None, int | None]
 
 
+def _folder(path: str) -> str:
+    """The absolute folder of file `path`."""
+    return os.path.dirname(os.path.abspath(path))
+
+
 def plan_splits(
     files: list[str], split_bytes: int, splittable: Callable[[str], bool]
 ) -> list[Split]:
@@ -201,10 +211,31 @@ class ScanPlan:
         from batchloader.scan import COMPRESSED_SUFFIXES, Scan, _default_root, expand_paths
 
         self.files = expand_paths(paths)
-        root = scan_options.pop("root", None) or _default_root(paths, self.files)
+        given_root = scan_options.pop("root", None)
+        root = (
+            os.path.abspath(local_path(os.fspath(given_root)))
+            if given_root
+            else _default_root(paths, self.files)
+        )
         # the sample may grow the schema (a column of a later file): the union is the schema
         sampling = dict(scan_options, allow_schema_change=True)
-        probe = Scan(self.files, root=root, limit=sample_rows, **sampling)
+        condition = None if where is None else pruning.parse(where)
+        sampled = self.files
+        if condition is not None:
+            # nor does the sample read the files `where` rules out (their file column names
+            # taken for file columns: a data column of the same name shows in the sample)
+            implicit = ImplicitColumns(partition_prefix=sampling.get("partition_prefix", "dir"))
+            implicit.names.update(sampling.get("implicit_names") or {})
+            depth = sampling.get("partition_depth")
+            if depth is None and root is not None:
+                depth = max((len(folders_below(_folder(f), root)) for f in self.files), default=0)
+            sampling["partition_depth"] = depth = depth or 0
+            sampled = [
+                f
+                for f in self.files
+                if pruning.keeps(condition, implicit.named_values(f, root, depth))
+            ] or self.files  # none kept: the schema still comes from the files
+        probe = Scan(sampled, root=root, limit=sample_rows, **sampling)
         for _ in probe:
             pass
         reader_schema = pa.schema(
@@ -241,8 +272,7 @@ class ScanPlan:
         #: whether `where` (if any) is true or not for each file as a whole, its data aside:
         #: then keeping the files it keeps filters the rows exactly
         self.where_decides_files = True
-        if where is not None:
-            condition = pruning.parse(where)
+        if condition is not None:
             outcomes = {
                 path: pruning.outcomes(condition, self.file_values(path)) for path in self.files
             }
