@@ -197,7 +197,8 @@ def plan_tasks(splits: list[Split], split_bytes: int, parallelism: int = 1) -> l
 
 class ScanPlan:
     """What the executors need to scan files with the schema fixed on the driver: the schema,
-    the scan options, and the splits (a task each)."""
+    the scan options, the splits (`where` leaves out the files it rules out) and the tasks
+    they are packed into."""
 
     def __init__(
         self,
