@@ -99,6 +99,22 @@ def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list
     return out
 
 
+def scan_root(root: str | os.PathLike | None, paths: Any, files: list[str]) -> str | None:
+    """The folder the partition columns (`dir0`...) count from: `root` as a local absolute
+    path if given, else the folder `paths` names, else the files' common folder."""
+    if root:
+        return os.path.abspath(local_path(os.fspath(root)))
+    return _default_root(paths, files)
+
+
+def partition_depth_of(files: list[str], root: str | None) -> int:
+    """How many folders below `root` the deepest of `files` is (its dirN columns)."""
+    if root is None:
+        return 0
+    folders = (os.path.dirname(os.path.abspath(f)) for f in files)
+    return max((len(folders_below(folder, root)) for folder in folders), default=0)
+
+
 def _default_root(paths: Any, files: list[str]) -> str | None:
     if isinstance(paths, (list, tuple)) and len(paths) == 1:
         paths = paths[0]
@@ -195,11 +211,7 @@ class Scan:
             # schema puts it, if it names it, as Spark's readers are asked for it)
             corrupt = pa.field(CORRUPT_RECORD, pa.utf8())
             schema = pa.schema([*(schema or []), corrupt])
-        self.root = (
-            os.path.abspath(local_path(os.fspath(root)))
-            if root
-            else _default_root(paths, self.files)
-        )
+        self.root = scan_root(root, paths, self.files)
         self.on_error, self.header, self.delimiter = on_error, header, delimiter
         self.quote, self.escape = quote, escape
         self.limit = limit
@@ -210,12 +222,10 @@ class Scan:
         self.declared_columns = (
             None if declared_columns is None else {n.lower() for n in declared_columns}
         )
-        implicit = ImplicitColumns(partition_prefix=partition_prefix)
-        if implicit_names:
-            implicit.names.update(implicit_names)
+        implicit = ImplicitColumns.renamed(implicit_names, partition_prefix)
         self.projection = parse_projection(columns)
         if partition_depth is None:
-            partition_depth = max((self._depth(f) for f in self.files), default=0)
+            partition_depth = partition_depth_of(self.files, self.root)
         depth = partition_depth
         self.partition_depth = depth
         self.tracker = ScanSchemaTracker(
@@ -235,11 +245,6 @@ class Scan:
         #: if the projection has it
         self.corrupt_lines = 0
         self._arrays_cache: tuple[int, int] | None = None
-
-    def _depth(self, path: str) -> int:
-        if self.root is None:
-            return 0
-        return len(folders_below(os.path.dirname(os.path.abspath(path)), self.root))
 
     @property
     def schema(self) -> pa.Schema:

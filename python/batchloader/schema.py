@@ -38,6 +38,16 @@ class ImplicitColumns:
     names: dict[str, str] = field(default_factory=lambda: {k: k for k in FILE_COLUMNS})
     partition_prefix: str = "dir"
 
+    @classmethod
+    def renamed(
+        cls, implicit_names: dict[str, str] | None = None, partition_prefix: str = "dir"
+    ) -> ImplicitColumns:
+        """The implicit columns with some file columns renamed (`{"filename": "fname"}`)
+        and partition columns named `<partition_prefix>0`..."""
+        implicit = cls(partition_prefix=partition_prefix)
+        implicit.names.update(implicit_names or {})
+        return implicit
+
     def kind_of(self, name: str) -> tuple[str, int] | None:
         """("fqn"|"filepath"|"filename"|"suffix", 0) or ("partition", n) for an implicit name."""
         low = name.lower()

@@ -18,13 +18,8 @@ from typing import Any
 import pyarrow as pa
 
 from batchloader import pruning
-from batchloader._core import ResultSetLoader, local_path
-from batchloader.schema import (
-    ImplicitColumns,
-    explaining_type_conflicts,
-    folders_below,
-    top_name,
-)
+from batchloader._core import ResultSetLoader
+from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name
 
 #: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
 _UNSIGNED = {
@@ -144,11 +139,6 @@ OPEN_COST = 4 * 2**20
 Split = tuple[str, int | None, int | None]
 
 
-def _folder(path: str) -> str:
-    """The absolute folder of file `path`."""
-    return os.path.dirname(os.path.abspath(path))
-
-
 def plan_splits(
     files: list[str], split_bytes: int, splittable: Callable[[str], bool]
 ) -> list[Split]:
@@ -209,15 +199,16 @@ class ScanPlan:
         parallelism: int = 1,
         **scan_options: Any,
     ) -> None:
-        from batchloader.scan import COMPRESSED_SUFFIXES, Scan, _default_root, expand_paths
+        from batchloader.scan import (
+            COMPRESSED_SUFFIXES,
+            Scan,
+            expand_paths,
+            partition_depth_of,
+            scan_root,
+        )
 
         self.files = expand_paths(paths)
-        given_root = scan_options.pop("root", None)
-        root = (
-            os.path.abspath(local_path(os.fspath(given_root)))
-            if given_root
-            else _default_root(paths, self.files)
-        )
+        root = scan_root(scan_options.pop("root", None), paths, self.files)
         # the sample may grow the schema (a column of a later file): the union is the schema
         sampling = dict(scan_options, allow_schema_change=True)
         condition = None if where is None else pruning.parse(where)
@@ -225,17 +216,16 @@ class ScanPlan:
         if condition is not None:
             # nor does the sample read the files `where` rules out (their file column names
             # taken for file columns: a data column of the same name shows in the sample)
-            implicit = ImplicitColumns(partition_prefix=sampling.get("partition_prefix", "dir"))
-            implicit.names.update(sampling.get("implicit_names") or {})
+            implicit = ImplicitColumns.renamed(
+                sampling.get("implicit_names"), sampling.get("partition_prefix", "dir")
+            )
             depth = sampling.get("partition_depth")
-            if depth is None and root is not None:
-                depth = max((len(folders_below(_folder(f), root)) for f in self.files), default=0)
-            sampling["partition_depth"] = depth = depth or 0
-            sampled = [
-                f
-                for f in self.files
-                if pruning.keeps(condition, implicit.named_values(f, root, depth))
-            ] or self.files  # none kept: the schema still comes from the files
+            if depth is None:
+                depth = sampling["partition_depth"] = partition_depth_of(self.files, root)
+            # each file's file column values by name, computed once
+            named = {f: implicit.named_values(f, root, depth) for f in self.files}
+            sampled = [f for f in self.files if pruning.keeps(condition, named[f])]
+            sampled = sampled or self.files  # none kept: the schema still comes from the files
         probe = Scan(sampled, root=root, limit=sample_rows, **sampling)
         for _ in probe:
             pass
@@ -274,8 +264,12 @@ class ScanPlan:
         #: then keeping the files it keeps filters the rows exactly
         self.where_decides_files = True
         if condition is not None:
+            # the file columns the output has (a data column may have taken one's name)
             outcomes = {
-                path: pruning.outcomes(condition, self.file_values(path)) for path in self.files
+                f: pruning.outcomes(
+                    condition, {n: v for n, v in named[f].items() if n in self.implicit_columns}
+                )
+                for f in self.files
             }
             self.where_decides_files = all(len(o) == 1 for o in outcomes.values())
             self.splits = [split for split in self.splits if True in outcomes[split[0]]]
@@ -302,11 +296,6 @@ class ScanPlan:
         """The batches of one task's splits, one after the other."""
         for split in task:
             yield from self.scan(*split)
-
-    def file_values(self, path: str) -> dict[str, str | None]:
-        """The values the output's implicit columns hold for every row of file `path`."""
-        values = ImplicitColumns.values(path, self.options["root"])
-        return {name: values.get(kind) for name, kind in self.implicit_columns.items()}
 
     def _why_sampled(self, path: str, message: str) -> str | None:
         """Why column `path` has the type a value did not fit: the driver's sample gave it."""
