@@ -567,6 +567,24 @@ def test_many_small_files_take_few_tasks_and_every_row(spark, tmp_path, through)
 
 
 @needs_data_sources
+def test_the_data_source_packs_small_files_for_the_sessions_cores(spark, tmp_path):
+    """`format("batchloader")` plans in a worker without a session: it packs small files
+    for the cores the session had when the source was registered (local[2]: 20 tiny files,
+    80 MiB of open costs, make 2 tasks, not the single task one core would take), or for the
+    `parallelism` option; every row once either way."""
+    rows = [{"id": i} for i in range(20)]
+    for row in rows:
+        write(f"{tmp_path}/f{row['id']:02d}.json", [row])
+    bls.register(spark)
+    cores = spark.sparkContext.defaultParallelism
+    assert cores == 2  # the fixture's local[2]
+    for option, tasks in [({}, cores), ({"parallelism": "5"}, 5), ({"parallelism": "1"}, 1)]:
+        df = spark.read.format("batchloader").options(**option).load(str(tmp_path))
+        assert df.rdd.getNumPartitions() == tasks, option
+        assert sorted(r.id for r in df.collect()) == [r["id"] for r in rows]
+
+
+@needs_data_sources
 def test_the_data_source_where_option_leaves_files_out(spark, partitioned):
     """`format("batchloader").option("where", ...)` and the same in SQL's OPTIONS: files the
     condition rules out are never read and the rest are read whole, which is exact for a

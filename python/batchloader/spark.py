@@ -414,6 +414,7 @@ _INT_OPTIONS = (
     "batch_byte_limit",
     "sample_rows",
     "split_bytes",
+    "parallelism",
 )
 _BOOL_OPTIONS = ("header", "allow_schema_change")
 _TEXT_OPTIONS = ("format", "on_error", "delimiter", "quote", "escape", "root", "where")
@@ -484,6 +485,11 @@ def register(spark: Any) -> None:
     `CREATE TEMPORARY VIEW v USING batchloader OPTIONS (path '...')` work."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
+    # the data source plans in a Python worker, which has no SparkSession to ask: the cores
+    # it packs small files for (see `plan_tasks`) are this session's now, unless an option
+    # `parallelism` says otherwise
+    default_parallelism = spark.sparkContext.defaultParallelism
+
     class BatchloaderReader(DataSourceReader):
         def __init__(self, plan: ScanPlan) -> None:
             self.plan = plan
@@ -505,7 +511,7 @@ def register(spark: Any) -> None:
                 if PLAN_OPTION in self.options:
                     self._cached_plan = ScanPlan.decode(self.options[PLAN_OPTION])
                     return self._cached_plan
-                self._cached_plan = source_plan(dict(self.options))
+                self._cached_plan = source_plan(dict(self.options), parallelism=default_parallelism)
             return self._cached_plan
 
         def schema(self) -> Any:
@@ -526,6 +532,7 @@ def register(spark: Any) -> None:
 
             plan = source_plan(
                 dict(self.options),
+                parallelism=default_parallelism,
                 columns=list(schema.names),
                 schema=to_arrow_schema(schema),
                 strict_schema=True,
