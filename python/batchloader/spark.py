@@ -199,33 +199,53 @@ class ScanPlan:
         parallelism: int = 1,
         **scan_options: Any,
     ) -> None:
-        from batchloader.scan import (
-            COMPRESSED_SUFFIXES,
-            Scan,
-            expand_paths,
-            partition_depth_of,
-            scan_root,
-        )
+        from batchloader.scan import expand_paths, partition_depth_of, scan_root
 
         self.files = expand_paths(paths)
         root = scan_root(scan_options.pop("root", None), paths, self.files)
-        # the sample may grow the schema (a column of a later file): the union is the schema
-        sampling = dict(scan_options, allow_schema_change=True)
+        if scan_options.get("partition_depth") is None:
+            scan_options["partition_depth"] = partition_depth_of(self.files, root)
         condition = None if where is None else pruning.parse(where)
+        # each file's file column values by name, computed once for `where`
+        named: dict[str, dict[str, str | None]] = {}
+        if condition is not None:
+            implicit = ImplicitColumns.renamed(
+                scan_options.get("implicit_names"), scan_options.get("partition_prefix", "dir")
+            )
+            depth = scan_options["partition_depth"]
+            named = {f: implicit.named_values(f, root, depth) for f in self.files}
+        probe = self._sample(root, sample_rows, condition, named, scan_options)
+        self.splits = plan_splits(self.files, split_bytes, self._splittable(probe))
+        #: whether `where` (if any) is true or not for each file as a whole, its data aside:
+        #: then keeping the files it keeps filters the rows exactly
+        self.where_decides_files = True
+        if condition is not None:
+            self._prune(condition, named)
+        #: the splits as Spark's tasks will read them, small files packed together
+        self.tasks = plan_tasks(self.splits, split_bytes, parallelism)
+        #: a Spark accumulator the executors add the lines `on_error="skip"` skipped to
+        self.skipped_lines: Any = None
+
+    def _sample(
+        self,
+        root: str | None,
+        sample_rows: int | None,
+        condition: Any,
+        named: dict[str, dict[str, str | None]],
+        scan_options: dict[str, Any],
+    ) -> Any:
+        """Scan up to `sample_rows` rows on the driver and fix the schema, the scan options
+        and Spark's types from what it found; the sample Scan, spent."""
+        from batchloader.scan import Scan
+
         sampled = self.files
         if condition is not None:
             # nor does the sample read the files `where` rules out (their file column names
             # taken for file columns: a data column of the same name shows in the sample)
-            implicit = ImplicitColumns.renamed(
-                sampling.get("implicit_names"), sampling.get("partition_prefix", "dir")
-            )
-            depth = sampling.get("partition_depth")
-            if depth is None:
-                depth = sampling["partition_depth"] = partition_depth_of(self.files, root)
-            # each file's file column values by name, computed once
-            named = {f: implicit.named_values(f, root, depth) for f in self.files}
             sampled = [f for f in self.files if pruning.keeps(condition, named[f])]
             sampled = sampled or self.files  # none kept: the schema still comes from the files
+        # the sample may grow the schema (a column of a later file): the union is the schema
+        sampling = dict(scan_options, allow_schema_change=True)
         probe = Scan(sampled, root=root, limit=sample_rows, **sampling)
         for _ in probe:
             pass
@@ -251,32 +271,32 @@ class ScanPlan:
             # only the user's own types read any value into a string column as its text
             declared_columns=[f.name for f in scan_options.get("schema") or []],
             strict_schema=True,
-            partition_depth=probe.partition_depth,
         )
         self.options.pop("limit", None)
+        return probe
+
+    @staticmethod
+    def _splittable(probe: Any) -> Callable[[str], bool]:
+        """Which files may be split into byte ranges: by a built-in reader, uncompressed (a
+        CSV split refuses quoted line breaks)."""
+        from batchloader.scan import COMPRESSED_SUFFIXES
 
         def splittable(path: str) -> bool:
-            # built-in readers only, uncompressed (a CSV split refuses quoted line breaks)
             return probe.reader is None and not path.lower().endswith(COMPRESSED_SUFFIXES)
 
-        self.splits = plan_splits(self.files, split_bytes, splittable)
-        #: whether `where` (if any) is true or not for each file as a whole, its data aside:
-        #: then keeping the files it keeps filters the rows exactly
-        self.where_decides_files = True
-        if condition is not None:
-            # the file columns the output has (a data column may have taken one's name)
-            outcomes = {
-                f: pruning.outcomes(
-                    condition, {n: v for n, v in named[f].items() if n in self.implicit_columns}
-                )
-                for f in self.files
-            }
-            self.where_decides_files = all(len(o) == 1 for o in outcomes.values())
-            self.splits = [split for split in self.splits if True in outcomes[split[0]]]
-        #: the splits as Spark's tasks will read them, small files packed together
-        self.tasks = plan_tasks(self.splits, split_bytes, parallelism)
-        #: a Spark accumulator the executors add the lines `on_error="skip"` skipped to
-        self.skipped_lines: Any = None
+        return splittable
+
+    def _prune(self, condition: Any, named: dict[str, dict[str, str | None]]) -> None:
+        """Leave out the splits of the files `condition` is never true for, judged by the
+        file columns the output has (a data column may have taken one's name)."""
+        outcomes = {
+            f: pruning.outcomes(
+                condition, {n: v for n, v in named[f].items() if n in self.implicit_columns}
+            )
+            for f in self.files
+        }
+        self.where_decides_files = all(len(o) == 1 for o in outcomes.values())
+        self.splits = [split for split in self.splits if True in outcomes[split[0]]]
 
     def scan(
         self, path: str, start: int | None = None, end: int | None = None
