@@ -327,7 +327,7 @@ impl CsvRecords {
     fn write_field(
         &self,
         l: &mut ResultSetLoader,
-        target: Target,
+        target: &Target,
         raw: &[u8],
         whole: Option<&str>,
     ) -> Result<(), InputError> {
@@ -348,7 +348,7 @@ impl CsvRecords {
     fn field_value<'r>(
         &self,
         l: &ResultSetLoader,
-        target: Target,
+        target: &Target,
         raw: &'r [u8],
         whole: Option<&'r str>,
     ) -> Result<Value<'r>, InputError> {
@@ -375,7 +375,7 @@ impl CsvRecords {
     fn converted_value<'r>(
         &self,
         l: &ResultSetLoader,
-        target: Target,
+        target: &Target,
         raw: &'r [u8],
         whole: Option<&'r str>,
     ) -> Result<Value<'r>, InputError> {
@@ -554,7 +554,7 @@ impl RecordSource for CsvRecords {
         } else {
             std::str::from_utf8(record.as_slice()).ok()
         };
-        for &target in &self.targets {
+        for target in &self.targets {
             // a short record: the rest null
             let Some(raw) = record.get(target.field) else {
                 break;
