@@ -33,6 +33,14 @@ impl Bits {
         self.len += 1;
     }
 
+    /// Append `n` zero bits.
+    pub fn append_zeros(&mut self, n: usize) {
+        // the bytes past `len` bits are zero already: only whole new bytes are added
+        let bytes = (self.len + n).div_ceil(8) - self.buf.len();
+        super::append::zeros(&mut self.buf, bytes);
+        self.len += n;
+    }
+
     /// Bit `i`.
     #[inline]
     pub fn get_bit(&self, i: usize) -> bool {

@@ -54,6 +54,16 @@ pub struct ResultSetLoader {
     /// position): a column whose count is its shape's needs no back-fill at commit.
     /// `usize::MAX`: the commit walks that column whatever.
     pub(crate) top_writes: Vec<usize>,
+    /// The rows every column whose nulls are deferred is counted as holding (`lazy.rs`):
+    /// `row_pos`, or one more while a commit that deferred its nulls checks the limits.
+    pub(crate) lazy_rows: usize,
+    /// The bytes of the nulls deferred and not yet appended (part of `bytes`).
+    pub(crate) lazy_debt: usize,
+    /// Columns whose nulls are deferred written in the current row (each once), with the
+    /// bytes a null would have added to them (`Node::deferrable_null_bytes`).
+    pub(crate) lazy_written: Vec<(ColumnId, usize, usize)>,
+    /// ... of them, those built with `append_bytes` (their UTF-8 is checked at commit).
+    pub(crate) lazy_utf8: Vec<ColumnId>,
     /// The full batch set aside when a row overflowed.
     pub(crate) frozen: Option<FrozenBatch>,
     pub(crate) harvested_rows: u64,
@@ -90,6 +100,10 @@ impl ResultSetLoader {
             budget: 0,
             row_shape: None,
             top_writes: Vec::new(),
+            lazy_rows: 0,
+            lazy_debt: 0,
+            lazy_written: Vec::new(),
+            lazy_utf8: Vec::new(),
             frozen: None,
             harvested_rows: 0,
             harvested_batches: 0,
@@ -248,6 +262,7 @@ impl ResultSetLoader {
             self.discard_row();
             return Err(e);
         }
+        self.defer_row_nulls(self.row_pos);
         self.after_write(ROOT)?;
         self.row_pos += 1;
         self.row_open = false;
@@ -277,11 +292,14 @@ impl ResultSetLoader {
         if !self.top_writes.is_empty() {
             self.top_writes.fill(0);
         }
+        self.lazy_written.clear();
+        self.lazy_utf8.clear();
     }
 
     /// Drop everything written for the current row, at every level.
     pub fn discard_row(&mut self) {
         self.truncate(ROOT, self.row_pos);
+        self.forget_uncommitted_nulls();
         self.row_open = false;
         self.breach = None;
     }
@@ -292,6 +310,8 @@ impl ResultSetLoader {
         if self.state != State::Closed {
             self.truncate(ROOT, 0);
         }
+        self.lazy_rows = 0;
+        self.lazy_debt = 0;
         self.row_open = false;
         self.state = State::Closed;
     }

@@ -20,6 +20,7 @@ mod bits;
 mod discovery;
 mod error;
 mod export;
+mod lazy;
 mod lifecycle;
 mod node;
 mod options;

@@ -267,43 +267,72 @@ impl Node {
     /// Bytes of this node's own buffers as they would be exported now.
     #[inline]
     pub fn own_bytes(&self) -> usize {
+        self.own_bytes_at(self.len)
+    }
+
+    /// `own_bytes` with `len` entries, the data bytes of a var-width column as they are now
+    /// (entries past `len` being nulls): what deferred nulls will take.
+    #[inline]
+    pub fn own_bytes_at(&self, len: usize) -> usize {
         let validity = if self.validity.is_some() {
-            bits_bytes(self.len)
+            bits_bytes(len)
         } else {
             0
         };
         validity
             + match &self.data {
-                Data::Bool(_) => bits_bytes(self.len),
-                Data::Fixed { width, .. } => self.len * width,
-                Data::Var { large, data, .. } => (self.len + 1) * offset_width(*large) + data.len(),
+                Data::Bool(_) => bits_bytes(len),
+                Data::Fixed { width, .. } => len * width,
+                Data::Var { large, data, .. } => (len + 1) * offset_width(*large) + data.len(),
                 Data::Struct { .. } => 0,
-                Data::List { large, .. } => (self.len + 1) * offset_width(*large),
+                Data::List { large, .. } => (len + 1) * offset_width(*large),
             }
     }
 
     /// The largest of this node's own buffers, in exported bytes.
     #[inline]
     pub fn max_buffer_bytes(&self) -> usize {
+        self.max_buffer_bytes_at(self.len)
+    }
+
+    /// `max_buffer_bytes` with `len` entries (see `own_bytes_at`).
+    #[inline]
+    pub fn max_buffer_bytes_at(&self, len: usize) -> usize {
         let validity = if self.validity.is_some() {
-            bits_bytes(self.len)
+            bits_bytes(len)
         } else {
             0
         };
         let own = match &self.data {
-            Data::Bool(_) => bits_bytes(self.len),
-            Data::Fixed { width, .. } => self.len * width,
+            Data::Bool(_) => bits_bytes(len),
+            Data::Fixed { width, .. } => len * width,
             Data::Var { large, data, .. } => {
                 if !large && data.len() > i32::MAX as usize {
                     usize::MAX
                 } else {
-                    ((self.len + 1) * offset_width(*large)).max(data.len())
+                    ((len + 1) * offset_width(*large)).max(data.len())
                 }
             }
             Data::Struct { .. } => 0,
-            Data::List { large, .. } => (self.len + 1) * offset_width(*large),
+            Data::List { large, .. } => (len + 1) * offset_width(*large),
         };
         own.max(validity)
+    }
+
+    /// For a column whose nulls may be deferred (see `lazy.rs`: a nullable top-level scalar),
+    /// the bytes a null adds to it: always (its value or offset width), and once every 8
+    /// entries (its bitmaps: validity, and the values of a bool). `None` for other nodes.
+    #[inline(always)]
+    pub fn deferrable_null_bytes(&self) -> Option<(usize, usize)> {
+        if self.role != Role::Member(ROOT) || !self.projected || self.validity.is_none() {
+            return None;
+        }
+        match &self.data {
+            Data::Fixed { width, .. } => Some((*width, 1)),
+            Data::Var { large, .. } => Some((offset_width(*large), 1)),
+            Data::Bool(_) => Some((0, 2)),
+            Data::Struct { .. } | Data::List { .. } => None,
+        }
     }
 
     /// The offset after the last entry (lists and var-width values).
@@ -349,6 +378,35 @@ impl Node {
             Data::Struct { .. } => {}
         }
         self.len += 1;
+    }
+
+    /// Append `n` null entries at once (caller checked the node is nullable): the deferred
+    /// nulls of a column no row wrote for a while.
+    pub fn push_nulls(&mut self, n: usize) {
+        if let Some(v) = self.validity.as_mut() {
+            v.append_zeros(n);
+        }
+        match &mut self.data {
+            Data::Bool(b) => b.append_zeros(n),
+            Data::Fixed { width, values } => zeros(values, *width * n),
+            Data::Var {
+                large,
+                offsets,
+                data,
+            } => {
+                for _ in 0..n {
+                    offset_push(offsets, *large, data.len());
+                }
+            }
+            Data::List { large, offsets, .. } => {
+                let last = offset_last(offsets, *large);
+                for _ in 0..n {
+                    offset_push(offsets, *large, last);
+                }
+            }
+            Data::Struct { .. } => {}
+        }
+        self.len += n;
     }
 
     /// Append the back-fill value: null if nullable, else the default ("" / 0 / [] / struct).

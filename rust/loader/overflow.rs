@@ -194,6 +194,13 @@ impl ResultSetLoader {
     /// Set entries `0..at` of every node aside (zero-copy) and keep the rest (the overflow
     /// row) as the active buffers, list offsets rebased at every level.
     pub(crate) fn split_tree(&mut self, at: usize) -> FrozenBatch {
+        self.catch_up_all();
+        debug_assert!(
+            self.lazy_rows >= at,
+            "{} rows owed nulls, split at {at}",
+            self.lazy_rows
+        );
+        self.lazy_rows -= at;
         let mut nodes: Vec<Option<Frozen>> = (0..self.nodes.len()).map(|_| None).collect();
         self.split_node(ROOT, at, &mut nodes);
         let bytes = nodes.iter().flatten().map(Frozen::bytes).sum();
@@ -246,12 +253,14 @@ impl ResultSetLoader {
         out[id] = Some(frozen);
     }
 
-    /// Exported bytes of all active buffers, counted from scratch.
+    /// Exported bytes of all active buffers, counted from scratch, deferred nulls included.
     pub(crate) fn recount_bytes(&self) -> usize {
-        self.nodes
+        let own: usize = self
+            .nodes
             .iter()
             .filter(|n| n.projected)
             .map(|n| n.own_bytes())
-            .sum()
+            .sum();
+        own + self.count_lazy_debt()
     }
 }

@@ -1230,3 +1230,59 @@ fn one_pass_and_checked_writes_store_the_same_for_every_type_and_value() {
         }
     }
 }
+
+/// Sparse rows: each writes one of 40 nullable columns, whose nulls the others defer
+/// (`lazy.rs`). The batches are those of writing every null: each row's value in its place
+/// and nulls elsewhere, the byte count exact at every harvest, the vector limit reached by
+/// the deferred nulls' offsets as a written null's would reach it.
+#[test]
+fn sparse_rows_defer_their_nulls_and_count_them() {
+    let fields: Vec<Field> = (0..40)
+        .map(|i| match i % 3 {
+            0 => Field::new(format!("i{i}"), DataType::Int64, true),
+            1 => Field::new(format!("s{i}"), DataType::Utf8, true),
+            _ => Field::new(format!("b{i}"), DataType::Boolean, true),
+        })
+        .collect();
+    // 400 bytes: 99 utf8 offsets (and 50 int64 values) a buffer
+    let mut l = loader(fields.clone(), 400);
+    let mut batches = Vec::new();
+    for r in 0..300usize {
+        if !l.start_row().unwrap() {
+            let expected = l.batch_bytes();
+            let batch = l.harvest().unwrap();
+            assert_eq!(exported_bytes(&batch), expected);
+            batches.push(batch);
+            assert!(l.start_batch().unwrap());
+            assert!(l.start_row().unwrap());
+        }
+        let column = r % 40;
+        let id = l.column(ROOT, fields[column].name()).unwrap();
+        match column % 3 {
+            0 => l.set(id, Value::Int(r as i64)).unwrap(),
+            1 => l.set(id, Value::Str("x")).unwrap(),
+            _ => l.set(id, Value::Bool(true)).unwrap(),
+        }
+        l.save_row().unwrap();
+        assert_eq!(l.active_bytes(), l.recount_bytes());
+    }
+    let expected = l.batch_bytes();
+    let last = l.harvest().unwrap();
+    assert_eq!(exported_bytes(&last), expected);
+    batches.push(last);
+    // 50 int64 values fit 400 bytes, and so do 99 utf8 offsets: the int64s end each batch
+    let rows: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
+    assert_eq!(rows, [50, 50, 50, 50, 50, 50]);
+    for (b, batch) in batches.iter().enumerate() {
+        for (c, column) in batch.columns().iter().enumerate() {
+            for row in 0..batch.num_rows() {
+                let r = b * 50 + row;
+                assert_eq!(column.is_valid(row), r % 40 == c, "row {r} column {c}");
+            }
+        }
+        let ints = batch.column(0).as_primitive::<Int64Type>();
+        for row in (0..batch.num_rows()).filter(|row| (b * 50 + row) % 40 == 0) {
+            assert_eq!(ints.value(row), (b * 50 + row) as i64);
+        }
+    }
+}

@@ -10,7 +10,7 @@ use arrow_schema::{DataType, Field, FieldRef};
 
 use super::error::{LoaderError, Result};
 use super::lifecycle::ResultSetLoader;
-use super::node::{new_offsets, ColumnId, Data, Node, Physical, Role, ROOT};
+use super::node::{new_offsets, offset_width, ColumnId, Data, Node, Physical, Role, ROOT};
 use super::options::Projection;
 
 /// Field metadata key holding the back-fill value of a non-nullable scalar column.
@@ -64,6 +64,14 @@ pub(crate) struct RowShape {
     widths: Vec<(usize, usize)>,
     /// The lists among them: (top-level position, list, element node).
     lists: Vec<(usize, ColumnId, ColumnId)>,
+    /// The columns whose nulls are deferred (see `lazy.rs`), left out of `widths`: the
+    /// bytes a null adds to all of them, always and once every 8 rows; the one whose
+    /// buffers nulls grow the most, and the most rows it holds within `vector_byte_limit`
+    /// (`usize::MAX`: no such column).
+    pub(crate) lazy_value_bytes: usize,
+    pub(crate) lazy_bitmaps: usize,
+    pub(crate) lazy_widest: Option<ColumnId>,
+    pub(crate) lazy_most_rows: usize,
 }
 
 /// The width of a column the commit walks whatever was written: one holding a list of lists
@@ -515,7 +523,9 @@ impl ResultSetLoader {
     /// it went, or needs a check. Nodes in lists have no count.
     pub(crate) fn uncount_column(&mut self, id: ColumnId) {
         let node = &self.nodes[id];
-        if node.anchor.is_none() {
+        // (the commit walks no column whose nulls are deferred: its count only tells
+        // whether the row wrote it, `lazy.rs`)
+        if node.anchor.is_none() && node.deferrable_null_bytes().is_none() {
             if let Some(count) = self.top_writes.get_mut(node.top) {
                 *count = usize::MAX;
             }
@@ -833,6 +843,18 @@ impl ResultSetLoader {
         if self.row_shape.is_none() {
             self.row_shape = Some(self.measure_row());
         }
+        // columns whose nulls are deferred are not walked: those that took bytes from
+        // `append_bytes` have their UTF-8 checked here
+        for i in 0..self.lazy_utf8.len() {
+            let id = self.lazy_utf8[i];
+            if self
+                .nodes
+                .get(id)
+                .is_some_and(|n| n.len == p + 1 && n.check_utf8)
+            {
+                self.finalize(id, p)?;
+            }
+        }
         let Some(shape) = &self.row_shape else {
             unreachable!("measured above");
         };
@@ -868,8 +890,19 @@ impl ResultSetLoader {
     fn measure_row(&self) -> RowShape {
         let mut widths = vec![0; self.top_writes.len()];
         let mut lists = Vec::new();
+        let (mut lazy_value_bytes, mut lazy_bitmaps) = (0, 0);
+        let mut lazy_widest: Option<(usize, ColumnId)> = None;
         let row = self.nodes.iter().enumerate().skip(1);
         for (id, node) in row.filter(|(_, n)| n.projected && n.anchor.is_none()) {
+            if let Some((values, bitmaps)) = node.deferrable_null_bytes() {
+                lazy_value_bytes += values;
+                lazy_bitmaps += bitmaps;
+                let most_rows = self.most_null_rows(id);
+                if lazy_widest.is_none_or(|(fewest, _)| most_rows < fewest) {
+                    lazy_widest = Some((most_rows, id));
+                }
+                continue;
+            }
             let width = &mut widths[node.top];
             if *width != WALK_ALWAYS {
                 *width += 1;
@@ -886,6 +919,25 @@ impl ResultSetLoader {
         RowShape {
             widths: widths.collect(),
             lists,
+            lazy_value_bytes,
+            lazy_bitmaps,
+            lazy_widest: lazy_widest.map(|(_, id)| id),
+            lazy_most_rows: lazy_widest.map_or(usize::MAX, |(rows, _)| rows),
+        }
+    }
+
+    /// The most rows column `id` (a nullable scalar) can hold before the growth nulls give
+    /// its validity, values or offsets takes one past `vector_byte_limit` (the data bytes
+    /// of a var-width column grow only by writes, which check them).
+    fn most_null_rows(&self, id: ColumnId) -> usize {
+        let limit = self.options.vector_byte_limit;
+        let bitmaps = limit.saturating_mul(8);
+        match &self.nodes[id].data {
+            Data::Fixed { width, .. } => (limit / width).min(bitmaps),
+            Data::Var { large, .. } => (limit / offset_width(*large))
+                .saturating_sub(1)
+                .min(bitmaps),
+            _ => bitmaps,
         }
     }
 

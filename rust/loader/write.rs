@@ -58,6 +58,7 @@ impl ResultSetLoader {
     /// and, if `id` was already written in this entry, drop that value (a write overwrites).
     #[inline(always)]
     fn prepare_entry(&mut self, id: ColumnId) -> usize {
+        self.catch_up(id);
         if let Some(p) = self.fresh_entry(id) {
             self.count_first_write(id);
             return p;
@@ -104,6 +105,7 @@ impl ResultSetLoader {
         if !self.row_open {
             return None;
         }
+        // (a column short of the rows, its nulls deferred, is not fresh: `set_any` pads it)
         let node = self.nodes.get(id)?;
         let fresh = match node.role {
             Role::Element(_) => self.fresh_element(id),
@@ -223,8 +225,12 @@ impl ResultSetLoader {
         let node = &self.nodes[id];
         if node.anchor.is_none() {
             if let Some(count) = self.top_writes.get_mut(node.top) {
+                let first = *count == 0;
                 // Saturating: usize::MAX marks a column the commit walks whatever follows.
                 *count = count.saturating_add(1);
+                if first {
+                    self.note_lazy_write(id);
+                }
             }
         }
     }
@@ -338,18 +344,26 @@ impl ResultSetLoader {
             )));
         };
         let is_utf8 = matches!(node.physical, Some(super::node::Physical::Utf8));
+        self.catch_up(id);
         let p = self.pos(id);
-        if node.len == p {
+        if self.nodes[id].len == p {
             if let Some(parent) = self.parent(id) {
                 self.ensure_open(parent);
             }
             self.mutate(id, |n| n.push_encoded(&Encoded::Bytes(bytes)));
+            if self.nodes[id].deferrable_null_bytes().is_some() {
+                // the commit does not walk it (`lazy.rs`): its write is noted
+                self.count_first_write(id);
+            }
         } else {
             self.mutate(id, |n| n.extend_last(bytes));
         }
         if is_utf8 {
             self.nodes[id].check_utf8 = true;
             self.uncount_column(id); // the commit must validate it
+            if self.nodes[id].deferrable_null_bytes().is_some() {
+                self.lazy_utf8.push(id); // (it does not walk it: `lazy.rs`)
+            }
         }
         self.after_write(id)
     }
@@ -545,6 +559,9 @@ impl ResultSetLoader {
     /// the int64 values are kept.
     pub fn widen_to_float64(&mut self, id: ColumnId) -> Result<()> {
         self.check_open()?;
+        if self.state == super::lifecycle::State::Active {
+            self.catch_up(id); // the values it keeps to narrow back are the rows' whole
+        }
         let node = &self.nodes[id];
         if node.field.data_type() != &DataType::Int64 {
             return Err(LoaderError::SchemaConflict(format!(
