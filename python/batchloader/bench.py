@@ -89,6 +89,25 @@ def nested_rows(n: int, seed: int = 1) -> list[dict[str, Any]]:
     return rows
 
 
+def sparse_rows(n: int, seed: int = 3) -> list[dict[str, Any]]:
+    """The sparse dataset: an id and 8 of 500 optional properties a row (ints, floats,
+    strings, booleans by the property's number), as event or API dumps hold them."""
+    rnd = random.Random(seed)
+    makers: list[Callable[[], Any]] = [
+        lambda: rnd.randrange(1_000_000),
+        lambda: rnd.random() * 1000,
+        lambda: rnd.choice(KINDS) + str(rnd.randrange(100)),
+        lambda: rnd.random() < 0.5,
+    ]
+    rows = []
+    for i in range(n):
+        row: dict[str, Any] = {"id": i}
+        for k in sorted(rnd.sample(range(500), 8)):
+            row[f"p{k:03d}"] = makers[k % 4]()
+        rows.append(row)
+    return rows
+
+
 def flat_rows(n: int, seed: int = 2) -> list[dict[str, Any]]:
     """The flat dataset (6 scalar columns)."""
     rnd = random.Random(seed)
@@ -420,6 +439,7 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
         ("nested", nested_rows, None),
         ("nested-narrow", nested_rows, NARROW),
         ("flat", flat_rows, None),
+        ("sparse", sparse_rows, None),
         ("flat-csv", flat_rows, None),
         ("flat-csv-typed", flat_rows, None),
     ]
