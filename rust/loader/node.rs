@@ -133,6 +133,8 @@ pub(crate) struct Node {
     /// The position, among the top-level columns, of the one this node belongs to
     /// (`usize::MAX` for the row itself).
     pub top: usize,
+    /// `null_bytes_if_deferred`, kept: it is asked at every row's first write to a column.
+    pub deferrable: Option<(usize, usize)>,
 }
 
 /// The set-aside head of a node after a split: exactly what is exported.
@@ -319,12 +321,19 @@ impl Node {
         own.max(validity)
     }
 
-    /// For a column whose nulls may be deferred (see `lazy.rs`: a nullable top-level scalar),
-    /// the bytes a null adds to it: always (its value or offset width), and once every 8
-    /// entries (its bitmaps: validity, and the values of a bool). `None` for other nodes.
+    /// For a column whose nulls may be deferred (see `lazy.rs`: a nullable top-level scalar,
+    /// projected), the bytes a null adds to it: always (its value or offset width), and once
+    /// every 8 entries (its bitmaps: validity, and the values of a bool). `None` for other
+    /// nodes.
     #[inline(always)]
     pub fn deferrable_null_bytes(&self) -> Option<(usize, usize)> {
-        if self.role != Role::Member(ROOT) || !self.projected || self.validity.is_none() {
+        self.deferrable.filter(|_| self.projected)
+    }
+
+    /// What `deferrable_null_bytes` gives when the node is projected (fixed when it is
+    /// built: its role, nullability and storage do not change).
+    pub fn null_bytes_if_deferred(&self) -> Option<(usize, usize)> {
+        if self.role != Role::Member(ROOT) || self.validity.is_none() {
             return None;
         }
         match &self.data {

@@ -1231,13 +1231,15 @@ fn one_pass_and_checked_writes_store_the_same_for_every_type_and_value() {
     }
 }
 
-/// Sparse rows: each writes one of 40 nullable columns, whose nulls the others defer
+/// Sparse rows: each writes one of 100 nullable columns (a schema wide enough for the
+/// commit to zero only the counts a row set), whose nulls the others defer
 /// (`lazy.rs`). The batches are those of writing every null: each row's value in its place
 /// and nulls elsewhere, the byte count exact at every harvest, the vector limit reached by
 /// the deferred nulls' offsets as a written null's would reach it.
 #[test]
 fn sparse_rows_defer_their_nulls_and_count_them() {
-    let fields: Vec<Field> = (0..40)
+    const N: usize = 100;
+    let fields: Vec<Field> = (0..N)
         .map(|i| match i % 3 {
             0 => Field::new(format!("i{i}"), DataType::Int64, true),
             1 => Field::new(format!("s{i}"), DataType::Utf8, true),
@@ -1256,7 +1258,7 @@ fn sparse_rows_defer_their_nulls_and_count_them() {
             assert!(l.start_batch().unwrap());
             assert!(l.start_row().unwrap());
         }
-        let column = r % 40;
+        let column = r % N;
         let id = l.column(ROOT, fields[column].name()).unwrap();
         match column % 3 {
             0 => l.set(id, Value::Int(r as i64)).unwrap(),
@@ -1277,11 +1279,11 @@ fn sparse_rows_defer_their_nulls_and_count_them() {
         for (c, column) in batch.columns().iter().enumerate() {
             for row in 0..batch.num_rows() {
                 let r = b * 50 + row;
-                assert_eq!(column.is_valid(row), r % 40 == c, "row {r} column {c}");
+                assert_eq!(column.is_valid(row), r % N == c, "row {r} column {c}");
             }
         }
         let ints = batch.column(0).as_primitive::<Int64Type>();
-        for row in (0..batch.num_rows()).filter(|row| (b * 50 + row) % 40 == 0) {
+        for row in (0..batch.num_rows()).filter(|row| (b * 50 + row) % N == 0) {
             assert_eq!(ints.value(row), (b * 50 + row) as i64);
         }
     }

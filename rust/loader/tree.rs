@@ -74,6 +74,14 @@ pub(crate) struct RowShape {
     pub(crate) lazy_most_rows: usize,
 }
 
+impl RowShape {
+    /// The positions of the top-level columns the commit walks (all but those whose nulls
+    /// are deferred): the only ones, with those, whose count of first writes a row sets.
+    pub(crate) fn walked_columns(&self) -> impl Iterator<Item = usize> + '_ {
+        self.widths.iter().map(|&(top, _)| top)
+    }
+}
+
 /// The width of a column the commit walks whatever was written: one holding a list of lists
 /// (an unsaved element of it may hide below the outer list's last offset). No count of first
 /// writes reaches it (they saturate at `usize::MAX`).
@@ -628,7 +636,9 @@ impl ResultSetLoader {
             default: default.unwrap_or_default(),
             check_utf8: false,
             top,
+            deferrable: None,
         });
+        self.nodes[id].deferrable = self.nodes[id].null_bytes_if_deferred();
         if projected {
             let own = self.nodes[id].own_bytes();
             self.nodes[id].counted = own;
