@@ -19,10 +19,18 @@ impl ResultSetLoader {
     /// of the committed rows is one whose nulls were deferred.
     #[inline(always)]
     pub(crate) fn catch_up(&mut self, id: ColumnId) {
-        let node = &self.nodes[id];
-        if node.len < self.lazy_rows && node.role == Role::Member(ROOT) {
+        if self.is_owed_nulls(id) {
             self.pad(id);
         }
+    }
+
+    /// Whether column `id` is a top-level column short of the committed rows: one whose
+    /// nulls were deferred.
+    #[inline(always)]
+    pub(crate) fn is_owed_nulls(&self, id: ColumnId) -> bool {
+        self.nodes
+            .get(id)
+            .is_some_and(|node| node.len < self.lazy_rows && node.role == Role::Member(ROOT))
     }
 
     /// Append the nulls column `id` is owed (its bytes were counted already).

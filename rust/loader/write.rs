@@ -93,6 +93,17 @@ impl ResultSetLoader {
     /// refuse the row) for a limit any write of the row broke.
     #[inline(always)]
     pub fn set_plain(&mut self, id: ColumnId, value: Value<'_>) -> bool {
+        self.set_first(id, value).is_some() || self.set_first_after_nulls(id, value)
+    }
+
+    /// `set_first` on a column owed deferred nulls (`lazy.rs`), which it appends first: the
+    /// usual write to a sparse column. `false` (nothing written) for any other column.
+    #[inline(never)]
+    fn set_first_after_nulls(&mut self, id: ColumnId, value: Value<'_>) -> bool {
+        if !self.row_open || !self.is_owed_nulls(id) {
+            return false;
+        }
+        self.pad(id);
         self.set_first(id, value).is_some()
     }
 
@@ -239,8 +250,12 @@ impl ResultSetLoader {
     /// entry, compound columns, and the errors.
     #[inline(never)]
     fn set_any(&mut self, id: ColumnId, value: Value<'_>) -> Result<()> {
-        // A list's next element: the same one pass, out of `set`'s inlined path.
+        // A list's next element, or a column owed nulls: the same one pass, out of `set`'s
+        // inlined path.
         if self.row_open && self.fresh_element(id) && self.push_first(id, value).is_some() {
+            return self.after_write(id);
+        }
+        if self.set_first_after_nulls(id, value) {
             return self.after_write(id);
         }
         self.set_checked(id, value)

@@ -41,7 +41,7 @@ pub(crate) struct KeyCache {
 /// A key of [`KeyCache`]: its text, where it went, and whether its JSON text is the same
 /// bytes (no character a JSON string must escape).
 pub(crate) struct CachedKey {
-    text: Box<str>,
+    text: String,
     pub target: Option<ColumnId>,
     plain: bool,
     /// A plain key of up to 7 bytes with its closing quote, as a little-endian word (0 if
@@ -52,6 +52,20 @@ pub(crate) struct CachedKey {
 
 impl CachedKey {
     fn new(key: &str, target: Option<ColumnId>) -> Self {
+        let mut cached = CachedKey {
+            text: String::new(),
+            target: None,
+            plain: false,
+            quoted: 0,
+            quoted_mask: 0,
+        };
+        cached.set(key, target);
+        cached
+    }
+
+    /// Make it `key` going to `target`, its text's buffer kept (objects whose keys vary,
+    /// as sparse ones do, replace a key on most fields).
+    fn set(&mut self, key: &str, target: Option<ColumnId>) {
         let plain = !key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
         let (mut quoted, mut quoted_mask) = (0, 0);
         if plain && key.len() < 8 {
@@ -61,13 +75,12 @@ impl CachedKey {
             quoted = u64::from_le_bytes(word);
             quoted_mask = u64::MAX >> (8 * (7 - key.len()));
         }
-        CachedKey {
-            text: Box::from(key),
-            target,
-            plain,
-            quoted,
-            quoted_mask,
-        }
+        self.text.clear();
+        self.text.push_str(key);
+        self.target = target;
+        self.plain = plain;
+        self.quoted = quoted;
+        self.quoted_mask = quoted_mask;
     }
 
     /// The key's JSON text, without its quotes.
@@ -102,11 +115,10 @@ impl KeyCache {
             self.by_struct.resize_with(parent + 1, Vec::new);
         }
         let keys = &mut self.by_struct[parent];
-        let entry = CachedKey::new(key, target);
         if pos < keys.len() {
-            keys[pos] = entry;
+            keys[pos].set(key, target);
         } else if pos == keys.len() {
-            keys.push(entry);
+            keys.push(CachedKey::new(key, target));
         }
     }
 }
