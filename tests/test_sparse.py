@@ -1,4 +1,4 @@
-"""Sparse rows: each writes a few of many nullable columns.
+"""Sparse rows: each writes a few of many nullable columns (top-level, or members of a struct).
 
 The loader defers the nulls of the columns a row leaves out (`rust/loader/lazy.rs`) instead
 of writing one per column per row. Whatever it defers, the batches must be those of writing
@@ -61,14 +61,24 @@ def cases(draw: st.DrawFn) -> tuple[pa.Schema, list[dict[str, Any]], dict[str, A
     types = draw(st.lists(st.sampled_from(DEFERRED), min_size=1, max_size=90))
     fields = [pa.field(f"c{i}", t) for i, t in enumerate(types)]
     others = draw(st.lists(st.sampled_from(OTHERS), max_size=3, unique_by=lambda f: f.name))
-    schema = pa.schema(fields + others)
+    # members of a struct (outside lists) have one entry a row too: theirs are deferred
+    members = draw(st.lists(st.sampled_from(DEFERRED), max_size=30))
+    props = [pa.field("props", pa.struct([pa.field(f"q{i}", t) for i, t in enumerate(members)]))]
+    schema = pa.schema(fields + others + (props if members else []))
     rows = []
     for _ in range(draw(st.integers(0, 80))):
         written = draw(st.lists(st.sampled_from(schema.names), max_size=3, unique=True))
         row: dict[str, Any] = {}
         for name in written:
             t = schema.field(name).type
-            if pa.types.is_struct(t):
+            if name == "props":
+                chosen = draw(st.lists(st.sampled_from(t.names), max_size=3, unique=True))
+                row[name] = (
+                    draw(st.none())
+                    if not chosen and draw(st.booleans())
+                    else {m: draw(st.none() | _value(t.field(m).type)) for m in chosen}
+                )
+            elif pa.types.is_struct(t):
                 row[name] = {"x": draw(st.none() | st.integers(0, 9))}
             elif pa.types.is_list(t):
                 row[name] = draw(st.lists(st.integers(0, 9), max_size=3))
@@ -130,8 +140,9 @@ def _by_rows(schema, rows, limits):
                 raw = value.encode() if isinstance(value, str) else value
                 w[name].append_bytes(raw[:1])
                 w[name].append_bytes(raw[1:])
-            elif isinstance(value, dict):
-                w[name]["x"].set(value["x"])
+            elif isinstance(value, dict) and value:
+                for member, v in value.items():
+                    w[name][member].set(v)  # the struct opened by its members' writes
             else:
                 if pa.types.is_integer(t) and value is not None and name != "k":
                     w[name].set(0)  # overwritten below: the column is still written once

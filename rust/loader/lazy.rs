@@ -1,22 +1,24 @@
 //! Deferred nulls for sparse rows. A row that writes a few of many columns (NDJSON with
-//! hundreds of optional keys, each line holding a handful) would have every other column
-//! back-filled with a null at its commit: work per row in the number of columns rather than
-//! in the values written. Instead a nullable top-level scalar column
-//! ([`Node::deferrable_null_bytes`](super::node::Node::deferrable_null_bytes)) is left
-//! short when a row does not write it, and takes the nulls it is owed in one go: before its
-//! next write, and every such column when the batch is split (harvest, overflow).
+//! hundreds of optional keys, each line holding a handful, at the top level or in an object)
+//! would have every other column back-filled with a null at its commit: work per row in the
+//! number of columns rather than in the values written. Instead a nullable scalar with one
+//! entry a row (top-level, or a member of structs outside lists:
+//! [`Node::deferrable_null_bytes`](super::node::Node::deferrable_null_bytes)) is left short
+//! when a row does not write it, and takes the nulls it is owed in one go: before its next
+//! write, and every such column when the batch is split (harvest, overflow).
 //!
 //! Nothing else changes: the byte count counts the deferred nulls (`lazy_debt` of
 //! `ResultSetLoader::bytes`), so every limit sees the batch as if they had been written,
 //! and at each commit the widest such column's buffers are checked against
-//! `vector_byte_limit` as a written null would check them.
+//! `vector_byte_limit` as a written null would check them. What a row wrote is noted as it
+//! is written (`note_lazy_write`, undone if the value goes), so the commit's count is one
+//! subtraction, not a walk.
 
 use super::lifecycle::ResultSetLoader;
-use super::node::{ColumnId, Role, ROOT};
+use super::node::ColumnId;
 
 impl ResultSetLoader {
-    /// Give column `id` the nulls it is owed before it is written: a top-level column short
-    /// of the committed rows is one whose nulls were deferred.
+    /// Give column `id` the nulls it is owed before it is written.
     #[inline(always)]
     pub(crate) fn catch_up(&mut self, id: ColumnId) {
         if self.is_owed_nulls(id) {
@@ -24,13 +26,12 @@ impl ResultSetLoader {
         }
     }
 
-    /// Whether column `id` is a top-level column short of the committed rows: one whose
-    /// nulls were deferred.
+    /// Whether column `id` is one whose nulls are deferred, short of the committed rows.
     #[inline(always)]
     pub(crate) fn is_owed_nulls(&self, id: ColumnId) -> bool {
         self.nodes
             .get(id)
-            .is_some_and(|node| node.len < self.lazy_rows && node.role == Role::Member(ROOT))
+            .is_some_and(|node| node.len < self.lazy_rows && node.deferrable_null_bytes().is_some())
     }
 
     /// Append the nulls column `id` is owed (its bytes were counted already).
@@ -53,38 +54,53 @@ impl ResultSetLoader {
 
     /// Append every deferred null, so that every column holds the committed rows whole.
     pub(crate) fn catch_up_all(&mut self) {
-        let mut i = 0;
-        while let Some(id) = self.member_at(ROOT, i) {
+        for id in 1..self.nodes.len() {
             if self.nodes[id].len < self.lazy_rows {
                 self.pad(id);
             }
-            i += 1;
         }
         debug_assert_eq!(self.lazy_debt, 0, "every deferred null appended");
     }
 
     /// The bytes the deferred nulls will take, column by column.
     pub(crate) fn count_lazy_debt(&self) -> usize {
-        let mut owed = 0;
-        let mut i = 0;
-        while let Some(id) = self.member_at(ROOT, i) {
-            let node = &self.nodes[id];
-            if node.len < self.lazy_rows && node.deferrable_null_bytes().is_some() {
-                owed += node.own_bytes_at(self.lazy_rows) - node.own_bytes();
-            }
-            i += 1;
-        }
-        owed
+        let deferred = self
+            .nodes
+            .iter()
+            .filter(|node| node.deferrable_null_bytes().is_some());
+        deferred
+            .filter(|node| node.len < self.lazy_rows)
+            .map(|node| node.own_bytes_at(self.lazy_rows) - node.own_bytes())
+            .sum()
     }
 
-    /// Note the row's first write to column `id` (its count of first writes still 0: for
-    /// a column whose nulls are deferred it is never set to `usize::MAX`, so it is 0 until
-    /// this write): such a column is owed no null for the row if it still holds the write
-    /// at the commit.
+    /// Note a first write to column `id`, one whose nulls are deferred, once a row: it is
+    /// owed no null for the row (unless the value goes again, see `unnote_lazy_write`).
     #[inline(always)]
     pub(crate) fn note_lazy_write(&mut self, id: ColumnId) {
-        if let Some((values, bitmaps)) = self.nodes[id].deferrable_null_bytes() {
-            self.lazy_written.push((id, values, bitmaps));
+        let stamp = self.row_stamp;
+        let node = &mut self.nodes[id];
+        if let Some((values, bitmaps)) = node.deferrable_null_bytes() {
+            if node.noted_in != stamp {
+                node.noted_in = stamp;
+                self.lazy_written.0 += values;
+                self.lazy_written.1 += bitmaps;
+            }
+        }
+    }
+
+    /// Before column `id` is cut to `n` entries: if that takes the value the row being
+    /// written noted (`note_lazy_write`), the row owes it a null again.
+    #[inline]
+    pub(crate) fn unnote_lazy_write(&mut self, id: ColumnId, n: usize) {
+        let (stamp, row) = (self.row_stamp, self.row_pos);
+        let node = &mut self.nodes[id];
+        if node.noted_in == stamp && node.len > row && n <= row {
+            if let Some((values, bitmaps)) = node.deferrable_null_bytes() {
+                node.noted_in = 0;
+                self.lazy_written.0 -= values;
+                self.lazy_written.1 -= bitmaps;
+            }
         }
     }
 
@@ -96,15 +112,11 @@ impl ResultSetLoader {
             .row_shape
             .as_ref()
             .expect("finalize_row measures the shape");
-        let (mut values, mut bitmaps) = (shape.lazy_value_bytes, shape.lazy_bitmaps);
         let (widest, most_rows) = (shape.lazy_widest, shape.lazy_most_rows);
-        for &(id, v, b) in &self.lazy_written {
-            // (a column forgotten since, by a discarded row's discovery, is not counted)
-            if self.nodes.get(id).is_some_and(|node| node.len == p + 1) {
-                values -= v;
-                bitmaps -= b;
-            }
-        }
+        // (saturating: a column forgotten since, by a discarded row's discovery, is in the
+        // written sums but no longer in the shape's; such a row is not committed)
+        let values = shape.lazy_value_bytes.saturating_sub(self.lazy_written.0);
+        let bitmaps = shape.lazy_bitmaps.saturating_sub(self.lazy_written.1);
         let owed = values + if p.is_multiple_of(8) { bitmaps } else { 0 };
         self.lazy_debt += owed;
         self.bytes += owed;

@@ -59,11 +59,15 @@ pub struct ResultSetLoader {
     pub(crate) lazy_rows: usize,
     /// The bytes of the nulls deferred and not yet appended (part of `bytes`).
     pub(crate) lazy_debt: usize,
-    /// Columns whose nulls are deferred written in the current row (each once), with the
-    /// bytes a null would have added to them (`Node::deferrable_null_bytes`).
-    pub(crate) lazy_written: Vec<(ColumnId, usize, usize)>,
+    /// What a null would have added to the columns whose nulls are deferred that the row
+    /// being written holds a value of (`Node::deferrable_null_bytes`, summed): they are
+    /// owed none for it.
+    pub(crate) lazy_written: (usize, usize),
     /// ... of them, those built with `append_bytes` (their UTF-8 is checked at commit).
     pub(crate) lazy_utf8: Vec<ColumnId>,
+    /// The number of the row being written (one more at every row begun or begun again):
+    /// a column notes its first write in it once (`Node::noted_in`).
+    pub(crate) row_stamp: u64,
     /// The full batch set aside when a row overflowed.
     pub(crate) frozen: Option<FrozenBatch>,
     pub(crate) harvested_rows: u64,
@@ -102,8 +106,9 @@ impl ResultSetLoader {
             top_writes: Vec::new(),
             lazy_rows: 0,
             lazy_debt: 0,
-            lazy_written: Vec::new(),
+            lazy_written: (0, 0),
             lazy_utf8: Vec::new(),
+            row_stamp: 1,
             frozen: None,
             harvested_rows: 0,
             harvested_batches: 0,
@@ -288,7 +293,7 @@ impl ResultSetLoader {
     /// and glibc's AVX-512 `memset` of 0 bytes there is a masked store to an unmapped page,
     /// which costs a microcode assist (~60 ns a row, a third of a CSV scan with no column).
     /// A wide schema's row zeroes only what it can have counted: the columns the commit
-    /// walks and those whose nulls are deferred that it wrote (a sparse row writes a few).
+    /// walks (writes to columns whose nulls are deferred are noted, not counted).
     #[inline(always)]
     fn clear_top_writes(&mut self) {
         match &self.row_shape {
@@ -296,17 +301,13 @@ impl ResultSetLoader {
                 for top in shape.walked_columns() {
                     self.top_writes[top] = 0;
                 }
-                for &(id, _, _) in &self.lazy_written {
-                    if let Some(node) = self.nodes.get(id) {
-                        self.top_writes[node.top] = 0;
-                    }
-                }
             }
             _ if !self.top_writes.is_empty() => self.top_writes.fill(0),
             _ => {}
         }
-        self.lazy_written.clear();
+        self.lazy_written = (0, 0);
         self.lazy_utf8.clear();
+        self.row_stamp += 1;
     }
 
     /// Drop everything written for the current row, at every level.

@@ -7,8 +7,8 @@
 //!   position for struct members, and the list's committed element count for list elements
 //!   (`tree.rs`). Committing a row or an element back-fills every column not written in it, and
 //!   discards anything written but not committed, so no half row ever stays in a buffer. The
-//!   nulls of nullable top-level scalars are counted at the commit but appended later, in one
-//!   go (`lazy.rs`): a sparse row costs what it writes, not what it leaves out.
+//!   nulls of nullable scalars outside lists are counted at the commit but appended later, in
+//!   one go (`lazy.rs`): a sparse row costs what it writes, not what it leaves out.
 //! - When a write (or a commit's fill) takes a buffer over `vector_byte_limit`, or all buffers
 //!   over `batch_byte_limit`, the row being written is split off: every node's buffers are
 //!   swapped for fresh look-ahead buffers that receive only the overflow row's entries (list

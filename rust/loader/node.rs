@@ -135,6 +135,9 @@ pub(crate) struct Node {
     pub top: usize,
     /// `null_bytes_if_deferred`, kept: it is asked at every row's first write to a column.
     pub deferrable: Option<(usize, usize)>,
+    /// The row (`ResultSetLoader::row_stamp`) whose first write to this column whose nulls
+    /// are deferred was noted.
+    pub noted_in: u64,
 }
 
 /// The set-aside head of a node after a split: exactly what is exported.
@@ -321,8 +324,8 @@ impl Node {
         own.max(validity)
     }
 
-    /// For a column whose nulls may be deferred (see `lazy.rs`: a nullable top-level scalar,
-    /// projected), the bytes a null adds to it: always (its value or offset width), and once
+    /// For a column whose nulls may be deferred (see `lazy.rs`: a nullable scalar with one
+    /// entry a row, top-level or in structs, projected), the bytes a null adds to it: always (its value or offset width), and once
     /// every 8 entries (its bitmaps: validity, and the values of a bool). `None` for other
     /// nodes.
     #[inline(always)]
@@ -333,7 +336,9 @@ impl Node {
     /// What `deferrable_null_bytes` gives when the node is projected (fixed when it is
     /// built: its role, nullability and storage do not change).
     pub fn null_bytes_if_deferred(&self) -> Option<(usize, usize)> {
-        if self.role != Role::Member(ROOT) || self.validity.is_none() {
+        // a member of the row, or of a struct outside lists: one entry a row
+        if !matches!(self.role, Role::Member(_)) || self.anchor.is_some() || self.validity.is_none()
+        {
             return None;
         }
         match &self.data {

@@ -431,6 +431,11 @@ impl ResultSetLoader {
     #[inline(always)]
     pub(crate) fn needs_finalize(&self, id: ColumnId, p: usize) -> bool {
         let node = &self.nodes[id];
+        if node.deferrable_null_bytes().is_some() {
+            // its null, if it has none, is deferred (`lazy.rs`); a value built by
+            // `append_bytes` is still checked
+            return node.len == p + 1 && node.check_utf8;
+        }
         !(node.len == p + 1 && node.physical.is_some() && !node.check_utf8)
     }
 
@@ -506,6 +511,7 @@ impl ResultSetLoader {
         if node.len > n {
             // entries counted as first writes go: written again, they would count twice
             self.uncount_column(id);
+            self.unnote_lazy_write(id, n);
         }
         let cut = if id == ROOT {
             n
@@ -637,6 +643,7 @@ impl ResultSetLoader {
             check_utf8: false,
             top,
             deferrable: None,
+            noted_in: 0,
         });
         self.nodes[id].deferrable = self.nodes[id].null_bytes_if_deferred();
         if projected {

@@ -49,7 +49,11 @@ impl ResultSetLoader {
         let node = &self.nodes[id];
         match node.role {
             Role::Member(ROOT) => (node.len == self.row_pos).then_some(node.len),
-            Role::Member(s) => self.is_open_at(s, node.len).then_some(node.len),
+            // a member with one entry a row is at the row too: one whose nulls were deferred
+            // may be short of an earlier entry of its struct
+            Role::Member(s) => ((node.anchor.is_some() || node.len == self.row_pos)
+                && self.is_open_at(s, node.len))
+            .then_some(node.len),
             _ => None,
         }
     }
@@ -69,6 +73,11 @@ impl ResultSetLoader {
         }
         if let Some(parent) = self.parent(id) {
             self.ensure_open(parent);
+        }
+        if self.nodes[id].anchor.is_none() {
+            // the entry the caller writes: a column whose nulls are deferred notes it (a
+            // member whose struct was not open yet, as much as one written over)
+            self.note_lazy_write(id);
         }
         p
     }
@@ -235,13 +244,12 @@ impl ResultSetLoader {
     fn count_first_write(&mut self, id: ColumnId) {
         let node = &self.nodes[id];
         if node.anchor.is_none() {
+            if node.deferrable_null_bytes().is_some() {
+                return self.note_lazy_write(id); // not walked by the commit: noted
+            }
             if let Some(count) = self.top_writes.get_mut(node.top) {
-                let first = *count == 0;
                 // Saturating: usize::MAX marks a column the commit walks whatever follows.
                 *count = count.saturating_add(1);
-                if first {
-                    self.note_lazy_write(id);
-                }
             }
         }
     }
