@@ -13,6 +13,11 @@
 //! `vector_byte_limit` as a written null would check them. What a row wrote is noted as it
 //! is written (`note_lazy_write`, undone if the value goes), so the commit's count is one
 //! subtraction, not a walk.
+//!
+//! The invariant this moves: such a column may be shorter than the committed rows. Every
+//! write to it must pad it first (`catch_up`, `pad`), as `set_first` (through
+//! `set_first_after_nulls`), `prepare_entry` and `append_bytes` do, and anything that reads
+//! its buffers whole must call `catch_up_all` first, as `split_tree` does.
 
 use super::lifecycle::ResultSetLoader;
 use super::node::ColumnId;
