@@ -79,8 +79,9 @@ impl ResultSetLoader {
             .sum()
     }
 
-    /// Note a first write to column `id`, one whose nulls are deferred, once a row: it is
-    /// owed no null for the row (unless the value goes again, see `unnote_lazy_write`).
+    /// Note a write to column `id` in the row, once, if its nulls are deferred (else
+    /// nothing): it is owed no null for the row (unless the value goes again, see
+    /// `unnote_lazy_write`).
     #[inline(always)]
     pub(crate) fn note_lazy_write(&mut self, id: ColumnId) {
         let stamp = self.row_stamp;

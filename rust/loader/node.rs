@@ -394,8 +394,8 @@ impl Node {
         self.len += 1;
     }
 
-    /// Append `n` null entries at once (caller checked the node is nullable): the deferred
-    /// nulls of a column no row wrote for a while.
+    /// Append `n` null entries at once to a nullable scalar: the deferred nulls of a column
+    /// no row wrote for a while.
     pub fn push_nulls(&mut self, n: usize) {
         if let Some(v) = self.validity.as_mut() {
             v.append_zeros(n);
@@ -412,13 +412,9 @@ impl Node {
                     offset_push(offsets, *large, data.len());
                 }
             }
-            Data::List { large, offsets, .. } => {
-                let last = offset_last(offsets, *large);
-                for _ in 0..n {
-                    offset_push(offsets, *large, last);
-                }
+            Data::Struct { .. } | Data::List { .. } => {
+                unreachable!("only scalars' nulls are deferred")
             }
-            Data::Struct { .. } => {}
         }
         self.len += n;
     }

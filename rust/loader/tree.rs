@@ -432,9 +432,9 @@ impl ResultSetLoader {
     pub(crate) fn needs_finalize(&self, id: ColumnId, p: usize) -> bool {
         let node = &self.nodes[id];
         if node.deferrable_null_bytes().is_some() {
-            // its null, if it has none, is deferred (`lazy.rs`); a value built by
-            // `append_bytes` is still checked
-            return node.len == p + 1 && node.check_utf8;
+            // its null, if it has none, is deferred, and a value `append_bytes` built is
+            // checked by `finalize_row` (`lazy.rs`): nothing to do in a walk
+            return false;
         }
         !(node.len == p + 1 && node.physical.is_some() && !node.check_utf8)
     }

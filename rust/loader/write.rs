@@ -74,11 +74,9 @@ impl ResultSetLoader {
         if let Some(parent) = self.parent(id) {
             self.ensure_open(parent);
         }
-        if self.nodes[id].anchor.is_none() {
-            // the entry the caller writes: a column whose nulls are deferred notes it (a
-            // member whose struct was not open yet, as much as one written over)
-            self.note_lazy_write(id);
-        }
+        // the entry the caller writes: a column whose nulls are deferred notes it (a member
+        // whose struct was not open yet, as much as one written over)
+        self.note_lazy_write(id);
         p
     }
 
@@ -374,10 +372,7 @@ impl ResultSetLoader {
                 self.ensure_open(parent);
             }
             self.mutate(id, |n| n.push_encoded(&Encoded::Bytes(bytes)));
-            if self.nodes[id].deferrable_null_bytes().is_some() {
-                // the commit does not walk it (`lazy.rs`): its write is noted
-                self.count_first_write(id);
-            }
+            self.note_lazy_write(id); // (if its nulls are deferred: `lazy.rs`)
         } else {
             self.mutate(id, |n| n.extend_last(bytes));
         }
@@ -582,9 +577,7 @@ impl ResultSetLoader {
     /// the int64 values are kept.
     pub fn widen_to_float64(&mut self, id: ColumnId) -> Result<()> {
         self.check_open()?;
-        if self.state == super::lifecycle::State::Active {
-            self.catch_up(id); // the values it keeps to narrow back are the rows' whole
-        }
+        self.catch_up(id); // the values it keeps to narrow back are the rows' whole
         let node = &self.nodes[id];
         if node.field.data_type() != &DataType::Int64 {
             return Err(LoaderError::SchemaConflict(format!(
