@@ -188,3 +188,28 @@ def test_a_row_refused_for_bad_utf8_owes_no_nulls():
     assert batch.to_pylist() == [
         {**{f"c{j}": (j if j == i else None) for j in range(20)}, "s": None} for i in range(10)
     ]
+
+
+def test_bad_utf8_appended_to_a_member_whose_nulls_are_deferred_is_refused():
+    """A struct member whose nulls are deferred is not walked at the commit: the bytes
+    `append_bytes` gave it are still checked there, the row refused, the rows before kept."""
+    schema = pa.schema([("props", pa.struct([(f"q{i}", pa.utf8()) for i in range(80)]))])
+    loader = bl.ResultSetLoader(schema)
+    assert loader.start_batch()
+    w = loader.writer
+    for i in range(3):
+        assert w.start()
+        w["props"][f"q{i}"].append_bytes(b"ok")
+        w.save()
+    assert w.start()
+    w["props"]["q5"].append_bytes(b"\xff")
+    with pytest.raises(bl.SchemaConflictError, match="UTF-8"):
+        w.save()
+    assert w.start()
+    w["props"]["q5"].append_bytes("é".encode())
+    w.save()
+    props = [{f"q{j}": None for j in range(80)} for _ in range(4)]
+    for i in range(3):
+        props[i][f"q{i}"] = "ok"
+    props[3]["q5"] = "é"
+    assert loader.harvest().to_pylist() == [{"props": p} for p in props]
