@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from reading import read_to_end
 
 import batchloader as bl
-from batchloader.bench import NESTED_SCHEMA, nested_rows
+from batchloader.bench import NARROW, NESTED_SCHEMA, _keep, nested_rows
 
 import strategies
 from strategies import loose_values, schemas
@@ -315,6 +315,18 @@ def test_narrow_projection_is_pushed_down(tmp_path):
         {"id": r["id"], "address": {"city": r["address"]["city"]}, "events": r["events"]}
         for r in rows
     ]
+
+
+def test_the_benchs_projected_file_reads_as_the_narrow_projection(tmp_path):
+    """`bench --readers` times a file of only the narrow projection's fields as the narrow
+    scan's floor: it must hold what that scan returns, no more and no less."""
+    rows = json_safe(nested_rows(500))
+    full, projected = tmp_path / "full.json", tmp_path / "projected.json"
+    write_lines(full, [json.dumps(r) for r in rows])
+    write_lines(projected, [json.dumps(_keep(r, NARROW)) for r in rows])
+    narrow = data_table(bl.Scan(full, columns=NARROW))
+    assert data_table(bl.Scan(projected)).equals(narrow)
+    assert narrow.num_rows == 500
 
 
 # -------------------------------------------------------------- hypothesis documents
