@@ -215,6 +215,50 @@ def test_3_temporary_tables_are_read_only(session):
     assert rows(session.sql("SELECT * FROM frozen")) == [(1,)]
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "ALTER TABLE frozen RENAME TO thawed",
+        "ALTER TABLE tmp.frozen ADD COLUMNS (b INT)",
+        "ALTER VIEW frozen AS SELECT 2 AS a",
+        "ALTER VIEW FROZEN RENAME TO thawed",
+        "TRUNCATE TABLE frozen",
+        "DELETE FROM frozen WHERE a = 1",
+        "COMMENT ON TABLE frozen IS 'x'",
+    ],
+)
+def test_3_temporary_tables_cannot_be_altered_or_renamed(session, statement):
+    """Spark would rename or redefine the temp view behind the table (the session would
+    then lose it: not found by its name, not dropped on close) or fail on it unclearly."""
+    session.sql("CREATE TEMPORARY TABLE frozen AS SELECT 1 AS a")
+    verb = " ".join(statement.split()[:2]) if statement.startswith("ALTER") else None
+    with pytest.raises(
+        ValidationError, match=r"Temporary table \[frozen\] cannot be changed"
+    ) as err:
+        session.sql(statement)
+    if verb:
+        assert f"by {verb}:" in str(err.value)
+    assert rows(session.sql("SELECT * FROM frozen")) == [(1,)]
+    assert session.tables == ["frozen"]
+    assert not session.spark.catalog.tableExists("thawed")
+
+
+def test_3_no_table_is_renamed_onto_a_temporary_tables_name(session, spark):
+    session.sql("CREATE TEMPORARY TABLE kept AS SELECT 1 AS a")
+    spark.sql("CREATE TABLE tmp.other USING parquet AS SELECT 2 AS b")
+    try:
+        with pytest.raises(ValidationError, match=r"given name \[kept\] already exists"):
+            session.sql("ALTER TABLE tmp.other RENAME TO kept")
+        with pytest.raises(ValidationError, match=r"given name \[KEPT\] already exists"):
+            session.sql("ALTER TABLE tmp.other RENAME TO tmp.KEPT")
+        assert rows(session.sql("SELECT * FROM kept")) == [(1,)]
+        session.sql("ALTER TABLE tmp.other RENAME TO tmp.renamed")
+        assert rows(session.sql("SELECT * FROM tmp.renamed")) == [(2,)]
+    finally:
+        spark.sql("DROP TABLE IF EXISTS tmp.other")
+        spark.sql("DROP TABLE IF EXISTS tmp.renamed")
+
+
 # 4. close ---------------------------------------------------------------------------------
 
 

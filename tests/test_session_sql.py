@@ -99,8 +99,43 @@ def test_other_creates_drops_and_inserts():
     )
     assert st.classify("drop view v") == st.DropView(st.TableName("v"), False)
     insert = st.classify("INSERT INTO tmp.t SELECT 1")
-    assert isinstance(insert, st.Insert) and insert.table.name == "t"
+    assert isinstance(insert, st.Change) and insert.tables == (
+        st.TableName("t", "tmp", plain=False),
+    )
+    assert insert.verb == "INSERT"
     assert isinstance(st.classify("SELECT 1"), st.Other)
+
+
+@pytest.mark.parametrize(
+    ("text", "verb", "names", "renamed_to"),
+    [
+        ("INSERT OVERWRITE TABLE t SELECT 1", "INSERT", ["t"], None),
+        ("ALTER TABLE t RENAME TO u", "ALTER TABLE", ["t"], "u"),
+        ("ALTER TABLE tmp.t ADD COLUMNS (x INT)", "ALTER TABLE", ["tmp.t"], None),
+        ("ALTER TABLE t SET TBLPROPERTIES ('a' = 'b')", "ALTER TABLE", ["t"], None),
+        ("ALTER VIEW t AS SELECT 2", "ALTER VIEW", ["t"], None),
+        ("ALTER VIEW t RENAME TO tmp.u", "ALTER VIEW", ["t"], "tmp.u"),
+        ("TRUNCATE TABLE t", "TRUNCATE TABLE", ["t"], None),
+        ("DELETE FROM t WHERE a = 1", "DELETE", ["t"], None),
+        ("UPDATE t SET a = 1", "UPDATE", ["t"], None),
+        ("MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE", "MERGE", ["t"], None),
+        ("LOAD DATA INPATH '/x' INTO TABLE t", "LOAD DATA", ["t"], None),
+        ("COMMENT ON TABLE t IS 'x'", "COMMENT ON TABLE", ["t"], None),
+    ],
+)
+def test_statements_that_change_a_table_name_it(text, verb, names, renamed_to):
+    change = st.classify(text)
+    assert isinstance(change, st.Change)
+    assert change.verb == verb
+    assert [str(t) for t in change.tables] == names
+    assert (str(change.renamed_to) if change.renamed_to else None) == renamed_to
+
+
+@pytest.mark.parametrize(
+    "text", ["CACHE TABLE t", "REFRESH TABLE t", "UNCACHE TABLE t", "SELECT * FROM t"]
+)
+def test_statements_that_only_read_a_table_are_not_changes(text):
+    assert isinstance(st.classify(text), st.Other)
 
 
 def test_unreadable_statement_goes_to_spark_untouched():

@@ -254,13 +254,8 @@ class Session:
         if isinstance(statement, st.CreateObject):
             self._check_create(statement)
             return self._pass(statement.expression, text)
-        if isinstance(statement, st.Insert):
-            table = self._temporary(statement.table)
-            if table is not None:
-                raise ValidationError(
-                    f"Temporary table [{table.name}] cannot be written to: temporary tables "
-                    "are written once, by CREATE TEMPORARY TABLE."
-                )
+        if isinstance(statement, st.Change):
+            self._check_change(statement)
             return self._pass(statement.expression, text)
         result = self._pass(statement.expression, text)
         if st.is_show(statement.expression):
@@ -512,6 +507,37 @@ class Session:
                     f"[{self.temporary_workspace}]"
                 )
             raise ValidationError(self._exists_message(name.name))
+
+    def _check_change(self, statement: st.Change) -> None:
+        """Temporary tables are written once and only dropped: a statement that would write
+        to, alter or rename one is refused, as is a rename onto a temporary table's name."""
+        for name in statement.tables:
+            table = self._temporary(name)
+            if table is None:
+                continue
+            if statement.verb == "INSERT":
+                refused = "cannot be written to"
+            else:
+                refused = f"cannot be changed by {statement.verb}"
+            raise ValidationError(
+                f"Temporary table [{table.name}] {refused}: temporary tables are written "
+                "once, by CREATE TEMPORARY TABLE, and removed by DROP TABLE."
+            )
+        new = statement.renamed_to
+        if new is None:
+            return
+        if new.workspace is None:
+            # an unqualified new name stays in the renamed table's database
+            source = statement.tables[0]
+            in_workspace = (
+                self._current_database_is_workspace()
+                if source.workspace is None
+                else self._in_temporary_workspace(source)
+            )
+        else:
+            in_workspace = self._in_temporary_workspace(new)
+        if in_workspace and new.name.lower() in self._state.tables:
+            raise ValidationError(self._exists_message(new.name))
 
     def _current_database_is_workspace(self) -> bool:
         return self.spark.catalog.currentDatabase().lower() == self.temporary_workspace.lower()

@@ -95,11 +95,15 @@ class CreateObject:
 
 
 @dataclass(frozen=True)
-class Insert:
-    """``INSERT INTO|OVERWRITE name ...``."""
+class Change:
+    """A statement that writes to or alters the tables it names: ``INSERT``, ``ALTER
+    TABLE|VIEW``, ``TRUNCATE TABLE``, ``DELETE``, ``UPDATE``, ``MERGE``, ``LOAD DATA``,
+    ``COMMENT ON TABLE``. `renamed_to`: the new name an ``ALTER ... RENAME TO`` gives."""
 
-    table: TableName
+    tables: tuple[TableName, ...]
+    verb: str  # the statement's keywords, for messages ("INSERT", "ALTER TABLE"...)
     expression: exp.Expression
+    renamed_to: TableName | None = None
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ class Other:
 
 
 Statement = (
-    AlterSession | CreateTemporaryTable | DropTable | DropView | CreateObject | Insert | Other
+    AlterSession | CreateTemporaryTable | DropTable | DropView | CreateObject | Change | Other
 )
 
 
@@ -197,10 +201,47 @@ def classify(text: str) -> Statement:
             if expression.args["kind"] == "TABLE":
                 return DropTable(name, exists)
             return DropView(name, exists)
-    if isinstance(expression, exp.Insert) and isinstance(expression.this, exp.Table):
-        return Insert(TableName.of(expression.this), expression)
+    change = _change(expression)
+    if change is not None:
+        return change
     # sqlglot 30 types parse_one's result as the base class of Expression
     return Other(cast(exp.Expression, expression))
+
+
+_CHANGE_VERBS: dict[type[exp.Expression], str] = {
+    exp.Insert: "INSERT",
+    exp.Delete: "DELETE",
+    exp.Update: "UPDATE",
+    exp.Merge: "MERGE",
+    exp.LoadData: "LOAD DATA",
+    exp.TruncateTable: "TRUNCATE TABLE",
+    exp.Comment: "COMMENT ON TABLE",
+    exp.Alter: "ALTER",
+}
+
+
+def _change(expression: exp.Expression) -> Change | None:
+    """`expression` as a `Change`, if it writes to or alters tables it names."""
+    verb = _CHANGE_VERBS.get(type(expression))
+    if verb is None:
+        return None
+    if isinstance(expression, exp.TruncateTable):
+        targets = list(expression.expressions)
+    else:
+        targets = [expression.this]
+    if isinstance(expression, (exp.Alter, exp.Comment)):
+        kind = expression.args.get("kind")
+        if kind not in ("TABLE", "VIEW"):
+            return None
+        verb = f"{verb} {kind}" if isinstance(expression, exp.Alter) else verb
+    if not targets or not all(isinstance(t, exp.Table) for t in targets):
+        return None
+    renamed_to = None
+    for action in expression.args.get("actions") or []:
+        if isinstance(action, exp.AlterRename) and isinstance(action.this, exp.Table):
+            renamed_to = TableName.of(action.this)
+    tables = tuple(TableName.of(t) for t in targets)
+    return Change(tables, verb, expression, renamed_to)
 
 
 @contextmanager
