@@ -331,44 +331,18 @@ impl CsvRecords {
         raw: &[u8],
         whole: Option<&str>,
     ) -> Result<(), InputError> {
-        let (id, i) = (target.id, target.field);
-        let value = self.field_value(l, target, raw, whole)?;
+        let value = match plain_value(target.conversion, raw) {
+            Some(value) => value,
+            None => self.converted_value(l, target, raw, whole)?,
+        };
         // the usual first write in one pass (its limits checked by the row's commit)
-        if l.set_plain(id, value) {
+        if l.set_plain(target.id, value) {
             return Ok(());
         }
-        match l.set(id, value) {
+        match l.set(target.id, value) {
             Ok(()) => Ok(()),
-            Err(e) => Err(self.at_field(i, loader_error(self, e))),
+            Err(e) => Err(self.at_field(target.field, loader_error(self, e))),
         }
-    }
-
-    /// A target's field converted to its column's type.
-    #[inline(always)]
-    fn field_value<'r>(
-        &self,
-        l: &ResultSetLoader,
-        target: &Target,
-        raw: &'r [u8],
-        whole: Option<&'r str>,
-    ) -> Result<Value<'r>, InputError> {
-        // the usual numbers, booleans and timestamps, read from the bytes (ASCII: no UTF-8
-        // check, nothing to trim); any other spelling goes the general way below
-        let plain = match target.conversion {
-            Conversion::Float64 => plain_float(raw).map(Value::Float),
-            Conversion::Bool => match raw {
-                b"true" => Some(Value::Bool(true)),
-                b"false" => Some(Value::Bool(false)),
-                _ => None,
-            },
-            Conversion::Int => plain_int(raw).map(Value::Int),
-            Conversion::Timestamp(unit) => parse_plain_timestamp(raw, unit).map(Value::Timestamp),
-            Conversion::Utf8 | Conversion::Other => None,
-        };
-        if let Some(value) = plain {
-            return Ok(value);
-        }
-        self.converted_value(l, target, raw, whole)
     }
 
     /// `field_value` past the usual spellings: by the column's type.
@@ -658,5 +632,23 @@ impl CsvReader {
             ignored: IgnoredNames::default(),
         };
         RecordReader::new(src, on_error)
+    }
+}
+/// A field's value in the usual spellings of numbers, booleans and timestamps, read from
+/// the bytes (ASCII: no UTF-8 check, nothing to trim); `None`: any other spelling, which
+/// `converted_value` reads by the column's type. Kept out of the `Result` the general way
+/// returns, so the common value stays in registers on its way to the loader.
+#[inline(always)]
+fn plain_value(conversion: Conversion, raw: &[u8]) -> Option<Value<'static>> {
+    match conversion {
+        Conversion::Float64 => plain_float(raw).map(Value::Float),
+        Conversion::Bool => match raw {
+            b"true" => Some(Value::Bool(true)),
+            b"false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        Conversion::Int => plain_int(raw).map(Value::Int),
+        Conversion::Timestamp(unit) => parse_plain_timestamp(raw, unit).map(Value::Timestamp),
+        Conversion::Utf8 | Conversion::Other => None,
     }
 }
