@@ -593,6 +593,100 @@ def test_the_one_pass_path_reads_every_file_as_the_general_path(
         assert _ipc_bytes(a) == _ipc_bytes(b), (a, b)
 
 
+#: bytes a mutation puts into a line: JSON's punctuation and the first bytes of its
+#: literals, whitespace and line breaks, control characters, and bytes that are not UTF-8
+#: or begin a sequence that may not end (a lone surrogate's `\xed\xa0`)
+MUTATION_BYTES = b'"\\{}[],: \t\r\n0-+.eEnutfx\x00\x1f\x7f\x80\xc3\xa9\xed\xa0\xff'
+
+
+@st.composite
+def mutated_lines(draw):
+    """`loose_lines`, then a few bytes inserted, deleted or replaced, or a line cut short,
+    half the time just past a quote (in a key or a string, where the checks of UTF-8,
+    escapes and control characters are): mostly bad JSON, bad UTF-8 and broken escapes, now
+    and then a line split in two."""
+    schema, lines, projection = draw(loose_lines())
+    if projection is None and draw(st.booleans()):
+        projection = [schema.names[0]]  # the other columns skipped, where bytes may be bad
+    data = [bytearray(line.encode()) for line in lines]
+    for _ in range(draw(st.integers(1, 4))):
+        line = data[draw(st.integers(0, len(data) - 1))]
+        quotes = [i + 1 for i, c in enumerate(line) if c == ord('"')]
+        if quotes and draw(st.booleans()):
+            at = draw(st.sampled_from(quotes))  # inside a string, or just past one
+        else:
+            at = draw(st.integers(0, len(line)))
+        how = draw(st.sampled_from(["insert", "replace", "delete", "cut"]))
+        byte = draw(st.sampled_from(MUTATION_BYTES))
+        if how == "insert":
+            line.insert(at, byte)
+        elif how == "replace" and at < len(line):
+            line[at] = byte
+        elif how == "delete" and at < len(line):
+            del line[at]
+        elif how == "cut":
+            del line[at:]
+    return schema, [bytes(line) for line in data], projection
+
+
+@settings(max_examples=max(600, settings.default.max_examples))
+@given(
+    case=mutated_lines(),
+    discover=st.booleans(),
+    on_error=st.sampled_from(["error", "skip", "permissive"]),
+    limits=st.sampled_from([{"row_limit": 3}, {"batch_byte_limit": 400}, {}]),
+)
+def test_broken_lines_read_alike_on_both_paths(tmp_path_factory, case, discover, on_error, limits):
+    """The one-pass path gives up on anything amiss and leaves it to the general path:
+    lines with stray, missing or invalid bytes give the same batches, the same error (the
+    same line, column and words) and the same skipped lines with it as without it, and
+    never a crash."""
+    schema, lines, projection = case
+    path = tmp_path_factory.mktemp("broken") / "b.json"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    quick = _read_with(path, schema, discover, True, on_error, limits, projection)
+    general = _read_with(path, schema, discover, False, on_error, limits, projection)
+    assert quick[1:3] == general[1:3]
+    assert len(quick[0]) == len(general[0])
+    for a, b in zip(quick[0], general[0], strict=True):
+        assert _ipc_bytes(a) == _ipc_bytes(b), (a, b)
+
+
+BASE_LINES = [
+    '{"a": 1, "s": "x\\u00e9\\n\\"", "f": -1.5e3, "l": [[2], []], "o": {"k": "v", "b": true}}',
+    '{"a": -20, "u": "é€😀", "n": null, "m": [{"k": 0.5}, {"k": null}]}',
+]
+
+
+@pytest.mark.parametrize("projection", [None, ["a"], ["o.k", "l", "m", "u"]])
+@pytest.mark.parametrize("base", BASE_LINES)
+def test_every_one_byte_change_reads_alike_on_both_paths(tmp_path, base, projection):
+    """Each byte of a line replaced by, or preceded by, each of `MUTATION_BYTES`, or
+    deleted, with the projection writing every value, skipping most, or some of each: on
+    the one-pass path and off it, the file (each changed line followed by the line
+    itself, so the key cache is taught again) gives the same rows, and the same
+    `_corrupt_record`s for the lines that are bad."""
+    line = base.encode()
+    changed = []
+    for at in range(len(line)):
+        changed.append(line[:at] + line[at + 1 :])
+        for byte in MUTATION_BYTES:
+            changed.append(line[:at] + bytes([byte]) + line[at + 1 :])
+            changed.append(line[:at] + bytes([byte]) + line[at:])
+    path = tmp_path / "changed.json"
+    path.write_bytes(b"".join(c + b"\n" + line + b"\n" for c in [line, *changed]))
+    columns = None if projection is None else [*projection, "_corrupt_record"]
+    quick = _read_with(path, None, True, True, "permissive", {}, columns)
+    general = _read_with(path, None, True, False, "permissive", {}, columns)
+    assert quick[3] > len(changed)  # the one-pass path took the copies of the line at least
+    assert quick[1:3] == general[1:3] == (None, 0)
+    assert len(quick[0]) == len(general[0])
+    for a, b in zip(quick[0], general[0], strict=True):
+        assert _ipc_bytes(a) == _ipc_bytes(b), (a, b)
+    corrupt = pa.Table.from_batches(general[0]).column("_corrupt_record").drop_null()
+    assert 0 < len(corrupt) < len(changed)  # some changes break the line, some do not
+
+
 def test_lines_across_read_windows_read_alike_on_both_paths(tmp_path):
     """The one-pass path finds a line's end itself, in a read window of a few MB: lines
     that straddle a window's end, blank ones, CRLF ones, one longer than a window and a last
@@ -649,6 +743,38 @@ def test_one_pass_lines_are_counted_and_can_be_turned_off(tmp_path):
     for one_pass, least, most in [(True, 5, 10), (False, 0, 0)]:
         _, error, _, quick = _read_with(path, None, True, one_pass, "error", {})
         assert error is None and least <= quick <= most
+
+
+def test_fields_seen_only_as_null_keep_lines_on_the_one_pass_path(tmp_path):
+    """A field null on every line has no column until the batch ends (then it takes the
+    null type): its nulls are noted on the one-pass path as on the general one, so such a
+    file is not read the slow way. The member that gets a value is then a column; a line
+    naming a null field twice is refused alike."""
+    rows = [{"gone": None, "a": i, "m": {"x": None, "y": i}} for i in range(50)]
+    rows.append({"gone": None, "a": 50, "m": {"x": "now", "y": 50}})
+    rows += [{"gone": None, "a": i, "m": {"x": None, "y": i}} for i in range(51, 60)]
+    path = tmp_path / "nulls.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    # columns in the order they were made: a field without one gets it at the batch's end
+    member = pa.struct([("y", pa.int64()), ("x", pa.utf8())])
+    schema = pa.schema([("a", pa.int64()), ("m", member), ("gone", pa.utf8())])
+    expected = pa.Table.from_pylist(rows, schema)
+    for one_pass in (True, False):
+        batches, error, _, quick = _read_with(path, None, True, one_pass, "error", {})
+        assert error is None
+        assert pa.Table.from_batches(batches).equals(expected)
+        # all but the first line (which teaches the key cache) and the one with a value
+        assert quick == (len(rows) - 2 if one_pass else 0)
+    # batches of 7 rows: the fields get their columns at the first batch's end
+    quick, general = (
+        _read_with(path, None, True, p, "error", {"row_limit": 7}) for p in (True, False)
+    )
+    assert [_ipc_bytes(b) for b in quick[0]] == [_ipc_bytes(b) for b in general[0]]
+    assert pa.Table.from_batches(quick[0]).equals(expected)
+    write_lines(path, [json.dumps(r) for r in rows[:5]] + ['{"gone": null, "a": 5, "GONE": null}'])
+    errors = [_read_with(path, None, True, one_pass, "error", {})[1] for one_pass in (True, False)]
+    assert errors[0] == errors[1]
+    assert "line 6" in errors[0] and "given twice" in errors[0], errors[0]
 
 
 # -------------------------------------------------------------- element projection

@@ -116,6 +116,15 @@ impl Discovery {
         }
     }
 
+    /// The row begun last is written again from its start (a faster path gave up on it
+    /// having added no column): the null-only fields it noted are forgotten.
+    pub fn retry_row(&mut self) {
+        if let Some((_, nulls)) = self.row {
+            self.null_only.truncate(nulls);
+        }
+        self.row_nulls.clear();
+    }
+
     /// The row begun last (`begin_row`) failed: discard it, with the columns it added or
     /// widened, the list element types it settled and the null-only fields it noted (see
     /// [`ResultSetLoader::forget_columns_since`]), as if it had never been read. Returns

@@ -431,6 +431,13 @@ impl ResultSetLoader {
         self.member_at(parent, i)
     }
 
+    /// How many column ids the loader has given (every column's, nested ones too): it
+    /// changes whenever a column is added or forgotten.
+    #[inline]
+    pub fn column_ids(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// Number of members of struct `parent`.
     pub fn column_count(&self, parent: ColumnId) -> usize {
         match &self.nodes[parent].data {

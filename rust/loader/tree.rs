@@ -94,9 +94,10 @@ const WALK_ALWAYS: usize = usize::MAX - 1;
 pub const MAX_NESTING: usize = 63;
 
 /// A name Arrow's C data interface (the way batches reach pyarrow) can carry: it ends names
-/// at NUL. `path` names the column in the error.
-fn check_name(name: &str, path: &str) -> Result<()> {
+/// at NUL. `path` gives the column's path for the error (built only then).
+fn check_name(name: &str, path: impl FnOnce() -> String) -> Result<()> {
     if name.contains('\0') {
+        let path = path();
         return Err(LoaderError::SchemaConflict(format!(
             "column {path:?} has a NUL character in its name: Arrow's C data interface (the \
              way batches reach pyarrow) ends names at NUL"
@@ -114,7 +115,7 @@ pub(crate) fn validate_field(field: &Field, path: &str, level: usize) -> Result<
             "column '{path}' nests {level} levels deep: at most {MAX_NESTING} cross to pyarrow"
         )));
     }
-    check_name(field.name(), path)?;
+    check_name(field.name(), || path.to_string())?;
     let below = level + 1;
     match field.data_type() {
         DataType::Struct(fields) => {
@@ -335,7 +336,7 @@ impl ResultSetLoader {
     /// Whether `add_column(parent, ...)` could name a column `name` (discovery checks a
     /// field it notes before adding it, so the error has its record).
     pub(crate) fn check_member_name(&self, parent: ColumnId, name: &str) -> Result<()> {
-        check_name(name, &self.member_path(parent, name))
+        check_name(name, || self.member_path(parent, name))
     }
 
     /// How deep `id` nests (see [`MAX_NESTING`]; the row is at level 0).

@@ -30,6 +30,11 @@ const MIXED_TYPES_HINT: &str = "for values of mixed types, give it a string type
 /// The start of the message of a line nesting deeper than [`MAX_DEPTH`].
 pub(crate) const TOO_DEEP: &str = "arrays and objects nest too deep";
 
+/// The target of a cached key whose field the batch has seen only as null, without a
+/// column yet: the one-pass path notes its nulls as the general path does; the general
+/// path's lookups take it for a key it has not seen.
+pub(crate) const NULL_ONLY: ColumnId = ColumnId::MAX;
+
 /// Per struct (by column id), the keys its objects had, in order, and where each went
 /// (`None`: skipped). Objects of one file mostly repeat their key order, so a key is usually
 /// resolved by one comparison with the key seen at the same position, without hashing.
@@ -42,7 +47,11 @@ pub(crate) struct KeyCache {
 /// bytes (no character a JSON string must escape).
 pub(crate) struct CachedKey {
     text: String,
+    /// Where the key goes: a column, `None` (skipped), or [`NULL_ONLY`].
     pub target: Option<ColumnId>,
+    /// For a [`NULL_ONLY`] key: the loader's column ids when it was cached (a column added
+    /// since may be the field's own).
+    pub columns: usize,
     plain: bool,
     /// A plain key of up to 7 bytes with its closing quote, as a little-endian word (0 if
     /// longer), and the mask of its bytes in it: a key is checked with one compare.
@@ -55,6 +64,7 @@ impl CachedKey {
         let mut cached = CachedKey {
             text: String::new(),
             target: None,
+            columns: 0,
             plain: false,
             quoted: 0,
             quoted_mask: 0,
@@ -93,7 +103,8 @@ impl KeyCache {
     #[inline(always)]
     fn get(&self, parent: ColumnId, pos: usize, key: &str) -> Option<Option<ColumnId>> {
         let k = self.by_struct.get(parent)?.get(pos)?;
-        same_key(k.text.as_bytes(), key.as_bytes()).then_some(k.target)
+        (k.target != Some(NULL_ONLY) && same_key(k.text.as_bytes(), key.as_bytes()))
+            .then_some(k.target)
     }
 
     /// The key last seen at position `pos` of an object of struct `parent`, and where it
@@ -120,6 +131,26 @@ impl KeyCache {
         } else if pos == keys.len() {
             keys.push(CachedKey::new(key, target));
         }
+    }
+
+    /// Cache `key` at `pos` of struct `parent` as a field seen only as null ([`NULL_ONLY`]),
+    /// the loader having `columns` column ids.
+    pub(crate) fn put_null_only(
+        &mut self,
+        parent: ColumnId,
+        pos: usize,
+        key: &str,
+        columns: usize,
+    ) {
+        self.put(parent, pos, key, Some(NULL_ONLY));
+        if let Some(k) = self.by_struct[parent].get_mut(pos) {
+            k.columns = columns;
+        }
+    }
+
+    /// The key cached at `pos` of struct `parent`.
+    pub(crate) fn at(&mut self, parent: ColumnId, pos: usize) -> Option<&mut CachedKey> {
+        self.by_struct.get_mut(parent)?.get_mut(pos)
     }
 }
 

@@ -10,7 +10,7 @@
 //! general path must be added here too, or made a reason to give up.
 
 use super::driver::IgnoredNames;
-use super::json::{same_key, CachedKey, KeyCache};
+use super::json::{same_key, CachedKey, KeyCache, NULL_ONLY};
 use super::numbers::{
     decimal_fraction, digits_end, digits_value, eight_digits, not_digits, word_at,
 };
@@ -52,6 +52,7 @@ pub(crate) fn write_common(
     ends_input: bool,
     l: &mut ResultSetLoader,
     keys: &mut KeyCache,
+    discovery: &mut Discovery,
     known: Known<'_>,
     scratch: &mut Vec<u8>,
 ) -> Option<usize> {
@@ -60,6 +61,7 @@ pub(crate) fn write_common(
         i: 0,
         l,
         keys,
+        discovery,
         known,
         scratch,
     };
@@ -69,7 +71,6 @@ pub(crate) fn write_common(
 /// What the reader knows beyond the loader's columns.
 #[derive(Clone, Copy)]
 pub(crate) struct Known<'a> {
-    pub discovery: &'a Discovery,
     /// Unknown fields become columns (else they are skipped).
     pub discover: bool,
     /// Top-level fields the general path noted as left out by the projection.
@@ -81,6 +82,8 @@ struct Line<'a> {
     i: usize,
     l: &'a mut ResultSetLoader,
     keys: &'a mut KeyCache,
+    /// The reader's discovery (the fields seen only as null are noted in it).
+    discovery: &'a mut Discovery,
     known: Known<'a>,
     /// Where a string with escapes is decoded.
     scratch: &'a mut Vec<u8>,
@@ -257,7 +260,8 @@ impl<'a> Line<'a> {
             };
             self.expect(b':')?;
             match target {
-                Some(id) => self.value(id)?,
+                Some(id) if id != NULL_ONLY => self.value(id)?,
+                Some(_) => self.null_only(parent, pos)?,
                 None => self.skip()?,
             }
             pos += 1;
@@ -298,7 +302,11 @@ impl<'a> Line<'a> {
         let target = match self.l.column(parent, key) {
             Some(id) => self.l.is_projected(id).then_some(id),
             None if self.known.discover && self.l.would_project(parent, key) => {
-                return Err(GiveUp);
+                // a column to come, typed by the field's first value that is not null
+                self.keys
+                    .put_null_only(parent, pos, key, self.l.column_ids());
+                self.i = end + 1;
+                return Ok(Some(NULL_ONLY));
             }
             None => None,
         };
@@ -308,6 +316,39 @@ impl<'a> Line<'a> {
         self.keys.put(parent, pos, key, target);
         self.i = end + 1;
         Ok(target)
+    }
+
+    /// The value of member `pos` of an object of struct `parent`, whose key the cache holds
+    /// as a field seen only as null: written to the field's column if it has one now (the
+    /// entry is then corrected); else a null is noted as the general path notes it (with
+    /// its checks: a field named twice in a row, a name no column can have), and anything
+    /// else is left to the general path, which makes the column.
+    #[cold]
+    #[inline(never)]
+    fn null_only(&mut self, parent: ColumnId, pos: usize) -> Quick {
+        let key = self.keys.at(parent, pos).ok_or(GiveUp)?;
+        if key.columns != self.l.column_ids() {
+            let text = std::str::from_utf8(key.text()).map_err(|_| GiveUp)?;
+            if let Some(id) = self.l.column(parent, text) {
+                let target = self.l.is_projected(id).then_some(id);
+                let text = text.to_owned();
+                self.keys.put(parent, pos, &text, target);
+                return match target {
+                    Some(id) => self.value(id),
+                    None => self.skip(),
+                };
+            }
+            key.columns = self.l.column_ids();
+        }
+        if self.peek()? != b'n' {
+            return Err(GiveUp);
+        }
+        self.word(b"null")?;
+        let key = self.keys.at(parent, pos).ok_or(GiveUp)?;
+        let text = std::str::from_utf8(key.text()).map_err(|_| GiveUp)?;
+        self.discovery
+            .note_null(self.l, parent, text)
+            .map_err(|_| GiveUp)
     }
 
     /// Past the closing quote of `key` if the key at the cursor is `key`.
@@ -464,10 +505,7 @@ impl<'a> Line<'a> {
     #[inline(never)]
     fn elements(&mut self, id: ColumnId) -> Quick {
         let l = &*self.l;
-        if l.kind(id) != ColumnKind::List
-            || l.selects_elements(id)
-            || self.known.discovery.is_guess(id)
-        {
+        if l.kind(id) != ColumnKind::List || l.selects_elements(id) || self.discovery.is_guess(id) {
             return Err(GiveUp);
         }
         let element = l.element(id).ok_or(GiveUp)?;

@@ -61,7 +61,6 @@ impl JsonLines {
             self.lines.rest()
         };
         let known = json_fast::Known {
-            discovery: &self.discovery,
             discover: self.discover,
             ignored: &self.ignored,
         };
@@ -70,6 +69,7 @@ impl JsonLines {
             ends_input,
             l,
             &mut self.keys,
+            &mut self.discovery,
             known,
             &mut self.scratch,
         );
@@ -83,6 +83,7 @@ impl JsonLines {
             }
             None => {
                 l.restart_row();
+                self.discovery.retry_row();
                 false
             }
         }
