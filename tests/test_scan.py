@@ -253,6 +253,38 @@ def test_a_column_first_seen_after_the_first_batch_keeps_every_batch_on_one_sche
     assert batches[1].column("x").to_pylist() == [None, None, None, 1.5]
 
 
+@pytest.mark.parametrize("columns", [None, ["a", "m"]], ids=["wildcard", "whole-struct"])
+def test_a_struct_member_first_seen_after_the_first_batch_is_never_dropped_unsaid(
+    tmp_path, caplog, columns
+):
+    """The first batch fixes `m` as struct<k>; a later batch's `m.x` with values cannot
+    reach the batches: a wildcard scan says so (as of a new column), a projection that
+    asked for all of `m` is refused. Nulls in `m.x` lose nothing, and with the schema
+    allowed to change the member comes in."""
+    rows = [{"a": i, "m": {"k": i}} for i in range(4)]
+    write(f"{tmp_path}/nulls.json", [*rows, {"a": 4, "m": {"k": 4, "x": None}}])
+    write(f"{tmp_path}/values.json", [*rows, {"a": 4, "m": {"k": 4, "x": 1.5}}])
+    for name in ["nulls", "values"]:
+        for reader in [{}, {"reader": json_lines}]:
+            path = f"{tmp_path}/{name}.json"
+            caplog.clear()
+            with caplog.at_level(logging.WARNING, logger="batchloader"):
+                scan = bl.Scan(path, columns=columns, row_limit=4, **reader)
+                if name == "values" and columns is not None:
+                    with pytest.raises(bl.SchemaConflictError, match=r"'m\.x' in the schema an"):
+                        list(scan)
+                    continue
+                got = [r["m"] for b in scan for r in b.to_pylist()]
+            assert got == [{"k": i} for i in range(5)]
+            said = caplog.text.count("ignoring new column 'm.x'")
+            assert said == (name == "values"), caplog.text
+            scan = bl.Scan(path, columns=columns, row_limit=4, allow_schema_change=True)
+            batches = list(scan)
+            assert batches[1].column("m").to_pylist() == [
+                {"k": 4, "x": None if name == "nulls" else 1.5}
+            ]
+
+
 def test_wildcard_drift_with_schema_change_adds_columns(tmp_path):
     write(f"{tmp_path}/1.json", [{"a": 1}])
     write(f"{tmp_path}/2.json", [{"a": 2, "n": "new"}])

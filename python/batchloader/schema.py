@@ -585,6 +585,7 @@ class ScanSchemaTracker:
                 have = members.get(m.name.lower())
                 if have is None:
                     if self._resolved and not self.allow_schema_change and not col.guessed:
+                        self._left_out_member(col, f"{path}.{m.name.lower()}", where, blank)
                         continue
                     out.append(m)
                 elif have.type != m.type:
@@ -619,6 +620,22 @@ class ScanSchemaTracker:
         at = f" at '{path}'" if path != col.name.lower() else ""
         raise SchemaConflictError(
             f"column '{col.name}' changed type{at} from {old} to {new} in {where}"
+        )
+
+    def _left_out_member(self, col: _Column, path: str, where: str, blank: frozenset[str]) -> None:
+        """A struct member at `path` that the schema the first batch fixed lacks: what it
+        holds cannot reach the batches. Nothing is lost if no value of the batch shows it;
+        a wildcard scan says so as it does of a new column; a projection that asked for
+        the whole struct is refused."""
+        if _within(path, blank):
+            return
+        if self.projection.kind == "all":
+            self._warn_ignored(path, where)
+            return
+        raise SchemaConflictError(
+            f"column '{col.name}' has no member at '{path}' in the schema an earlier batch fixed, "
+            f"but {where} has values for it; give the column's type in the scan's schema, "
+            "or pass allow_schema_change=True"
         )
 
     def missing_columns(self, reader_schema: pa.Schema) -> list[pa.Field]:
