@@ -777,6 +777,32 @@ def test_fields_seen_only_as_null_keep_lines_on_the_one_pass_path(tmp_path):
     assert "line 6" in errors[0] and "given twice" in errors[0], errors[0]
 
 
+@pytest.mark.parametrize("columns", [None, ["id", "tags[1]", "none[0]", "ev[0]"]])
+def test_lists_seen_only_empty_and_element_projections_keep_the_one_pass_path(tmp_path, columns):
+    """A list seen only empty (its element type a guess) takes more empty lists, and a list
+    projected by index (`tags[1]`) takes its elements, on the one-pass path: the same
+    batches as the general path, with every line but the first one-pass."""
+    rows = [
+        {"id": i, "none": [], "tags": ["a", "b", "c"][: i % 4], "ev": [{"k": i}] * (i % 3)}
+        for i in range(40)
+    ]
+    path = tmp_path / "lists.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    quick = _read_with(path, None, True, True, "error", {"row_limit": 16}, columns)
+    general = _read_with(path, None, True, False, "error", {"row_limit": 16}, columns)
+    assert quick[1] is None and general[1] is None
+    assert [_ipc_bytes(b) for b in quick[0]] == [_ipc_bytes(b) for b in general[0]]
+    assert quick[3] >= len(rows) - 3, quick[3]  # lines that type a guess go the general way
+    got = pa.Table.from_batches(quick[0]).to_pylist()
+    if columns is None:
+        assert [r["none"] for r in got] == [[]] * len(rows)
+    else:
+        assert [r["tags"] for r in got] == [
+            [None, t[1]] if len(t) > 1 else [None] * len(t) for t in (r["tags"] for r in rows)
+        ]
+        assert [r["ev"] for r in got] == [[{"k": r["id"]}] if r["ev"] else [] for r in rows]
+
+
 # -------------------------------------------------------------- element projection
 
 JUNK = st.one_of(st.text(max_size=3), st.dictionaries(st.text(max_size=2), st.booleans()))

@@ -1,9 +1,10 @@
 //! The common case of an NDJSON line in one pass over its bytes: keys the struct has
 //! columns for (checked against the key the cache expects at each place, else looked up),
-//! values the columns take as they are. Anything else (a key with no column yet or with
-//! escapes, a value that would add, widen or retype a column, a decimal, a map, a projected
-//! element, an integer of more than 18 digits, a lone surrogate, bad syntax or UTF-8)
-//! makes [`write_common`] give up; the reader then restarts the row and writes the line
+//! values the columns take as they are; the nulls of a field without a column are noted as
+//! the general path notes them. Anything else (a key with escapes, a value that would add,
+//! widen or retype a column: a field's first value that is not null, the first element of
+//! a list seen only empty; a decimal, a map, an integer of more than 18 digits, a lone
+//! surrogate, bad syntax or UTF-8) makes [`write_common`] give up; the reader then restarts the row and writes the line
 //! through the general path (`json::ValueSeed`), which has the last word on every rule and
 //! every error. What this path writes, it writes with the same loader calls and the same
 //! values as the general one, so a line gives the same row either way. A rule added to the
@@ -15,7 +16,7 @@ use super::numbers::{
     decimal_fraction, digits_end, digits_value, eight_digits, not_digits, word_at,
 };
 use super::temporal::{parse_date, parse_timestamp};
-use crate::loader::{ColumnId, ColumnKind, Discovery, ResultSetLoader, Value, ROOT};
+use crate::loader::{ColumnId, ColumnKind, Discovery, ElementFate, ResultSetLoader, Value, ROOT};
 use arrow_schema::DataType;
 
 /// Skipped values nest at most this deep here (the general path reads past any depth): one
@@ -501,11 +502,12 @@ impl<'a> Line<'a> {
         self.set(id, value)
     }
 
-    /// The elements of an array to list `id`, its `[` consumed.
+    /// The elements of an array to list `id`, its `[` consumed. An empty array needs no
+    /// element type, so a list typed by a guess (seen only empty so far) takes it here too.
     #[inline(never)]
     fn elements(&mut self, id: ColumnId) -> Quick {
         let l = &*self.l;
-        if l.kind(id) != ColumnKind::List || l.selects_elements(id) || self.discovery.is_guess(id) {
+        if l.kind(id) != ColumnKind::List {
             return Err(GiveUp);
         }
         let element = l.element(id).ok_or(GiveUp)?;
@@ -517,8 +519,40 @@ impl<'a> Line<'a> {
             self.i += 1;
             return Ok(());
         }
+        if self.l.selects_elements(id) {
+            return self.selected_elements(id, element);
+        }
+        if self.discovery.is_guess(id) {
+            return Err(GiveUp); // the general path types the list by this element
+        }
         loop {
             self.value(element)?;
+            self.l.save_element_plain(id).map_err(|_| GiveUp)?;
+            if !self.more(b']')? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `elements` for a list projected by index (`c[1]`), as the general path writes it:
+    /// an element asked for is written (unless the list's type is still a guess: the
+    /// general path types it), one before it is skipped and saved as a null, the ones after
+    /// the last asked for are skipped (their syntax checked) and not saved.
+    #[cold]
+    #[inline(never)]
+    fn selected_elements(&mut self, id: ColumnId, element: ColumnId) -> Quick {
+        loop {
+            match self.l.element_fate(id) {
+                ElementFate::Keep if self.discovery.is_guess(id) => return Err(GiveUp),
+                ElementFate::Keep => self.value(element)?,
+                ElementFate::Null => self.skip()?,
+                ElementFate::Drop => loop {
+                    self.skip()?;
+                    if !self.more(b']')? {
+                        return Ok(());
+                    }
+                },
+            }
             self.l.save_element_plain(id).map_err(|_| GiveUp)?;
             if !self.more(b']')? {
                 return Ok(());
