@@ -4,11 +4,12 @@
 //! the general path notes them. Anything else (a key with escapes, a value that would add,
 //! widen or retype a column: a field's first value that is not null, the first element of
 //! a list seen only empty; a decimal, a map, an integer of more than 18 digits, a lone
-//! surrogate, bad syntax or UTF-8) makes [`write_common`] give up; the reader then restarts the row and writes the line
-//! through the general path (`json::ValueSeed`), which has the last word on every rule and
-//! every error. What this path writes, it writes with the same loader calls and the same
-//! values as the general one, so a line gives the same row either way. A rule added to the
-//! general path must be added here too, or made a reason to give up.
+//! surrogate, bad syntax or UTF-8) makes [`write_common`] give up; the reader then
+//! restarts the row and writes the line through the general path (`json::ValueSeed`),
+//! which has the last word on every rule and every error. What this path writes, it writes
+//! with the same loader calls and the same values as the general one, so a line gives the
+//! same row either way. A rule added to the general path must be added here too, or made a
+//! reason to give up.
 
 use super::driver::IgnoredNames;
 use super::json::{same_key, CachedKey, KeyCache, NULL_ONLY};
