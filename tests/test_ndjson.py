@@ -803,6 +803,55 @@ def test_lists_seen_only_empty_and_element_projections_keep_the_one_pass_path(tm
         assert [r["ev"] for r in got] == [[{"k": r["id"]}] if r["ev"] else [] for r in rows]
 
 
+def test_decimal_and_map_columns_keep_the_one_pass_path(tmp_path):
+    """Declared decimal and map columns take their values on the one-pass path (numbers and
+    strings to decimals from their digits, objects to map entries in order, empty ones
+    too): the rows `from_pylist` makes of the same values, the same batches as the general
+    path, which still takes the lines it must (a key with an escape); a value a decimal
+    cannot hold exactly is refused alike on both paths."""
+    schema = pa.schema(
+        [
+            ("amt", pa.decimal128(9, 2)),
+            ("attrs", pa.map_(pa.utf8(), pa.list_(pa.decimal128(5, 1)))),
+        ]
+    )
+    texts = ["12.5", "-0.07", "3", '"4.25"', "1e2", "-0", "null", "0.10"]
+    values = ["12.50", "-0.07", "3.00", "4.25", "100.00", "0.00", None, "0.10"]
+    lines, rows = [], []
+    for i in range(40):
+        text, value = texts[i % len(texts)], values[i % len(values)]
+        attrs = {f"k{j}é": [j / 2, None] for j in range(i % 3)}
+        key_text = '"a\\"b"' if i == 33 else None  # an escaped key: the general path
+        members = [
+            f"{json.dumps(k, ensure_ascii=False)}: [{j / 2}, null]" for j, k in enumerate(attrs)
+        ]
+        if key_text:
+            members.append(f"{key_text}: []")
+            attrs['a"b'] = []
+        lines.append(f'{{"amt": {text}, "attrs": {{{", ".join(members)}}}}}')
+        rows.append(
+            {
+                "amt": None if value is None else decimal.Decimal(value),
+                "attrs": [
+                    (k, [decimal.Decimal(str(x)) if x is not None else None for x in v])
+                    for k, v in attrs.items()
+                ],
+            }
+        )
+    path = tmp_path / "typed.json"
+    write_lines(path, lines)
+    quick = _read_with(path, schema, False, True, "error", {"row_limit": 16})
+    general = _read_with(path, schema, False, False, "error", {"row_limit": 16})
+    assert quick[1] is None and general[1] is None
+    assert [_ipc_bytes(b) for b in quick[0]] == [_ipc_bytes(b) for b in general[0]]
+    assert pa.Table.from_batches(quick[0]).equals(pa.Table.from_pylist(rows, schema))
+    assert quick[3] == len(lines) - 1  # all but the line with an escaped key
+    for bad in ["1.234", "12345678.9", '"x"', "[1]"]:
+        write_lines(path, ['{"amt": 1, "attrs": {}}', f'{{"amt": {bad}, "attrs": {{}}}}'])
+        errors = [_read_with(path, schema, False, p, "error", {})[1] for p in (True, False)]
+        assert errors[0] == errors[1] and "line 2" in errors[0], errors
+
+
 # -------------------------------------------------------------- element projection
 
 JUNK = st.one_of(st.text(max_size=3), st.dictionaries(st.text(max_size=2), st.booleans()))

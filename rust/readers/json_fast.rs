@@ -17,7 +17,9 @@ use super::numbers::{
     decimal_fraction, digits_end, digits_value, eight_digits, not_digits, word_at,
 };
 use super::temporal::{parse_date, parse_timestamp};
-use crate::loader::{ColumnId, ColumnKind, Discovery, ElementFate, ResultSetLoader, Value, ROOT};
+use crate::loader::{
+    parse_decimal, ColumnId, ColumnKind, Discovery, ElementFate, ResultSetLoader, Value, ROOT,
+};
 use arrow_schema::DataType;
 
 /// Skipped values nest at most this deep here (the general path reads past any depth): one
@@ -425,15 +427,58 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// An object to struct column `id`, at its `{`.
+    /// An object to struct or map column `id`, at its `{`.
     #[inline(never)]
     fn object(&mut self, id: ColumnId) -> Quick {
         self.i += 1;
-        if self.l.kind(id) != ColumnKind::Struct {
+        match self.l.kind(id) {
+            ColumnKind::Struct => {
+                self.begin(id)?;
+                self.members(id)
+            }
+            ColumnKind::Map => self.map_entries(id),
+            _ => Err(GiveUp),
+        }
+    }
+
+    /// The members of an object to map column `id` (its `{` consumed) as its entries, as
+    /// the general path writes them: each key to the entries' utf8 key column, each value
+    /// to their value column, in the object's order. A key with escapes, or a map whose keys
+    /// are not utf8, is left to the general path.
+    #[cold]
+    #[inline(never)]
+    fn map_entries(&mut self, id: ColumnId) -> Quick {
+        let entries = self.l.element(id).ok_or(GiveUp)?;
+        let key = self.l.column_at(entries, 0).ok_or(GiveUp)?;
+        let value = self.l.column_at(entries, 1).ok_or(GiveUp)?;
+        if !matches!(
+            self.l.field(key).data_type(),
+            DataType::Utf8 | DataType::LargeUtf8
+        ) {
             return Err(GiveUp);
         }
         self.begin(id)?;
-        self.members(id)
+        if self.peek()? == b'}' {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            self.expect(b'"')?;
+            let (end, non_ascii) = self.string_end_seeing_non_ascii()?;
+            let line: &'a [u8] = self.b;
+            if line[end] != b'"' {
+                return Err(GiveUp);
+            }
+            let text = Self::utf8(&line[self.i..end], non_ascii)?;
+            self.i = end + 1;
+            self.string(key, text)?;
+            self.expect(b':')?;
+            self.value(value)?;
+            self.l.save_element_plain(id).map_err(|_| GiveUp)?;
+            if !self.more(b'}')? {
+                return Ok(());
+            }
+        }
     }
 
     /// `l.set`, giving up on any error (the general path will raise it, placed).
@@ -498,6 +543,9 @@ impl<'a> Line<'a> {
                 Value::Timestamp(parse_timestamp(text, *unit).ok_or(GiveUp)?)
             }
             DataType::Date32 => Value::Date(parse_date(text).ok_or(GiveUp)?),
+            DataType::Decimal128(_, scale) => {
+                Value::Decimal(parse_decimal(text.trim(), *scale).ok_or(GiveUp)?)
+            }
             _ => return Err(GiveUp),
         };
         self.set(id, value)
@@ -512,9 +560,6 @@ impl<'a> Line<'a> {
             return Err(GiveUp);
         }
         let element = l.element(id).ok_or(GiveUp)?;
-        if l.is_decimal(element) {
-            return Err(GiveUp);
-        }
         self.begin(id)?;
         if self.peek()? == b']' {
             self.i += 1;
@@ -595,8 +640,9 @@ impl<'a> Line<'a> {
                 if let Some(written) = self.plain(id, Value::Float(x)) {
                     return written;
                 }
-                match self.l.field(id).data_type() {
+                match *self.l.field(id).data_type() {
                     DataType::Float64 => self.scalar_any(id, Value::Float(x)),
+                    DataType::Decimal128(_, scale) => self.decimal(id, start, scale),
                     // rounded once, from the text, as the general path does
                     DataType::Float32 => {
                         let text =
@@ -619,9 +665,36 @@ impl<'a> Line<'a> {
             return written;
         }
         if self.l.is_decimal(id) {
-            return Err(GiveUp);
+            return self.whole_decimal(id, v);
         }
         self.scalar_any(id, value)
+    }
+
+    /// A whole number to decimal column `id`: `v` at the column's scale, as
+    /// [`parse_decimal`] makes it of the number's digits.
+    #[cold]
+    #[inline(never)]
+    fn whole_decimal(&mut self, id: ColumnId, v: i64) -> Quick {
+        let DataType::Decimal128(_, scale) = *self.l.field(id).data_type() else {
+            return Err(GiveUp);
+        };
+        let power = 10i128.checked_pow(u32::try_from(scale).map_err(|_| GiveUp)?);
+        let d = power
+            .and_then(|p| i128::from(v).checked_mul(p))
+            .ok_or(GiveUp)?;
+        self.scalar_any(id, Value::Decimal(d))
+    }
+
+    /// The number at `start..` (the cursor past it) to a decimal column of `scale`, from
+    /// its digits as the general path reads it (a float would round): if it is not exact
+    /// at that scale, the general path says so.
+    #[cold]
+    #[inline(never)]
+    fn decimal(&mut self, id: ColumnId, start: usize, scale: i8) -> Quick {
+        let line: &'a [u8] = self.b;
+        let text = std::str::from_utf8(&line[start..self.i]).map_err(|_| GiveUp)?;
+        let d = parse_decimal(text, scale).ok_or(GiveUp)?;
+        self.scalar_any(id, Value::Decimal(d))
     }
 
     /// The usual id or count in one word: 1 to 7 digits (no leading zero) followed by a
