@@ -852,6 +852,59 @@ def test_decimal_and_map_columns_keep_the_one_pass_path(tmp_path):
         assert errors[0] == errors[1] and "line 2" in errors[0], errors
 
 
+def test_declared_string_columns_take_any_value_as_text_on_the_one_pass_path(tmp_path):
+    """A string column the user declared takes any JSON value, a non-string as its text as
+    the line has it (as the type conflict message advises): at the top, in a struct, in
+    lists (whole or by index) and as map values, on the one-pass path, giving what the
+    general path gives."""
+    schema = pa.schema(
+        [
+            ("v", pa.utf8()),
+            ("s", pa.struct([("w", pa.utf8())])),
+            ("l", pa.list_(pa.utf8())),
+            ("m", pa.map_(pa.utf8(), pa.utf8())),
+        ]
+    )
+    values = [
+        '"text"',
+        "12",
+        "-0",
+        "1.5e3",
+        "true",
+        "null",
+        '{"a": [1, "x"]}',
+        "[ 1 ,2 ]",
+        '"\\u00e9"',
+    ]
+    as_text = ["text", "12", "-0", "1.5e3", "true", None, '{"a": [1, "x"]}', "[ 1 ,2 ]", "é"]
+    lines = []
+    for i in range(36):
+        v = values[i % len(values)]
+        w = values[(i + 1) % len(values)]
+        lines.append(f'{{"v": {v}, "s": {{"w": {w}}}, "l": [{v}, {w}], "m": {{"k": {v}}}}}')
+    path = tmp_path / "mixed.json"
+    write_lines(path, lines)
+    for columns in [None, ["v", "s", "l[1]", "m"]]:
+        results = []
+        for one_pass in (True, False):
+            loader = bl.ResultSetLoader(
+                schema, projection=columns, discover=False, declared=schema.names
+            )
+            reader = bl.FileReader(str(path), discover=False, one_pass=one_pass)
+            batches = []
+            read_to_end(reader, loader, batches)
+            results.append((batches, reader.one_pass_lines))
+        (quick, lines_quick), (general, _) = results
+        assert [_ipc_bytes(b) for b in quick] == [_ipc_bytes(b) for b in general]
+        assert lines_quick == len(lines)
+        got = pa.Table.from_batches(quick).to_pylist()
+        assert [r["v"] for r in got] == [as_text[i % len(values)] for i in range(36)]
+        assert [r["m"] for r in got] == [[("k", as_text[i % len(values)])] for i in range(36)]
+        second = [as_text[(i + 1) % len(values)] for i in range(36)]
+        assert [r["s"]["w"] for r in got] == second
+        assert [r["l"][1] for r in got] == second
+
+
 # -------------------------------------------------------------- element projection
 
 JUNK = st.one_of(st.text(max_size=3), st.dictionaries(st.text(max_size=2), st.booleans()))

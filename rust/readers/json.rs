@@ -35,6 +35,21 @@ pub(crate) const TOO_DEEP: &str = "arrays and objects nest too deep";
 /// path's lookups take it for a key it has not seen.
 pub(crate) const NULL_ONLY: ColumnId = ColumnId::MAX;
 
+/// A flag on the target of a cached key whose column takes any JSON value as its text (a
+/// declared utf8 column, see `ResultSetLoader::takes_any_text`): the one-pass path writes
+/// a non-string value's text there. Column ids stay far below it; a target at or above it
+/// is not a column id as it is.
+pub(crate) const ANY_TEXT: ColumnId = 1 << (ColumnId::BITS - 2);
+
+/// The target to cache for column `id` of `l` (flagged [`ANY_TEXT`] if it takes any text).
+pub(crate) fn cached_target(l: &ResultSetLoader, id: ColumnId) -> ColumnId {
+    if l.takes_any_text(id) {
+        id | ANY_TEXT
+    } else {
+        id
+    }
+}
+
 /// Per struct (by column id), the keys its objects had, in order, and where each went
 /// (`None`: skipped). Objects of one file mostly repeat their key order, so a key is usually
 /// resolved by one comparison with the key seen at the same position, without hashing.
@@ -47,7 +62,8 @@ pub(crate) struct KeyCache {
 /// bytes (no character a JSON string must escape).
 pub(crate) struct CachedKey {
     text: String,
-    /// Where the key goes: a column, `None` (skipped), or [`NULL_ONLY`].
+    /// Where the key goes: a column (maybe flagged [`ANY_TEXT`]), `None` (skipped), or
+    /// [`NULL_ONLY`].
     pub target: Option<ColumnId>,
     /// For a [`NULL_ONLY`] key: the loader's column ids when it was cached (a column added
     /// since may be the field's own).
@@ -103,8 +119,10 @@ impl KeyCache {
     #[inline(always)]
     fn get(&self, parent: ColumnId, pos: usize, key: &str) -> Option<Option<ColumnId>> {
         let k = self.by_struct.get(parent)?.get(pos)?;
-        (k.target != Some(NULL_ONLY) && same_key(k.text.as_bytes(), key.as_bytes()))
-            .then_some(k.target)
+        if k.target == Some(NULL_ONLY) || !same_key(k.text.as_bytes(), key.as_bytes()) {
+            return None;
+        }
+        Some(k.target.map(|t| t & !ANY_TEXT))
     }
 
     /// The key last seen at position `pos` of an object of struct `parent`, and where it
@@ -574,7 +592,10 @@ impl<'a> JsonWriter<'a> {
     fn resolve_key<'k>(&mut self, parent: ColumnId, pos: usize, key: &'k str) -> Option<Slot<'k>> {
         let slot = self.member(parent, key);
         match slot {
-            Some(Slot::Column(c)) => self.keys.put(parent, pos, key, Some(c)),
+            Some(Slot::Column(c)) => {
+                self.keys
+                    .put(parent, pos, key, Some(cached_target(self.l, c)))
+            }
             None => {
                 if parent == ROOT {
                     self.ignored.note(key);

@@ -12,7 +12,7 @@
 //! reason to give up.
 
 use super::driver::IgnoredNames;
-use super::json::{same_key, CachedKey, KeyCache, NULL_ONLY};
+use super::json::{cached_target, same_key, CachedKey, KeyCache, ANY_TEXT, NULL_ONLY};
 use super::numbers::{
     decimal_fraction, digits_end, digits_value, eight_digits, not_digits, word_at,
 };
@@ -264,8 +264,9 @@ impl<'a> Line<'a> {
             };
             self.expect(b':')?;
             match target {
-                Some(id) if id != NULL_ONLY => self.value(id)?,
-                Some(_) => self.null_only(parent, pos)?,
+                Some(id) if id < ANY_TEXT => self.value(id)?,
+                Some(NULL_ONLY) => self.null_only(parent, pos)?,
+                Some(flagged) => self.any_text(flagged & !ANY_TEXT)?,
                 None => self.skip()?,
             }
             pos += 1;
@@ -304,7 +305,7 @@ impl<'a> Line<'a> {
         }
         let key = std::str::from_utf8(&line[self.i..end]).map_err(|_| GiveUp)?;
         let target = match self.l.column(parent, key) {
-            Some(id) => self.l.is_projected(id).then_some(id),
+            Some(id) => self.l.is_projected(id).then(|| cached_target(self.l, id)),
             None if self.known.discover && self.l.would_project(parent, key) => {
                 // a column to come, typed by the field's first value that is not null
                 self.keys
@@ -334,12 +335,14 @@ impl<'a> Line<'a> {
         if key.columns != self.l.column_ids() {
             let text = std::str::from_utf8(key.text()).map_err(|_| GiveUp)?;
             if let Some(id) = self.l.column(parent, text) {
-                let target = self.l.is_projected(id).then_some(id);
+                let projected = self.l.is_projected(id);
+                let target = projected.then(|| cached_target(self.l, id));
                 let text = text.to_owned();
                 self.keys.put(parent, pos, &text, target);
-                return match target {
-                    Some(id) => self.value(id),
-                    None => self.skip(),
+                return match projected {
+                    true if self.l.takes_any_text(id) => self.any_text(id),
+                    true => self.value(id),
+                    false => self.skip(),
                 };
             }
             key.columns = self.l.column_ids();
@@ -353,6 +356,24 @@ impl<'a> Line<'a> {
         self.discovery
             .note_null(self.l, parent, text)
             .map_err(|_| GiveUp)
+    }
+
+    /// A value to utf8 column `id`, which takes any JSON value as its text (a declared
+    /// string column, see `ResultSetLoader::takes_any_text`), as the general path writes
+    /// it: a string as its content, null as null, anything else (a number, a boolean, an
+    /// object, an array) as its text as the line has it, its syntax checked.
+    #[cold]
+    #[inline(never)]
+    fn any_text(&mut self, id: ColumnId) -> Quick {
+        if matches!(self.peek()?, b'"' | b'n') {
+            return self.value(id);
+        }
+        let start = self.i;
+        self.skip()?;
+        let line: &'a [u8] = self.b;
+        // its strings were checked by the skip; the rest is ASCII
+        let text = std::str::from_utf8(&line[start..self.i]).map_err(|_| GiveUp)?;
+        self.set(id, Value::Str(text))
     }
 
     /// Past the closing quote of `key` if the key at the cursor is `key`.
@@ -473,7 +494,11 @@ impl<'a> Line<'a> {
             self.i = end + 1;
             self.string(key, text)?;
             self.expect(b':')?;
-            self.value(value)?;
+            if self.l.takes_any_text(value) {
+                self.any_text(value)?;
+            } else {
+                self.value(value)?;
+            }
             self.l.save_element_plain(id).map_err(|_| GiveUp)?;
             if !self.more(b'}')? {
                 return Ok(());
@@ -571,8 +596,13 @@ impl<'a> Line<'a> {
         if self.discovery.is_guess(id) {
             return Err(GiveUp); // the general path types the list by this element
         }
+        let text = self.l.takes_any_text(element);
         loop {
-            self.value(element)?;
+            if text {
+                self.any_text(element)?;
+            } else {
+                self.value(element)?;
+            }
             self.l.save_element_plain(id).map_err(|_| GiveUp)?;
             if !self.more(b']')? {
                 return Ok(());
@@ -590,6 +620,7 @@ impl<'a> Line<'a> {
         loop {
             match self.l.element_fate(id) {
                 ElementFate::Keep if self.discovery.is_guess(id) => return Err(GiveUp),
+                ElementFate::Keep if self.l.takes_any_text(element) => self.any_text(element)?,
                 ElementFate::Keep => self.value(element)?,
                 ElementFate::Null => self.skip()?,
                 ElementFate::Drop => loop {
