@@ -201,11 +201,12 @@ def classify(text: str) -> Statement:
             if expression.args["kind"] == "TABLE":
                 return DropTable(name, exists)
             return DropView(name, exists)
-    change = _change(expression)
+    # sqlglot 30 types parse_one's result as the base class of Expression
+    parsed = cast(exp.Expression, expression)
+    change = _change(parsed)
     if change is not None:
         return change
-    # sqlglot 30 types parse_one's result as the base class of Expression
-    return Other(cast(exp.Expression, expression))
+    return Other(parsed)
 
 
 _CHANGE_VERBS: dict[type[exp.Expression], str] = {
