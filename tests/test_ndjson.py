@@ -905,6 +905,22 @@ def test_declared_string_columns_take_any_value_as_text_on_the_one_pass_path(tmp
         assert [r["l"][1] for r in got] == second
 
 
+def test_nineteen_digit_ids_keep_the_one_pass_path(tmp_path):
+    """64-bit ids (snowflakes have 19 digits) are int64s on the one-pass path, to the edges
+    of int64's range; past them the general path decides, alike either way."""
+    ids = [1_234_567_890_123_456_789 + i for i in range(30)] + [2**63 - 1, -(2**63)]
+    path = tmp_path / "ids.json"
+    write_lines(path, [json.dumps({"id": v, "n": 1}) for v in ids])
+    results = [_read_with(path, None, True, p, "error", {}) for p in (True, False)]
+    assert [_ipc_bytes(b) for b in results[0][0]] == [_ipc_bytes(b) for b in results[1][0]]
+    assert pa.Table.from_batches(results[0][0]).column("id").to_pylist() == ids
+    assert results[0][3] == len(ids) - 1  # the first line makes the columns
+    write_lines(path, [json.dumps({"id": v}) for v in [1, 2**63, 2**64, -(2**63) - 1]])
+    results = [_read_with(path, None, True, p, "error", {}) for p in (True, False)]
+    assert results[0][1] == results[1][1]
+    assert [_ipc_bytes(b) for b in results[0][0]] == [_ipc_bytes(b) for b in results[1][0]]
+
+
 # -------------------------------------------------------------- element projection
 
 JUNK = st.one_of(st.text(max_size=3), st.dictionaries(st.text(max_size=2), st.booleans()))

@@ -3,13 +3,12 @@
 //! values the columns take as they are; the nulls of a field without a column are noted as
 //! the general path notes them. Anything else (a key with escapes, a value that would add,
 //! widen or retype a column: a field's first value that is not null, the first element of
-//! a list seen only empty; a decimal, a map, an integer of more than 18 digits, a lone
-//! surrogate, bad syntax or UTF-8) makes [`write_common`] give up; the reader then
-//! restarts the row and writes the line through the general path (`json::ValueSeed`),
-//! which has the last word on every rule and every error. What this path writes, it writes
-//! with the same loader calls and the same values as the general one, so a line gives the
-//! same row either way. A rule added to the general path must be added here too, or made a
-//! reason to give up.
+//! a list seen only empty; an integer out of int64's range, a lone surrogate, bad syntax or
+//! UTF-8) makes [`write_common`] give up; the reader then restarts the row and writes the
+//! line through the general path (`json::ValueSeed`), which has the last word on every
+//! rule and every error. What this path writes, it writes with the same loader calls and
+//! the same values as the general one, so a line gives the same row either way. A rule
+//! added to the general path must be added here too, or made a reason to give up.
 
 use super::driver::IgnoredNames;
 use super::json::{cached_target, same_key, CachedKey, KeyCache, ANY_TEXT, NULL_ONLY};
@@ -649,8 +648,13 @@ impl<'a> Line<'a> {
                 let v = i64::try_from(magnitude).map_err(|_| GiveUp)?;
                 self.whole(id, if negative { -v } else { v })
             }
-            // it may not fit an int64
-            Number::LongWhole => Err(GiveUp),
+            // 19 digits or more: an int64 if it is one (64-bit ids have 19 digits), as serde
+            // reads it; else the general path decides (a uint64, a float)
+            Number::LongWhole => {
+                let line: &'a [u8] = self.b;
+                let text = std::str::from_utf8(&line[start..self.i]).map_err(|_| GiveUp)?;
+                self.whole(id, text.parse().map_err(|_| GiveUp)?)
+            }
             Number::Fraction(exact) => {
                 // correctly rounded, as serde_json's float_roundtrip is: the same bits
                 let x = match exact {
