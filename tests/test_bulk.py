@@ -151,6 +151,31 @@ def test_discovery_waits_for_a_non_null_value():
     assert batches[0].schema == pa.schema([("a", pa.utf8())])
 
 
+def test_fields_seen_only_as_none_over_many_rows():
+    """A field None in row after row has no column until a value types it (one that stays
+    None has none); its key stays known by position meanwhile, and everything around it is
+    written as from_pylist writes it, across batches; a row that then names it twice is
+    still refused."""
+    rows = [{"gone": None, "a": i, "m": {"x": None, "y": i}} for i in range(30)]
+    rows[20] = {"gone": None, "a": 20, "m": {"x": 2.5, "y": 20}}
+    # in batches of 8: each has the columns its rows typed (a field still without one is
+    # None in all of them), and holds the rows as from_pylist makes them with its schema
+    batches = list(bl.ResultSetLoader(row_limit=8).write_rows(rows))
+    assert [b.num_rows for b in batches] == [8, 8, 8, 6]
+    for i, b in enumerate(batches):
+        assert b.equals(pa.RecordBatch.from_pylist(rows[8 * i : 8 * i + 8], b.schema))
+    assert "x" in batches[2].schema.field("m").type.names
+    member = pa.struct([("y", pa.int64()), ("x", pa.float64())])
+    want = pa.Table.from_pylist(rows, pa.schema([("a", pa.int64()), ("m", member)]))
+    loader = bl.ResultSetLoader(row_limit=64)
+    (batch,) = loader.write_rows(rows)
+    assert pa.Table.from_batches([batch]).equals(want)
+    loader = bl.ResultSetLoader()
+    twice = [{"a": None}] * 3 + [{"a": None, "A": None}]
+    with pytest.raises(bl.SchemaConflictError, match="row 3: column 'a' is given twice"):
+        list(loader.write_rows(twice))
+
+
 def test_discovery_of_nested_values_and_mixed_case_keys():
     loader = bl.ResultSetLoader()
     data = [

@@ -31,7 +31,7 @@ pub struct Discovery {
     null_settled: Option<(SchemaMark, SchemaMark)>,
     /// Fields the row being written gave a null while they had no column: (struct, the
     /// struct's entry, name). A key naming one again names that column twice.
-    row_nulls: Vec<(ColumnId, usize, String)>,
+    row_nulls: RowNulls,
 }
 
 /// Whether two field names are one column's, by the loader's rule (equal lowercase forms),
@@ -41,6 +41,42 @@ fn same_name(a: &str, b: &str) -> bool {
         a.eq_ignore_ascii_case(b)
     } else {
         a.to_lowercase() == b.to_lowercase()
+    }
+}
+
+/// The fields a row gave a null while they had no column. A file with such a field notes
+/// it on every row: the names' buffers are kept from row to row, not allocated each time.
+#[derive(Default, Debug)]
+struct RowNulls {
+    entries: Vec<(ColumnId, usize, String)>,
+    /// How many of `entries` the current row noted (the rest are spare buffers).
+    len: usize,
+}
+
+impl RowNulls {
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn push(&mut self, parent: ColumnId, entry: usize, name: &str) {
+        match self.entries.get_mut(self.len) {
+            Some(spare) => {
+                spare.0 = parent;
+                spare.1 = entry;
+                spare.2.clear();
+                spare.2.push_str(name);
+            }
+            None => self.entries.push((parent, entry, name.to_string())),
+        }
+        self.len += 1;
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &(ColumnId, usize, String)> {
+        self.entries[..self.len].iter()
     }
 }
 
@@ -111,9 +147,7 @@ impl Discovery {
         if !self.settled.is_empty() {
             self.settled.clear();
         }
-        if !self.row_nulls.is_empty() {
-            self.row_nulls.clear();
-        }
+        self.row_nulls.clear();
     }
 
     /// The row begun last is written again from its start (a faster path gave up on it
@@ -199,8 +233,7 @@ impl Discovery {
         name: &str,
     ) -> Result<(), LoaderError> {
         self.check_new_field(l, parent, name)?;
-        self.row_nulls
-            .push((parent, l.pos(parent), name.to_string()));
+        self.row_nulls.push(parent, l.pos(parent), name);
         Ok(())
     }
 

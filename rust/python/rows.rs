@@ -19,6 +19,20 @@ use crate::loader::{
 /// A key of a struct that has no column and is not projected: skipped without converting.
 const SKIP: isize = -1;
 
+/// The target of a key whose field has been seen only as None, without a column yet: its
+/// Nones are noted (see `Discovery::note_null`) until a value makes the column.
+const NULL_ONLY: ColumnId = ColumnId::MAX;
+
+/// The key object of the last dict at one position of a struct, and where it went.
+struct OrderedKey {
+    key: Py<PyAny>,
+    /// A column, `None` (skipped) or [`NULL_ONLY`].
+    target: Option<ColumnId>,
+    /// For [`NULL_ONLY`]: the loader's column ids then (a column added since may be the
+    /// field's own).
+    columns: usize,
+}
+
 /// What the bindings remember between rows: key lookups and discovered columns.
 #[derive(Default)]
 pub(crate) struct RowState {
@@ -28,7 +42,7 @@ pub(crate) struct RowState {
     /// Per struct node: the key objects of the last dict, by position, and where each went.
     /// Dicts built by the same code share their key objects and their order, so most keys
     /// are resolved by one pointer comparison.
-    order: Vec<Vec<(Py<PyAny>, Option<ColumnId>)>>,
+    order: Vec<Vec<OrderedKey>>,
     /// Add unknown keys as columns (the loader was built without a schema).
     discover: bool,
     /// Columns created by discovery, and lists whose element type is still a guess.
@@ -114,7 +128,8 @@ impl RowWriter<'_> {
     }
 
     /// The column a dict key names in struct `parent`: from the cache, else resolved
-    /// (case-insensitively), discovered, or marked SKIP.
+    /// (case-insensitively), discovered, or marked SKIP; [`NULL_ONLY`] if the value, None,
+    /// was noted for a field without a column.
     fn member_for(
         &mut self,
         parent: ColumnId,
@@ -158,7 +173,7 @@ impl RowWriter<'_> {
                 // takes the spelling the field had then).
                 let Some((field, guesses)) = field else {
                     self.state.discovery.note_null(self.l, parent, name)?;
-                    return Ok(None);
+                    return Ok(Some(NULL_ONLY));
                 };
                 let discovery = &self.state.discovery;
                 discovery.check_new_field(self.l, parent, name)?;
@@ -298,11 +313,11 @@ impl RowWriter<'_> {
             let (k, v) = unsafe { (Borrowed::from_ptr(py, key), Borrowed::from_ptr(py, value)) };
             match self.state.order[id].get(pos) {
                 // the key object of the last dict at this position: nothing ran
-                Some((cached, target)) if cached.as_ptr() == key => {
-                    if let Some(m) = *target {
-                        self.value(m, &v)?;
-                    }
-                }
+                Some(cached) if cached.key.as_ptr() == key => match cached.target {
+                    Some(m) if m != NULL_ONLY => self.value(m, &v)?,
+                    Some(_) => self.null_only(id, pos, &k.to_owned(), &v.to_owned())?,
+                    None => {}
+                },
                 // resolving may hash the key (Python code for a str subclass): own both
                 _ => {
                     let (k, v) = (k.to_owned(), v.to_owned());
@@ -332,17 +347,61 @@ impl RowWriter<'_> {
         v: &Bound<'_, PyAny>,
     ) -> Result<Option<ColumnId>, WriteError> {
         let target = self.member_for(id, k, v)?;
+        if target == Some(NULL_ONLY) {
+            self.remember_key(id, pos, k, target);
+            return Ok(None); // a None noted: nothing to write
+        }
         // A new column's id is cached once it exists (the next dict).
         if target.is_some() || self.l.column(id, &k.to_string()).is_some() || !self.state.discover {
-            let order = &mut self.state.order[id];
-            let entry = (k.clone().unbind(), target);
-            if pos < order.len() {
-                order[pos] = entry;
-            } else if pos == order.len() {
-                order.push(entry);
-            }
+            self.remember_key(id, pos, k, target);
         }
         Ok(target)
+    }
+
+    /// Remember key `k` at position `pos` of struct `id`'s dicts, going to `target`.
+    fn remember_key(
+        &mut self,
+        id: ColumnId,
+        pos: usize,
+        k: &Bound<'_, PyAny>,
+        target: Option<ColumnId>,
+    ) {
+        let order = &mut self.state.order[id];
+        let entry = OrderedKey {
+            key: k.clone().unbind(),
+            target,
+            columns: self.l.column_ids(),
+        };
+        if pos < order.len() {
+            order[pos] = entry;
+        } else if pos == order.len() {
+            order.push(entry);
+        }
+    }
+
+    /// The `pos`-th key of a dict written to struct `id`, known as a field seen only as
+    /// None: another None is noted as the first was; a value, or a column made since,
+    /// resolves the key anew.
+    #[cold]
+    #[inline(never)]
+    fn null_only(
+        &mut self,
+        id: ColumnId,
+        pos: usize,
+        k: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+    ) -> WriteResult {
+        let current = self.state.order[id][pos].columns == self.l.column_ids();
+        if current && v.is_none() {
+            if let Ok(name) = k.cast::<PyString>() {
+                let name = name.to_str()?;
+                return Ok(self.state.discovery.note_null(self.l, id, name)?);
+            }
+        }
+        if let Some(m) = self.resolve_key(id, pos, k, v)? {
+            self.value(m, v)?;
+        }
+        Ok(())
     }
 
     fn elements(&mut self, id: ColumnId, obj: &Bound<'_, PyAny>) -> WriteResult {
