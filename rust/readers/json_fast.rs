@@ -357,6 +357,17 @@ impl<'a> Line<'a> {
             .map_err(|_| GiveUp)
     }
 
+    /// `value`, or `any_text` if column `id` takes any value as its text (`text`: asked
+    /// once for a list's or map's elements, not for each).
+    #[inline(always)]
+    fn value_as(&mut self, id: ColumnId, text: bool) -> Quick {
+        if text {
+            self.any_text(id)
+        } else {
+            self.value(id)
+        }
+    }
+
     /// A value to utf8 column `id`, which takes any JSON value as its text (a declared
     /// string column, see `ResultSetLoader::takes_any_text`), as the general path writes
     /// it: a string as its content, null as null, anything else (a number, a boolean, an
@@ -493,11 +504,8 @@ impl<'a> Line<'a> {
             self.i = end + 1;
             self.string(key, text)?;
             self.expect(b':')?;
-            if self.l.takes_any_text(value) {
-                self.any_text(value)?;
-            } else {
-                self.value(value)?;
-            }
+            let text = self.l.takes_any_text(value);
+            self.value_as(value, text)?;
             self.l.save_element_plain(id).map_err(|_| GiveUp)?;
             if !self.more(b'}')? {
                 return Ok(());
@@ -597,11 +605,7 @@ impl<'a> Line<'a> {
         }
         let text = self.l.takes_any_text(element);
         loop {
-            if text {
-                self.any_text(element)?;
-            } else {
-                self.value(element)?;
-            }
+            self.value_as(element, text)?;
             self.l.save_element_plain(id).map_err(|_| GiveUp)?;
             if !self.more(b']')? {
                 return Ok(());
@@ -619,8 +623,10 @@ impl<'a> Line<'a> {
         loop {
             match self.l.element_fate(id) {
                 ElementFate::Keep if self.discovery.is_guess(id) => return Err(GiveUp),
-                ElementFate::Keep if self.l.takes_any_text(element) => self.any_text(element)?,
-                ElementFate::Keep => self.value(element)?,
+                ElementFate::Keep => {
+                    let text = self.l.takes_any_text(element);
+                    self.value_as(element, text)?
+                }
                 ElementFate::Null => self.skip()?,
                 ElementFate::Drop => loop {
                     self.skip()?;
