@@ -285,6 +285,30 @@ def test_a_struct_member_first_seen_after_the_first_batch_is_never_dropped_unsai
             ]
 
 
+@pytest.mark.parametrize("columns", [None, ["a", "m", "ev"]], ids=["wildcard", "whole-structs"])
+def test_a_member_a_strict_schema_lacks_is_named_in_a_warning(tmp_path, caplog, columns):
+    """With a strict schema (what Spark's executors scan with: the driver's sample), a
+    struct member the schema lacks is skipped by the reader; when the projection wants it
+    (the struct whole), the scan says so, naming it and the file, as of a column. A member
+    the projection leaves out is skipped without a word."""
+    write(f"{tmp_path}/a.json", [{"a": 1, "m": {"k": 1}, "ev": [{"k": 1}]}])
+    rows = [{"a": 2, "m": {"k": 2, "x": 1.5}, "ev": [{"k": 2, "y": "s"}]}] * 3
+    write(f"{tmp_path}/b.json", rows)
+    member = pa.struct([("k", pa.int64())])
+    schema = pa.schema([("a", pa.int64()), ("m", member), ("ev", pa.list_(member))])
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan = bl.Scan(tmp_path, schema=schema, columns=columns, strict_schema=True)
+        got = [(r["m"], r["ev"]) for b in scan for r in b.to_pylist()]
+    assert got == [({"k": 1}, [{"k": 1}])] + [({"k": 2}, [{"k": 2}])] * 3
+    for path in ["m.x", "ev[].y"]:
+        assert caplog.text.count(f"ignoring new column '{path}' in file {tmp_path}/b.json") == 1
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan = bl.Scan(tmp_path, schema=schema, columns=["a", "m.k"], strict_schema=True)
+        assert [r["m"] for b in scan for r in b.to_pylist()] == [{"k": 1}] + [{"k": 2}] * 3
+    assert "ignoring" not in caplog.text
+
+
 def test_wildcard_drift_with_schema_change_adds_columns(tmp_path):
     write(f"{tmp_path}/1.json", [{"a": 1}])
     write(f"{tmp_path}/2.json", [{"a": 2, "n": "new"}])

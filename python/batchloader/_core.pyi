@@ -234,3 +234,7 @@ class FileReader:
     @property
     def ignored_columns(self) -> list[str]:
         """Top-level fields skipped because the loader's projection leaves them out."""
+    @property
+    def ignored_members(self) -> list[str]:
+        """Struct members (by path, `m.x`) the projection wants but the loader's fixed
+        schema lacks, skipped, in first-seen order."""

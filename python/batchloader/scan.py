@@ -366,6 +366,7 @@ class Scan:
                 self.skipped_lines += reader.skipped_lines
                 self._count_corrupt(reader.corrupt_lines, file.path)
                 self.tracker.note_ignored(reader.ignored_columns, file.path)
+                self.tracker.note_ignored_members(reader.ignored_members, file.path)
             result = None
         else:
             with _naming_the_file(file.path):

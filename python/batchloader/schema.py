@@ -514,6 +514,13 @@ class ScanSchemaTracker:
         for name in names:
             self._warn_ignored(name, f"file {file}")
 
+    def note_ignored_members(self, paths: list[str], file: str) -> None:
+        """Log the struct members (`m.x`) a reader skipped because the schema it was given
+        lacks them while the projection wants them: whatever the projection, as they hold
+        values the batches cannot take (a schema fixed by a sample, say)."""
+        for path in paths:
+            self._warn_ignored(path, f"file {file}")
+
     def _warn_file_column_left_out(self, name: str, where: str) -> None:
         """Say that a wildcard scan leaves out file column `name`: `where` has a data column
         of that name, which keeps it."""

@@ -201,4 +201,11 @@ impl PyFileReader {
     fn ignored_columns(&self) -> Vec<String> {
         on_reader!(&self.inner, r => r.ignored_columns().to_vec())
     }
+
+    /// Struct members of the input (by path, `m.x`) the projection wants but the loader's
+    /// fixed schema lacks, skipped, in first-seen order.
+    #[getter]
+    fn ignored_members(&self) -> Vec<String> {
+        on_reader!(&self.inner, r => r.ignored_members().to_vec())
+    }
 }

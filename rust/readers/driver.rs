@@ -162,6 +162,11 @@ pub(crate) trait RecordSource {
     fn ignored_columns(&self) -> &[String] {
         &[]
     }
+    /// Struct members of the input (by path, `m.x`) the projection wants but the loader's
+    /// fixed schema lacks, skipped, in first-seen order (a scan warns about them).
+    fn ignored_members(&self) -> &[String] {
+        &[]
+    }
 }
 
 /// Top-level fields of an input skipped because the projection leaves them out: each once,
@@ -378,5 +383,10 @@ impl<S: RecordSource> RecordReader<S> {
     /// Top-level fields skipped because the loader's projection leaves them out.
     pub fn ignored_columns(&self) -> &[String] {
         self.src.ignored_columns()
+    }
+
+    /// Struct members skipped because the loader's fixed schema lacks them, by path.
+    pub fn ignored_members(&self) -> &[String] {
+        self.src.ignored_members()
     }
 }

@@ -202,6 +202,9 @@ pub(crate) struct JsonWriter<'a> {
     pub error: Option<LoaderError>,
     /// Top-level keys skipped because the projection leaves them out.
     pub ignored: &'a mut IgnoredNames,
+    /// Struct members the projection wants that the loader's fixed schema lacks (skipped),
+    /// by path (`m.x`).
+    pub ignored_members: &'a mut IgnoredNames,
     /// Arrays and objects open around the value being read (the row object is 1).
     pub depth: usize,
     /// The text serde reads: the line, or its respelling (see [`spell_integer_zeros`]),
@@ -599,6 +602,8 @@ impl<'a> JsonWriter<'a> {
             None => {
                 if parent == ROOT {
                     self.ignored.note(key);
+                } else if self.l.would_project(parent, key) {
+                    self.ignored_members.note(&self.l.member_path(parent, key));
                 }
                 self.keys.put(parent, pos, key, None)
             }

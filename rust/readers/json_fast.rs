@@ -78,6 +78,8 @@ pub(crate) struct Known<'a> {
     pub discover: bool,
     /// Top-level fields the general path noted as left out by the projection.
     pub ignored: &'a IgnoredNames,
+    /// Struct members the general path noted as missing from the fixed schema.
+    pub ignored_members: &'a IgnoredNames,
 }
 
 struct Line<'a> {
@@ -314,8 +316,21 @@ impl<'a> Line<'a> {
             }
             None => None,
         };
-        if target.is_none() && parent == ROOT && !self.known.ignored.contains(key) {
-            return Err(GiveUp); // the general path notes the top-level keys it skips
+        if target.is_none() {
+            // the general path notes the top-level keys it skips, and the members the
+            // projection wants that the schema lacks
+            let noted = if parent == ROOT {
+                self.known.ignored.contains(key)
+            } else {
+                !self.l.would_project(parent, key)
+                    || self
+                        .known
+                        .ignored_members
+                        .contains(&self.l.member_path(parent, key))
+            };
+            if !noted {
+                return Err(GiveUp);
+            }
         }
         self.keys.put(parent, pos, key, target);
         self.i = end + 1;

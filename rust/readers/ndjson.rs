@@ -30,6 +30,8 @@ pub struct JsonLines {
     base: input::LineBase,
     /// Top-level keys skipped because the projection leaves them out.
     ignored: IgnoredNames,
+    /// Struct members skipped because the fixed schema lacks them, by path.
+    ignored_members: IgnoredNames,
     /// Columns given the null type at the end of a batch are typed anew by the next one.
     retype_nulls: bool,
     /// Where the one-pass path decodes strings with escapes.
@@ -63,6 +65,7 @@ impl JsonLines {
         let known = json_fast::Known {
             discover: self.discover,
             ignored: &self.ignored,
+            ignored_members: &self.ignored_members,
         };
         let written = json_fast::write_common(
             text,
@@ -154,6 +157,7 @@ impl RecordSource for JsonLines {
             discover: self.discover,
             error: None,
             ignored: &mut self.ignored,
+            ignored_members: &mut self.ignored_members,
             depth: 0,
             parsed,
             written: respelled.map(|_| text),
@@ -245,6 +249,10 @@ impl RecordSource for JsonLines {
     fn ignored_columns(&self) -> &[String] {
         self.ignored.names()
     }
+
+    fn ignored_members(&self) -> &[String] {
+        self.ignored_members.names()
+    }
 }
 
 /// Reads one NDJSON file into a loader, batch by batch.
@@ -282,6 +290,7 @@ impl NdjsonReader {
             line_no: 0,
             base: input::LineBase::default(),
             ignored: IgnoredNames::default(),
+            ignored_members: IgnoredNames::default(),
             retype_nulls: false,
             scratch: Vec::new(),
             respelled: String::new(),
