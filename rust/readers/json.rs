@@ -167,8 +167,8 @@ impl KeyCache {
     }
 
     /// The key cached at `pos` of struct `parent`.
-    pub(crate) fn at(&mut self, parent: ColumnId, pos: usize) -> Option<&mut CachedKey> {
-        self.by_struct.get_mut(parent)?.get_mut(pos)
+    pub(crate) fn at(&self, parent: ColumnId, pos: usize) -> Option<&CachedKey> {
+        self.by_struct.get(parent)?.get(pos)
     }
 }
 

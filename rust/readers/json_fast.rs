@@ -264,12 +264,7 @@ impl<'a> Line<'a> {
                 None => self.other_key(parent, pos)?,
             };
             self.expect(b':')?;
-            match target {
-                Some(id) if id < ANY_TEXT => self.value(id)?,
-                Some(NULL_ONLY) => self.null_only(parent, pos)?,
-                Some(flagged) => self.any_text(flagged & !ANY_TEXT)?,
-                None => self.skip()?,
-            }
+            self.member_value(parent, pos, target)?;
             pos += 1;
             if !self.more(b'}')? {
                 return Ok(());
@@ -305,13 +300,20 @@ impl<'a> Line<'a> {
             return Err(GiveUp);
         }
         let key = std::str::from_utf8(&line[self.i..end]).map_err(|_| GiveUp)?;
+        let target = self.resolve(parent, pos, key)?;
+        self.i = end + 1;
+        Ok(target)
+    }
+
+    /// Where key `key` at position `pos` of an object of struct `parent` goes (see
+    /// `other_key`), learnt by the key cache.
+    fn resolve(&mut self, parent: ColumnId, pos: usize, key: &str) -> Quick<Option<ColumnId>> {
         let target = match self.l.column(parent, key) {
             Some(id) => self.l.is_projected(id).then(|| cached_target(self.l, id)),
             None if self.known.discover && self.l.would_project(parent, key) => {
                 // a column to come, typed by the field's first value that is not null
                 self.keys
                     .put_null_only(parent, pos, key, self.l.column_ids());
-                self.i = end + 1;
                 return Ok(Some(NULL_ONLY));
             }
             None => None,
@@ -333,13 +335,24 @@ impl<'a> Line<'a> {
             }
         }
         self.keys.put(parent, pos, key, target);
-        self.i = end + 1;
         Ok(target)
     }
 
+    /// Member `pos` of an object of struct `parent`, its key's `target` known (see
+    /// [`CachedKey::target`]): written, noted as a null-only field's, or skipped.
+    #[inline(always)]
+    fn member_value(&mut self, parent: ColumnId, pos: usize, target: Option<ColumnId>) -> Quick {
+        match target {
+            Some(id) if id < ANY_TEXT => self.value(id),
+            Some(NULL_ONLY) => self.null_only(parent, pos),
+            Some(flagged) => self.any_text(flagged & !ANY_TEXT),
+            None => self.skip(),
+        }
+    }
+
     /// The value of member `pos` of an object of struct `parent`, whose key the cache holds
-    /// as a field seen only as null: written to the field's column if it has one now (the
-    /// entry is then corrected); else a null is noted as the general path notes it (with
+    /// as a field seen only as null: if a column was added since (maybe the field's own),
+    /// the key is resolved anew; else a null is noted as the general path notes it (with
     /// its checks: a field named twice in a row, a name no column can have), and anything
     /// else is left to the general path, which makes the column.
     #[cold]
@@ -347,19 +360,13 @@ impl<'a> Line<'a> {
     fn null_only(&mut self, parent: ColumnId, pos: usize) -> Quick {
         let key = self.keys.at(parent, pos).ok_or(GiveUp)?;
         if key.columns != self.l.column_ids() {
-            let text = std::str::from_utf8(key.text()).map_err(|_| GiveUp)?;
-            if let Some(id) = self.l.column(parent, text) {
-                let projected = self.l.is_projected(id);
-                let target = projected.then(|| cached_target(self.l, id));
-                let text = text.to_owned();
-                self.keys.put(parent, pos, &text, target);
-                return match projected {
-                    true if self.l.takes_any_text(id) => self.any_text(id),
-                    true => self.value(id),
-                    false => self.skip(),
-                };
+            let text = std::str::from_utf8(key.text())
+                .map_err(|_| GiveUp)?
+                .to_owned();
+            let target = self.resolve(parent, pos, &text)?;
+            if target != Some(NULL_ONLY) {
+                return self.member_value(parent, pos, target);
             }
-            key.columns = self.l.column_ids();
         }
         if self.peek()? != b'n' {
             return Err(GiveUp);
@@ -726,18 +733,15 @@ impl<'a> Line<'a> {
         self.scalar_any(id, value)
     }
 
-    /// A whole number to decimal column `id`: `v` at the column's scale, as
-    /// [`parse_decimal`] makes it of the number's digits.
+    /// A whole number to decimal column `id`, by [`parse_decimal`] as any number (the
+    /// digits of `v` spell it: a whole number here has no leading zeros, and `-0` is 0).
     #[cold]
     #[inline(never)]
     fn whole_decimal(&mut self, id: ColumnId, v: i64) -> Quick {
         let DataType::Decimal128(_, scale) = *self.l.field(id).data_type() else {
             return Err(GiveUp);
         };
-        let power = 10i128.checked_pow(u32::try_from(scale).map_err(|_| GiveUp)?);
-        let d = power
-            .and_then(|p| i128::from(v).checked_mul(p))
-            .ok_or(GiveUp)?;
+        let d = parse_decimal(&v.to_string(), scale).ok_or(GiveUp)?;
         self.scalar_any(id, Value::Decimal(d))
     }
 
