@@ -13,6 +13,11 @@ use super::node::{ColumnId, ColumnKind};
 use super::options::Projection;
 use super::rollback::SchemaMark;
 
+/// What a key cache (the NDJSON reader's, the Python rows') holds as the target of a key
+/// whose field has been seen only as null, without a column yet: each null is noted again
+/// ([`Discovery::note_null`]) until a value makes the column. Not a column id.
+pub const NULL_ONLY: ColumnId = ColumnId::MAX;
+
 /// What discovery remembers about the columns it created.
 #[derive(Default, Debug)]
 pub struct Discovery {

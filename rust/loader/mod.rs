@@ -33,7 +33,7 @@ mod value;
 mod write;
 
 pub(crate) use append::copy_short;
-pub use discovery::{unknown_element_type, unknown_list_type, Discovery};
+pub use discovery::{unknown_element_type, unknown_list_type, Discovery, NULL_ONLY};
 pub use error::LoaderError;
 pub use lifecycle::ResultSetLoader;
 pub use node::{ColumnId, ColumnKind, ROOT};

@@ -13,15 +13,11 @@ use super::convert::{
 use super::infer::{infer_element, infer_field, Guesses, Step};
 use crate::loader::{
     ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, Projection, ResultSetLoader, Value,
-    ROOT,
+    NULL_ONLY, ROOT,
 };
 
 /// A key of a struct that has no column and is not projected: skipped without converting.
 const SKIP: isize = -1;
-
-/// The target of a key whose field has been seen only as None, without a column yet: its
-/// Nones are noted (see `Discovery::note_null`) until a value makes the column.
-const NULL_ONLY: ColumnId = ColumnId::MAX;
 
 /// The key object of the last dict at one position of a struct, and where it went.
 struct OrderedKey {

@@ -30,10 +30,9 @@ const MIXED_TYPES_HINT: &str = "for values of mixed types, give it a string type
 /// The start of the message of a line nesting deeper than [`MAX_DEPTH`].
 pub(crate) const TOO_DEEP: &str = "arrays and objects nest too deep";
 
-/// The target of a cached key whose field the batch has seen only as null, without a
-/// column yet: the one-pass path notes its nulls as the general path does; the general
-/// path's lookups take it for a key it has not seen.
-pub(crate) const NULL_ONLY: ColumnId = ColumnId::MAX;
+/// The one-pass path notes the nulls of a [`NULL_ONLY`] key as the general path does; the
+/// general path's lookups take it for a key it has not seen.
+pub(crate) use crate::loader::NULL_ONLY;
 
 /// A flag on the target of a cached key whose column takes any JSON value as its text (a
 /// declared utf8 column, see `ResultSetLoader::takes_any_text`): the one-pass path writes
