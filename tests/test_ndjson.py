@@ -7,11 +7,14 @@ import datetime as dt
 import decimal
 import gzip
 import json
+import logging
 import math
 import pickle
 import random
 import re
 import sys
+from dataclasses import dataclass
+from unittest import mock
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -2217,14 +2220,24 @@ def _random_projection(schema: pa.Schema, rows: list, data, declared: bool):
     return columns, want
 
 
-@given(doc=documents(), data=st.data())
-def test_a_random_projection_over_files_and_batches_while_types_may_change(
-    tmp_path_factory, doc, data
-):
-    """The same over several files and small batches with types discovered (some given)
-    and allowed to change, keys left out, bad lines skipped or kept: a column null or empty
-    in a whole batch or file is typed by a later one, and every row reads as json.loads
-    projected."""
+@dataclass
+class _FilesScenario:
+    """Random files of random documents and a scan of them (see `_files_scenario`)."""
+
+    folder: object
+    options: dict
+    #: the rows json.loads reads, projected
+    want: list
+    #: the malformed lines, in order
+    bad: list
+    #: with the schema fixed by the first batch (an explicit projection)
+    fixed: bool
+
+
+def _files_scenario(tmp_path_factory, doc, data) -> _FilesScenario:
+    """Several files (some gzipped) of `doc`'s rows with keys left out and bad lines here
+    and there, and the options of a scan of them with small batches: a random projection or
+    the wildcard, some columns' types given, types allowed to change or fixed."""
     schema, rows, ascii_only = doc
     if data.draw(st.booleans(), label="keys left out"):
         rnd = data.draw(st.randoms(use_true_random=False))
@@ -2259,23 +2272,36 @@ def test_a_random_projection_over_files_and_batches_while_types_may_change(
     # later columns out), a type that batch guessed may meet a value: bad input, which the
     # error explains (without bad lines: skip and permissive would take such lines too)
     fixed = columns is not None and not bad and data.draw(st.booleans(), label="fixed")
-    scan = bl.Scan(
-        folder,
+    options = dict(
         columns=columns,
         schema=given_schema,
         allow_schema_change=not fixed,
         row_limit=3,
         on_error=on_error,
     )
+    return _FilesScenario(folder, options, want, bad, fixed)
+
+
+@given(doc=documents(), data=st.data())
+def test_a_random_projection_over_files_and_batches_while_types_may_change(
+    tmp_path_factory, doc, data
+):
+    """The same over several files and small batches with types discovered (some given)
+    and allowed to change, keys left out, bad lines skipped or kept: a column null or empty
+    in a whole batch or file is typed by a later one, and every row reads as json.loads
+    projected."""
+    case = _files_scenario(tmp_path_factory, doc, data)
+    scan = bl.Scan(case.folder, **case.options)
     try:
         got = [row for batch in scan for row in batch.to_pylist()]
     except (bl.InputError, bl.SchemaConflictError) as e:
         said = str(e)
-        assert fixed and ("earlier batch" in said or "a guess" in said), said
+        assert case.fixed and ("earlier batch" in said or "a guess" in said), said
         return
     for row in got:
         for name in DATA_COLUMNS:
             row.pop(name, None)
+    on_error, bad, columns = case.options["on_error"], case.bad, case.options["columns"]
     if on_error == "permissive":
         kept = [r.pop("_corrupt_record") for r in got]
         assert [k for k in kept if k is not None] == bad
@@ -2284,7 +2310,64 @@ def test_a_random_projection_over_files_and_batches_while_types_may_change(
     assert scan.skipped_lines == (len(bad) if on_error == "skip" else 0)
     # a key a row leaves out reads as null, and a batch before a column's first value may
     # not have it at all
-    assert [_without_nulls(r) for r in got] == [_without_nulls(r) for r in want], columns
+    assert [_without_nulls(r) for r in got] == [_without_nulls(r) for r in case.want], columns
+
+
+def _tracker_state(tracker) -> list:
+    """What the tracker knows of each column (all but its memos)."""
+    return [
+        (c.name, c.source, c.field, c.guessed, c.unconfirmed, c.seen, c.spliced)
+        for c in tracker._columns
+    ] + [tracker.schema_version]
+
+
+def _scan_outcome(folder, options) -> tuple[list, str | None, list[str]]:
+    """What a scan does: each batch it hands out with what its tracker knows then, the
+    error it ends with, the warnings it logs."""
+    said: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("batchloader")
+    logger.addHandler(handler)
+    steps: list = []
+    scan = bl.Scan(folder, **options)
+    try:
+        steps.extend((batch, _tracker_state(scan.tracker)) for batch in scan)
+        error = None
+    except bl.BatchLoaderError as e:
+        error = f"{type(e).__name__}: {e}"
+    finally:
+        logger.removeHandler(handler)
+    return steps, error, said
+
+
+@given(doc=documents(), data=st.data())
+def test_a_scan_without_its_memos_hands_out_the_same(tmp_path_factory, doc, data):
+    """The scan remembers what it worked out for a reader schema (nothing changes at this
+    schema version; how its batch becomes an output batch) and skips that work for the next
+    batch or file with the same schema: a wide schema's small batches and small files
+    would spend more on it than on reading. With every memo off (and the output batches
+    built column by column), the same random files give the same batches, the same
+    warnings and the same error, and the tracker knows the same after each batch."""
+    case = _files_scenario(tmp_path_factory, doc, data)
+    with_memos = _scan_outcome(case.folder, case.options)
+    never = mock.Mock(return_value=False)
+    with (
+        mock.patch("batchloader.schema.memo_holds", never),
+        mock.patch("batchloader.scan.memo_holds", never),
+        mock.patch("batchloader.schema._is_steady", never),
+        mock.patch("batchloader.schema._is_settled", never),
+        mock.patch("batchloader.scan._FEW_MADE", -1),
+    ):
+        without = _scan_outcome(case.folder, case.options)
+    assert never.called
+    (got, error, said), (want, want_error, want_said) = with_memos, without
+    assert error == want_error
+    assert said == want_said
+    assert len(got) == len(want)
+    for (a, known), (b, want_known) in zip(got, want, strict=True):
+        assert a.equals(b, check_metadata=True), (a.to_pylist(), b.to_pylist())
+        assert known == want_known
 
 
 @given(doc=documents(), data=st.data())

@@ -96,12 +96,12 @@ def columns_bound(columns: Iterable[pa.Array], rows: int, arrays: int) -> int:
 
 def schema_arrays(schema: pa.Schema) -> int:
     """The arrays the columns of `schema` are made of (children included)."""
-    return sum(_arrays(f.type) for f in schema)
+    return sum(type_arrays(f.type) for f in schema)
 
 
-def _arrays(t: pa.DataType) -> int:
+def type_arrays(t: pa.DataType) -> int:
     """The arrays a column of type `t` is made of (itself and its children)."""
-    return 1 + sum(_arrays(t.field(i).type) for i in range(t.num_fields))
+    return 1 + sum(type_arrays(t.field(i).type) for i in range(t.num_fields))
 
 
 def concat_batches(batches: list[pa.RecordBatch]) -> pa.RecordBatch:

@@ -31,7 +31,7 @@ from batchloader._core import (
     RowWriter,
     local_path,
 )
-from batchloader.coalesce import BatchLimits, coalesce, columns_bound, schema_arrays
+from batchloader.coalesce import BatchLimits, coalesce, columns_bound, type_arrays
 from batchloader.projection import parse_projection
 from batchloader.schema import (
     DEFAULT_NULL_TYPE,
@@ -44,6 +44,7 @@ from batchloader.schema import (
     implicit_column,
     implicit_column_bytes,
     log,
+    memo_holds,
     null_column_bytes,
 )
 
@@ -54,6 +55,38 @@ COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
 CORRUPT_RECORD = "_corrupt_record"
 
 Reader = Callable[["ScanFile", RowWriter], Iterable[Any] | None]
+
+
+@dataclass(frozen=True)
+class _Conform:
+    """A step of an output batch's plan: reader column `reader` conformed to `field`'s
+    type, or, if the reader lacks the column (None), nulls of it."""
+
+    reader: int | None
+    field: pa.Field
+
+
+#: a step of `Scan._plan`: a reader column taken as it is, a file column's key, a conform
+_Step = int | tuple[str, int] | _Conform
+
+#: up to this many columns made by the scan, an output batch is the reader's with them
+#: added one by one (each copies the column list: many are cheaper all at once)
+_FEW_MADE = 16
+
+
+class _Plan:
+    """How a reader batch becomes an output batch: a step per output column."""
+
+    def __init__(self, steps: list[_Step]) -> None:
+        self.steps = steps
+        #: the reader columns taken as they are, in output order
+        self.taken = [step for step in steps if isinstance(step, int)]
+        #: (output position, step) of the columns the scan makes
+        self.made = [(at, step) for at, step in enumerate(steps) if not isinstance(step, int)]
+
+    def takes_all(self, columns: int) -> bool:
+        """Whether the taken columns are all of a reader batch's `columns`, in order."""
+        return self.taken == list(range(columns))
 
 
 @dataclass(frozen=True)
@@ -145,11 +178,17 @@ def _items_of(result: Iterable[Any], path: str) -> Iterator[Any]:
         yield from result
 
 
-def _hand_on(loader: ResultSetLoader) -> tuple[pa.RecordBatch, bool]:
-    """The loader's full batch, and whether it started another: a batch the scan's `limit`
-    cut short is the last one, and counts as not full (it may be small)."""
-    batch = loader.harvest()
-    return batch, loader.start_batch()
+def _harvest(loader: ResultSetLoader) -> tuple[pa.RecordBatch, int]:
+    """The loader's batch and its bytes as the loader counts them."""
+    size = loader.batch_bytes
+    return loader.harvest(), size
+
+
+def _hand_on(loader: ResultSetLoader) -> tuple[pa.RecordBatch, bool, int]:
+    """The loader's full batch, whether it started another (a batch the scan's `limit` cut
+    short is the last one, and counts as not full: it may be small) and its bytes."""
+    batch, size = _harvest(loader)
+    return batch, loader.start_batch(), size
 
 
 class Scan:
@@ -244,7 +283,11 @@ class Scan:
         #: bad lines kept as rows (on_error="permissive"), their text in `_corrupt_record`
         #: if the projection has it
         self.corrupt_lines = 0
-        self._arrays_cache: tuple[int, int] | None = None
+        # (schema version, reader schema, plan): how `_assemble` makes an output batch
+        # from a reader batch with that schema, while the output schema is that version's
+        self._plan_cache: tuple[int, pa.Schema, _Plan] | None = None
+        # (schema version, room): what `_reserve` keeps for null columns, as of that version
+        self._null_room_cache: tuple[int, tuple[int, int, int]] | None = None
 
     @property
     def schema(self) -> pa.Schema:
@@ -261,8 +304,8 @@ class Scan:
     def _file_batches(self) -> Iterator[tuple[pa.RecordBatch, bool, int | None]]:
         """The output batches file by file, each with whether the loader filled it (else it
         ends its file, and may be small) and, if not, an upper bound of its bytes for the
-        coalescer (from the arrays the batch was made of: asking the batch would wrap every
-        column again, and hash its schema)."""
+        coalescer: the loader's count of the reader's batch plus a bound of the arrays the
+        scan made (asking the output batch would wrap every column again)."""
         for index, path in enumerate(self.files):
             if self.limit is not None and self.rows_read >= self.limit:
                 break
@@ -271,18 +314,19 @@ class Scan:
             # per file: built once, sliced per batch
             implicit: dict[tuple[str, int], pa.Array] = {}
             with explaining_type_conflicts(self.tracker.why_fixed):
-                for batch, full in self._read(file, values):
+                for batch, full, size in self._read(file, values):
                     self.tracker.apply_reader_schema(batch.schema, path, batch)
                     self.tracker.note_values(batch)
                     self.tracker.missing_columns(batch.schema)
-                    out, arrays = self._assemble(batch, full, values, implicit)
+                    out, made = self._assemble(batch, full, values, implicit)
                     self.rows_read += out.num_rows
                     # The first batch handed out fixes the schema (every batch has
                     # scan.schema); an empty file says nothing.
                     self.tracker.mark_resolved()
                     bound = None
                     if not full and self.coalesce:
-                        bound = columns_bound(arrays, out.num_rows, self._output_arrays())
+                        arrays = sum(type_arrays(a.type) for a in made)
+                        bound = size + columns_bound(made, out.num_rows, arrays)
                     yield out, full, bound
             self.files_read += 1
         self.tracker.resolve_without_rows()
@@ -323,19 +367,30 @@ class Scan:
     def _reserve(self, values: dict) -> tuple[int, int, int]:
         """Room to keep in each loader batch for the columns the scan adds to it: the file
         columns (values known per file) and, at most, a null column per reader column."""
-        per_row = per_batch = largest = 0
+        per_row, per_batch, largest = self._null_room()
         for col in self.tracker.output_columns():
             if col.implicit is not None:
                 r, b, big = implicit_column_bytes(values.get(col.implicit))
-            else:
-                r, b, big = null_column_bytes(
-                    col.field.type if col.field is not None else self.tracker.null_type
-                )
-            per_row, per_batch, largest = per_row + r, per_batch + b, max(largest, big)
+                per_row, per_batch, largest = per_row + r, per_batch + b, max(largest, big)
         return per_row, per_batch, largest
 
-    def _read(self, file: ScanFile, values: dict) -> Iterator[tuple[pa.RecordBatch, bool]]:
-        """The loader's batches of one file, each with whether it is full."""
+    def _null_room(self) -> tuple[int, int, int]:
+        """`_reserve`'s room for a null column per reader column, once per schema version
+        (a wide schema's small files would otherwise walk every type per file)."""
+        version = self.tracker.schema_version
+        if self._null_room_cache is None or self._null_room_cache[0] != version:
+            per_row = per_batch = largest = 0
+            for col in self.tracker.output_columns():
+                if col.implicit is None:
+                    t = col.field.type if col.field is not None else self.tracker.null_type
+                    r, b, big = null_column_bytes(t)
+                    per_row, per_batch, largest = per_row + r, per_batch + b, max(largest, big)
+            self._null_room_cache = (version, (per_row, per_batch, largest))
+        return self._null_room_cache[1]
+
+    def _read(self, file: ScanFile, values: dict) -> Iterator[tuple[pa.RecordBatch, bool, int]]:
+        """The loader's batches of one file, each with whether it is full and its bytes as
+        the loader counted them."""
         limits = dict(self.loader_limits)
         if self.limit is not None:
             limits["limit"] = self.limit - self.rows_read
@@ -358,8 +413,8 @@ class Scan:
             reader = self._builtin_reader(file.path)
             try:
                 while reader.fill(loader):
-                    batch, more = _hand_on(loader)
-                    yield batch, more
+                    batch, more, size = _hand_on(loader)
+                    yield batch, more, size
                     if not more:
                         return
             finally:
@@ -374,8 +429,8 @@ class Scan:
         if result is not None:
             for row_index, item in enumerate(_items_of(result, file.path)):
                 if loader.is_full():
-                    batch, more = _hand_on(loader)
-                    yield batch, more
+                    batch, more, size = _hand_on(loader)
+                    yield batch, more, size
                     if not more:
                         return
                 if item is not None:
@@ -383,16 +438,16 @@ class Scan:
                         loader.write_row(item)
                     except BatchLoaderError as e:
                         raise type(e)(f"{file.path}, row {row_index}: {e}") from e
-        batch = loader.harvest()
+        batch, size = _harvest(loader)
         # a row that overflowed the last batch is the file's last batch
-        tail = loader.harvest() if loader.start_batch() and loader.row_count else None
+        tail = _harvest(loader) if loader.start_batch() and loader.row_count else None
         if batch.num_rows:
-            yield batch, tail is not None
+            yield batch, tail is not None, size
         elif batch.num_columns:
             # no rows, yet the reader named columns (a CSV header): the schema learns them
             self.tracker.apply_reader_schema(batch.schema, file.path)
         if tail is not None:
-            yield tail, False
+            yield tail[0], False, tail[1]
         self.tracker.note_ignored(loader.ignored_columns, file.path)
         loader.close()
 
@@ -411,12 +466,28 @@ class Scan:
                 CORRUPT_RECORD,
             )
 
-    def _output_arrays(self) -> int:
-        """The arrays the output schema's columns are made of, counted once per version."""
+    def _plan(self, reader: pa.Schema) -> _Plan:
+        """How to make an output batch from a reader batch with schema `reader`. Made once
+        per reader schema and schema version: a wide schema's batches, and small files,
+        would otherwise match every name afresh."""
         version = self.tracker.schema_version
-        if self._arrays_cache is None or self._arrays_cache[0] != version:
-            self._arrays_cache = (version, schema_arrays(self.tracker.output_schema()))
-        return self._arrays_cache[1]
+        cached = self._plan_cache
+        if memo_holds(cached, version, reader):
+            return cached[2]  # type: ignore[index]
+        lower = {name.lower(): i for i, name in enumerate(reader.names)}
+        known = [c for c in self.tracker.output_columns() if c.field is not None]
+        steps: list[_Step] = []
+        for f, col in zip(self.tracker.output_schema(), known, strict=True):
+            i = lower.get(f.name.lower())
+            if col.implicit is not None:
+                steps.append(col.implicit)
+            elif i is not None and reader.field(i).equals(f, check_metadata=True):
+                steps.append(i)
+            else:
+                steps.append(_Conform(i, f))
+        plan = _Plan(steps)
+        self._plan_cache = (version, reader, plan)
+        return plan
 
     def _assemble(
         self,
@@ -425,34 +496,45 @@ class Scan:
         values: dict,
         implicit: dict[tuple[str, int], pa.Array],
     ) -> tuple[pa.RecordBatch, list[pa.Array]]:
-        """The output batch (`full`: the loader filled it) and the arrays it is made of: the
-        reader's columns conformed to the output schema, missing ones filled, file columns
-        added (`implicit` keeps their arrays between a file's batches)."""
+        """The output batch (`full`: the loader filled it) and the arrays the scan made for
+        it (the reader's columns it did not take as they are: file columns, filled ones,
+        conformed ones; `implicit` keeps file columns' arrays between a file's batches)."""
         n = batch.num_rows
-        lower = {name.lower(): i for i, name in enumerate(batch.schema.names)}
-        arrays = []
         schema = self.tracker.output_schema()
-        known = [c for c in self.tracker.output_columns() if c.field is not None]
-        for f, col in zip(schema, known, strict=True):
-            if col.implicit is not None:
-                # built once per file for its longest batch so far; a full batch takes a
-                # slice of it, a small one (its last) its own array: the coalescer bounds a
-                # small batch's bytes, and a slice holds the whole buffers
-                built = implicit.get(col.implicit)
-                if built is None or len(built) < n:
-                    built = implicit[col.implicit] = implicit_column(values.get(col.implicit), n)
-                if len(built) != n:
-                    value = values.get(col.implicit)
-                    built = built.slice(0, n) if full else implicit_column(value, n)
-                arrays.append(built)
-                continue
-            i = lower.get(f.name.lower())
-            if i is None:
-                arrays.append(fill_column(n, f))
-            else:
-                arrays.append(conform(batch.column(i), f.type))
-        if not arrays:
+        plan = self._plan(batch.schema)
+
+        def make(step: tuple[str, int] | _Conform) -> pa.Array:
+            if isinstance(step, _Conform):
+                if step.reader is None:
+                    return fill_column(n, step.field)
+                return conform(batch.column(step.reader), step.field.type)
+            # a file column: built once per file for its longest batch so far; a full batch
+            # takes a slice of it, a small one (its last) its own array: the coalescer
+            # bounds a small batch's bytes, and a slice holds the whole buffers
+            built = implicit.get(step)
+            if built is None or len(built) < n:
+                built = implicit[step] = implicit_column(values.get(step), n)
+            if len(built) != n:
+                built = built.slice(0, n) if full else implicit_column(values.get(step), n)
+            return built
+
+        made = [(at, make(step)) for at, step in plan.made]
+        if not plan.steps:
             # an empty projection (COUNT(*)): the batch is only its row count
             empty = pa.StructArray.from_buffers(pa.struct([]), n, [None])
-            return pa.RecordBatch.from_struct_array(empty), arrays
-        return pa.RecordBatch.from_arrays(arrays, schema=schema), arrays
+            return pa.RecordBatch.from_struct_array(empty), []
+        if len(made) <= _FEW_MADE:
+            # the reader's columns taken whole, in C++: wrapping each in Python costs a
+            # wide schema's small batches more than reading them
+            out = batch if plan.takes_all(batch.num_columns) else batch.select(plan.taken)
+            for at, array in made:
+                out = out.add_column(at, schema.field(at), array)
+            if out.schema.equals(schema, check_metadata=True):
+                return out, [array for _, array in made]
+        arrays: list[pa.Array] = [None] * len(plan.steps)
+        for at, array in made:
+            arrays[at] = array
+        for at, step in enumerate(plan.steps):
+            if isinstance(step, int):
+                arrays[at] = batch.column(step)
+        return pa.RecordBatch.from_arrays(arrays, schema=schema), [a for _, a in made]

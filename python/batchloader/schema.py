@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 
@@ -131,6 +132,13 @@ class _Column:
     #: lower-case paths of the members the projection spliced into the last reader batch's
     #: struct (typed by guess: the reader had none)
     spliced: frozenset[str] = frozenset()
+    #: (reader type, field) when a reader type was last found to change nothing: the field
+    #: was that very object and already had that type (nothing spliced, merged or guessed);
+    #: while both hold, the same reader type changes nothing again
+    steady: tuple[pa.DataType, pa.Field] | None = None
+    #: the type of a reader batch's column after which every path of it was confirmed:
+    #: while none is unconfirmed, a batch with that type confirms nothing new
+    settled: pa.DataType | None = None
 
 
 def no_value_paths(values: pa.Array, path: str) -> frozenset[str]:
@@ -148,6 +156,24 @@ def no_value_paths(values: pa.Array, path: str) -> frozenset[str]:
         elements = values.flatten()
         return no_value_paths(elements, f"{path}[]") if len(elements) else frozenset([f"{path}[]"])
     return frozenset()
+
+
+def memo_holds(memo: tuple[Any, ...] | None, version: int, schema: pa.Schema) -> bool:
+    """Whether `memo` (schema version, schema, ...) was noted at schema version `version`
+    for a schema equal to `schema`: what it says of that schema still holds."""
+    return memo is not None and memo[0] == version and memo[1].equals(schema)
+
+
+def _is_settled(col: _Column, read: pa.DataType) -> bool:
+    """Whether a reader batch whose column `col` has type `read` confirms nothing new of
+    it: every path of that type was seen and confirmed before, and none is unconfirmed."""
+    return col.unconfirmed == frozenset() and not col.spliced and col.settled == read
+
+
+def _is_steady(col: _Column, read: pa.DataType) -> bool:
+    """Whether a reader column of type `read` leaves `col` as it is, as the last time that
+    type was applied to it (its field unchanged since)."""
+    return col.steady is not None and col.steady[1] is col.field and col.steady[0] == read
 
 
 def type_paths(t: pa.DataType, path: str) -> frozenset[str]:
@@ -286,6 +312,12 @@ class ScanSchemaTracker:
         self._by_name: dict[str, _Column] = {}
         for c in self._columns:
             self._by_name.setdefault(c.name.lower(), c)
+        # (schema version, reader schema) of the last call of `apply_reader_schema`,
+        # `note_values` or `missing_columns` that changed nothing: the same schema at the same
+        # version changes nothing again (a wide schema's batches and small files)
+        self._quiet_reader: tuple[int, pa.Schema] | None = None
+        self._quiet_values: tuple[int, pa.Schema] | None = None
+        self._quiet_missing: tuple[int, pa.Schema, list[pa.Field]] | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -434,10 +466,22 @@ class ScanSchemaTracker:
         """Resolve dynamic columns with the types a reader produced; check the others. With
         the reader's `batch`, a part of a column no value of it shows (all null, or lists
         without an element) keeps the type an earlier batch gave it."""
+        if memo_holds(self._quiet_reader, self.schema_version, reader_schema):
+            return
+        self._quiet_reader = None
         where = f"file {file}" if file else "the reader"
         last_reader = None  # where the last reader column is, found at the first insert
-        for i, f in enumerate(reader_schema):
-            col = self._find(f.name)
+        names, types = reader_schema.names, reader_schema.types
+        quiet = True
+        for i, (name, t) in enumerate(zip(names, types, strict=True)):
+            col = self._find(name)
+            if col is not None:
+                if _is_steady(col, t):
+                    continue  # a wide schema's batches: most columns have the type they had
+                col.steady = None
+            quiet = False
+            self._quiet_values = None  # its flags and spliced members may change
+            f = reader_schema.field(i)
             if col is None or col.source == "implicit":
                 if self.projection.kind != "all":
                     continue  # the loader dropped it already; nothing to do
@@ -480,15 +524,28 @@ class ScanSchemaTracker:
             if merged != col.field.type:
                 col.field = col.field.with_type(merged)
                 self.schema_version += 1
+            elif f is read and f.type == merged and not col.guessed:
+                col.steady = (f.type, col.field)
+        if quiet:
+            self._quiet_reader = (self.schema_version, reader_schema)
 
     def note_values(self, batch: pa.RecordBatch) -> None:
         """Learn from a reader's batch (after `apply_reader_schema`) which of its columns'
         types a value has shown: the others stay guesses a later file may replace while
         types may change."""
-        for name, values in zip(batch.schema.names, batch.columns, strict=True):
+        schema = batch.schema
+        if memo_holds(self._quiet_values, self.schema_version, schema):
+            return
+        self._quiet_values = None
+        quiet = True
+        for i, (name, t) in enumerate(zip(schema.names, schema.types, strict=True)):
             col = self._find(name)
             if col is None or col.source != "reader" or col.declared or col.guessed:
                 continue
+            if _is_settled(col, t):
+                continue  # every path it has was seen before and confirmed
+            quiet = False
+            values = batch.column(i)
             paths = no_value_paths(values, col.name.lower())
             present = type_paths(values.type, col.name.lower())
             if col.unconfirmed is None:
@@ -506,6 +563,9 @@ class ScanSchemaTracker:
                 # members the projection spliced in, typed by guess: no value showed their
                 # types, unless an earlier batch had them
                 col.unconfirmed = col.unconfirmed | (col.spliced - col.seen)
+            col.settled = values.type if not col.unconfirmed else None
+        if quiet:
+            self._quiet_values = (self.schema_version, schema)
 
     def note_ignored(self, names: list[str], file: str) -> None:
         """Log the columns a reader met that the fixed wildcard schema left out."""
@@ -648,6 +708,9 @@ class ScanSchemaTracker:
     def missing_columns(self, reader_schema: pa.Schema) -> list[pa.Field]:
         """The projected reader columns the reader did not produce, typed: provided schema,
         else an earlier file, else the projection's shape, else `null_type`."""
+        quiet = self._quiet_missing
+        if memo_holds(quiet, self.schema_version, reader_schema):
+            return list(quiet[2])  # type: ignore[index]
         have = {n.lower() for n in reader_schema.names}
         out = []
         for col in self._columns:
@@ -658,6 +721,7 @@ class ScanSchemaTracker:
                 col.guessed = True
                 self.schema_version += 1
             out.append(col.field)
+        self._quiet_missing = (self.schema_version, reader_schema, list(out))
         return out
 
     def _guess(self, pc: ProjectedColumn | None) -> pa.DataType:
