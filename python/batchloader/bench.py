@@ -446,6 +446,64 @@ def file_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None],
     return out
 
 
+#: rows per file of the `-files` datasets (a folder of small files)
+SMALL_FILE_ROWS = 200
+
+
+def folder_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None], int]]:
+    """NDJSON readers of a folder of small files whose columns differ from file to file:
+    each reads every file, keeps the union of their columns and returns the rows (pyarrow
+    and polars read file by file, as a user of theirs would, and join the tables)."""
+    import pyarrow.json as pj
+
+    def files(folder: str) -> list[str]:
+        return sorted(os.path.join(folder, name) for name in os.listdir(folder))
+
+    def pyarrow_json(folder: str, columns: list[str] | None) -> int:
+        options = pj.ReadOptions(use_threads=False)
+        tables = [pj.read_json(path, read_options=options) for path in files(folder)]
+        return pa.concat_tables(tables, promote_options="permissive").num_rows
+
+    out = {
+        "batchloader.Scan (1 thread)": _scan_reader(byte_limit, allow_schema_change=True),
+        "pyarrow.json (1 thread, file by file)": pyarrow_json,
+    }
+    try:
+        import polars as pl
+
+        out["polars.read_ndjson (file by file)"] = lambda folder, columns: (
+            pl.concat([pl.read_ndjson(p) for p in files(folder)], how="diagonal_relaxed").height
+        )
+    except ImportError:
+        pass
+    try:
+        import duckdb
+
+        def duckdb_json(threads: int) -> Callable[[str, list[str] | None], int]:
+            def read(folder: str, columns: list[str] | None) -> int:
+                con = duckdb.connect(config={"threads": threads})
+                query = (
+                    f"SELECT * FROM read_json('{folder}/*.json', format='newline_delimited',"
+                    " union_by_name=true)"
+                )
+                return con.sql(query).to_arrow_table().num_rows
+
+            return read
+
+        out["duckdb read_json (1 thread)"] = duckdb_json(1)
+        out["duckdb read_json (2 threads)"] = duckdb_json(2)
+    except ImportError:  # optional: pip install duckdb
+        pass
+    return out
+
+
+def _write_ndjson(path: str, rows: list[dict[str, Any]]) -> None:
+    with open(path, "w") as f:
+        for r in _json_ready(rows):
+            f.write(json.dumps(r))
+            f.write("\n")
+
+
 def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[Result]:
     """Time the NDJSON readers on the datasets written as files (full and narrow); also
     batchloader alone on a file of only the narrow projection's fields (what the narrow
@@ -457,6 +515,7 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
         ("nested-projected", lambda n: [_keep(r, NARROW) for r in nested_rows(n)], None),
         ("flat", flat_rows, None),
         ("sparse", sparse_rows, None),
+        ("sparse-files", sparse_rows, None),
         ("flat-csv", flat_rows, None),
         ("flat-csv-typed", flat_rows, None),
     ]
@@ -465,7 +524,8 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
         base = name.split("-")[0]
         is_csv = "-csv" in name
         key = f"{base}-csv" if is_csv else base
-        if name.endswith("-projected"):
+        in_files = name.endswith("-files")
+        if name.endswith(("-projected", "-files")):
             base = key = name
         if key not in written:
             if is_csv:
@@ -473,16 +533,25 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
 
                 path = os.path.join(workdir, f"{base}.csv")
                 pcsv.write_csv(pa.Table.from_pylist(make(rows), schema=FLAT_SCHEMA), path)
+            elif in_files:
+                path = os.path.join(workdir, base)
+                os.makedirs(path)
+                data = make(rows)
+                for k in range(0, len(data), SMALL_FILE_ROWS):
+                    part = data[k : k + SMALL_FILE_ROWS]
+                    _write_ndjson(os.path.join(path, f"part-{k:08d}.json"), part)
             else:
                 path = os.path.join(workdir, f"{base}.json")
-                with open(path, "w") as f:
-                    for r in _json_ready(make(rows)):
-                        f.write(json.dumps(r))
-                        f.write("\n")
+                _write_ndjson(path, make(rows))
             written[key] = path
         path = written[key]
-        size = os.path.getsize(path)
-        if is_csv:
+        if in_files:
+            size = sum(os.path.getsize(os.path.join(path, n)) for n in os.listdir(path))
+        else:
+            size = os.path.getsize(path)
+        if in_files:
+            readers = folder_readers(byte_limit)
+        elif is_csv:
             typed = FLAT_SCHEMA if name.endswith("-typed") else None
             readers = csv_readers(byte_limit, typed)
         else:
@@ -490,7 +559,10 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
         if name.endswith("-projected"):
             readers = {w: fn for w, fn in readers.items() if w.startswith("batchloader")}
         contenders = {w: partial(fn, path, columns) for w, fn in readers.items()}
-        for result in time_contenders(name, contenders, rows, rounds):
+        # a folder of small files takes every reader several times as long: fewer rounds
+        for result in time_contenders(
+            name, contenders, rows, min(rounds, 3) if in_files else rounds
+        ):
             result.bytes = size
             results.append(result)
     return results
