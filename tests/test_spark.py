@@ -566,6 +566,34 @@ def test_many_small_files_take_few_tasks_and_every_row(spark, tmp_path, through)
     assert sorted((r.asDict() for r in df.collect()), key=lambda r: r["id"]) == rows
 
 
+@pytest.mark.parametrize("through", ["data source", "mapInArrow"])
+def test_a_file_named_like_a_pattern_is_read_as_itself(spark, tmp_path, through):
+    """`x[1].json` beside `x1.json`: the driver lists both, and the sample and the executors
+    read each as itself (a file name is not matched as a glob again: `x[1].json` would read
+    `x1.json`, its rows twice and its own never)."""
+    write(f"{tmp_path}/x1.json", [{"id": 1}])
+    write(f"{tmp_path}/x[1].json", [{"id": 2, "only_here": "y"}])
+    write(f"{tmp_path}/a*b.json", [{"id": 3}])
+    if through == "data source":
+        if not HAS_PYTHON_DATA_SOURCES:
+            pytest.skip("Python data sources arrived in Spark 4")
+        df = bls.read(spark, str(tmp_path), columns=["id", "only_here", "filename"])
+    else:
+        plan = bls.ScanPlan(str(tmp_path), columns=["id", "only_here", "filename"])
+        df = bls._read_with_map_in_arrow(spark, plan)
+    assert rows_of(df) == rows_of_dicts(
+        [
+            {"id": 1, "only_here": None, "filename": "x1.json"},
+            {"id": 2, "only_here": "y", "filename": "x[1].json"},
+            {"id": 3, "only_here": None, "filename": "a*b.json"},
+        ]
+    )
+
+
+def rows_of_dicts(rows):
+    return sorted(rows, key=repr)
+
+
 @needs_data_sources
 def test_the_data_source_packs_small_files_for_the_sessions_cores(spark, tmp_path):
     """`format("batchloader")` plans in a worker without a session: it packs small files

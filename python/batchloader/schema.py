@@ -312,9 +312,10 @@ class ScanSchemaTracker:
         self._by_name: dict[str, _Column] = {}
         for c in self._columns:
             self._by_name.setdefault(c.name.lower(), c)
-        # (schema version, reader schema) of the last call of `apply_reader_schema`,
-        # `note_values` or `missing_columns` that changed nothing: the same schema at the same
-        # version changes nothing again (a wide schema's batches and small files)
+        # (schema version, reader schema) of the last call of `apply_reader_schema` or
+        # `note_values` that changed nothing: the same schema at the same version changes
+        # nothing again (a wide schema's batches, small files); and `missing_columns`'
+        # answer for a schema at a version
         self._quiet_reader: tuple[int, pa.Schema] | None = None
         self._quiet_values: tuple[int, pa.Schema] | None = None
         self._quiet_missing: tuple[int, pa.Schema, list[pa.Field]] | None = None

@@ -9,6 +9,7 @@ writes to the one Spark takes, in one place; batches are cast to it before Spark
 from __future__ import annotations
 
 import base64
+import glob
 import json
 import os
 import pickle
@@ -139,6 +140,12 @@ OPEN_COST = 4 * 2**20
 Split = tuple[str, int | None, int | None]
 
 
+def _exactly(files: list[str]) -> list[str]:
+    """Files already listed, as paths a scan takes as they are: a name such as `x[1].json`
+    would otherwise be a pattern again (matching `x1.json`)."""
+    return [glob.escape(f) for f in files]
+
+
 def plan_splits(
     files: list[str], split_bytes: int, splittable: Callable[[str], bool]
 ) -> list[Split]:
@@ -246,7 +253,7 @@ class ScanPlan:
             sampled = sampled or self.files  # none kept: the schema still comes from the files
         # the sample may grow the schema (a column of a later file): the union is the schema
         sampling = dict(scan_options, allow_schema_change=True)
-        probe = Scan(sampled, root=root, limit=sample_rows, **sampling)
+        probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **sampling)
         for _ in probe:
             pass
         reader_schema = pa.schema(
@@ -299,13 +306,15 @@ class ScanPlan:
         self.splits = [split for split in self.splits if True in outcomes[split[0]]]
 
     def scan(
-        self, path: str, start: int | None = None, end: int | None = None
+        self, path: str | list[str], start: int | None = None, end: int | None = None
     ) -> Iterator[pa.RecordBatch]:
-        """The batches of one split, in the Arrow types Spark was told."""
+        """The batches of one split (or of whole files, one after the other), in the Arrow
+        types Spark was told."""
         from batchloader.scan import Scan
 
         byte_range = None if start is None or end is None else (start, end)
-        scan = Scan(path, byte_range=byte_range, **self.options)
+        paths = _exactly([path] if isinstance(path, str) else path)
+        scan = Scan(paths, byte_range=byte_range, **self.options)
         with explaining_type_conflicts(self._why_sampled):
             for out in scan:
                 yield to_spark_batch(out, self.target)
@@ -313,7 +322,12 @@ class ScanPlan:
             self.skipped_lines.add(scan.skipped_lines)
 
     def scan_task(self, task: list[Split]) -> Iterator[pa.RecordBatch]:
-        """The batches of one task's splits, one after the other."""
+        """The batches of one task's splits: its whole files in one scan (small files share
+        batches, and the schema work is done once, not per file), a byte range alone."""
+        files = [path for path, start, _ in task if start is None]
+        if files and len(files) == len(task):
+            yield from self.scan(files)
+            return
         for split in task:
             yield from self.scan(*split)
 
