@@ -425,25 +425,31 @@ def file_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None],
         out["polars.read_ndjson"] = polars_ndjson
     except ImportError:
         pass
+    _add_duckdb(out, lambda path: f"'{path}', format='newline_delimited'")
+    return out
+
+
+def _add_duckdb(
+    out: dict[str, Callable[[str, list[str] | None], int]], arguments: Callable[[str], str]
+) -> None:
+    """Add duckdb's `read_json` with 1 and 2 threads to `out`, if duckdb is installed
+    (optional: pip install duckdb); `arguments(path)` gives read_json's arguments."""
     try:
         import duckdb
+    except ImportError:
+        return
 
-        def duckdb_json(threads: int) -> Callable[[str, list[str] | None], int]:
-            def read(path: str, columns: list[str] | None) -> int:
-                con = duckdb.connect(config={"threads": threads})
-                select = "*"
-                if columns:
-                    select = ", ".join(_top_level(columns))
-                query = f"SELECT {select} FROM read_json('{path}', format='newline_delimited')"
-                return con.sql(query).to_arrow_table().num_rows
+    def duckdb_json(threads: int) -> Callable[[str, list[str] | None], int]:
+        def read(path: str, columns: list[str] | None) -> int:
+            con = duckdb.connect(config={"threads": threads})
+            select = ", ".join(_top_level(columns)) if columns else "*"
+            query = f"SELECT {select} FROM read_json({arguments(path)})"
+            return con.sql(query).to_arrow_table().num_rows
 
-            return read
+        return read
 
-        out["duckdb read_json (1 thread)"] = duckdb_json(1)
-        out["duckdb read_json (2 threads)"] = duckdb_json(2)
-    except ImportError:  # optional: pip install duckdb
-        pass
-    return out
+    out["duckdb read_json (1 thread)"] = duckdb_json(1)
+    out["duckdb read_json (2 threads)"] = duckdb_json(2)
 
 
 #: rows per file of the `-files` datasets (a folder of small files)
@@ -476,24 +482,10 @@ def folder_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None
         )
     except ImportError:
         pass
-    try:
-        import duckdb
-
-        def duckdb_json(threads: int) -> Callable[[str, list[str] | None], int]:
-            def read(folder: str, columns: list[str] | None) -> int:
-                con = duckdb.connect(config={"threads": threads})
-                query = (
-                    f"SELECT * FROM read_json('{folder}/*.json', format='newline_delimited',"
-                    " union_by_name=true)"
-                )
-                return con.sql(query).to_arrow_table().num_rows
-
-            return read
-
-        out["duckdb read_json (1 thread)"] = duckdb_json(1)
-        out["duckdb read_json (2 threads)"] = duckdb_json(2)
-    except ImportError:  # optional: pip install duckdb
-        pass
+    _add_duckdb(
+        out,
+        lambda folder: f"'{folder}/*.json', format='newline_delimited', union_by_name=true",
+    )
     return out
 
 

@@ -75,18 +75,17 @@ _FEW_MADE = 16
 
 
 class _Plan:
-    """How a reader batch becomes an output batch: a step per output column."""
+    """How a batch of a reader with `columns` columns becomes an output batch: a step per
+    output column."""
 
-    def __init__(self, steps: list[_Step]) -> None:
+    def __init__(self, steps: list[_Step], columns: int) -> None:
         self.steps = steps
         #: the reader columns taken as they are, in output order
         self.taken = [step for step in steps if isinstance(step, int)]
+        #: whether they are all the reader's columns, in order
+        self.takes_all = self.taken == list(range(columns))
         #: (output position, step) of the columns the scan makes
         self.made = [(at, step) for at, step in enumerate(steps) if not isinstance(step, int)]
-
-    def takes_all(self, columns: int) -> bool:
-        """Whether the taken columns are all of a reader batch's `columns`, in order."""
-        return self.taken == list(range(columns))
 
 
 @dataclass(frozen=True)
@@ -485,7 +484,7 @@ class Scan:
                 steps.append(i)
             else:
                 steps.append(_Conform(i, f))
-        plan = _Plan(steps)
+        plan = _Plan(steps, len(reader))
         self._plan_cache = (version, reader, plan)
         return plan
 
@@ -526,7 +525,7 @@ class Scan:
         if len(made) <= _FEW_MADE:
             # the reader's columns taken whole, in C++: wrapping each in Python costs a
             # wide schema's small batches more than reading them
-            out = batch if plan.takes_all(batch.num_columns) else batch.select(plan.taken)
+            out = batch if plan.takes_all else batch.select(plan.taken)
             for at, array in made:
                 out = out.add_column(at, schema.field(at), array)
             if out.schema.equals(schema, check_metadata=True):
