@@ -195,6 +195,30 @@ def test_wildcard_drift_without_schema_change_ignores_new_columns(tmp_path, capl
     assert [str(a) for a in table.column("a").to_pylist()] == ["1", "2", "3"][: table.num_rows]
 
 
+@pytest.mark.parametrize("builtin", [False, True], ids=["python-reader", "ndjson-reader"])
+def test_a_column_ignored_in_many_files_is_said_once_then_counted(tmp_path, caplog, builtin):
+    """A column the fixed schema lacks is named with the first file that has it; the files
+    after it are counted and said in one line at the scan's end (a thousand small files
+    would otherwise log a thousand lines a column); `scan.ignored_columns` counts them."""
+    write(f"{tmp_path}/f0.json", [{"a": 0}])
+    for i in (1, 2, 3):
+        write(f"{tmp_path}/f{i}.json", [{"a": i, "n": "x", **({"o": 1} if i == 3 else {})}])
+    options = {} if builtin else {"reader": json_lines}
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan = bl.Scan(tmp_path, **options)
+        rows = [r for b in scan for r in b.to_pylist()]
+    assert [r["a"] for r in rows] == [0, 1, 2, 3]
+    assert "n" not in scan.schema.names
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 3, said
+    assert said[0].startswith(f"ignoring new column 'n' in file {tmp_path}/f1.json")
+    assert said[1].startswith(f"ignoring new column 'o' in file {tmp_path}/f3.json")
+    assert said[2] == (
+        f"ignoring new column 'n' in 2 more file(s) as well (the last: file {tmp_path}/f3.json)"
+    )
+    assert scan.ignored_columns == {"n": 3, "o": 1}
+
+
 @pytest.mark.parametrize("declared", [False, True])
 def test_a_data_column_named_like_a_file_column_keeps_its_data_in_a_wildcard_scan(
     tmp_path, caplog, declared

@@ -289,6 +289,13 @@ class Scan:
         self._null_room_cache: tuple[int, tuple[int, int, int]] | None = None
 
     @property
+    def ignored_columns(self) -> dict[str, int]:
+        """The columns (and struct members, `m.x`) met after the schema was fixed without
+        them, whose values the scan could not keep, each with the number of files that had
+        it: logged for the first such file, and at the scan's end for the others."""
+        return self.tracker.ignored_columns()
+
+    @property
     def schema(self) -> pa.Schema:
         """The output schema (complete once the first file with data was read, or, if no
         file had any, once the scan has ended)."""
@@ -305,6 +312,14 @@ class Scan:
         ends its file, and may be small) and, if not, an upper bound of its bytes for the
         coalescer: the loader's count of the reader's batch plus a bound of the arrays the
         scan made (asking the output batch would wrap every column again)."""
+        try:
+            yield from self._each_file()
+        finally:
+            self.tracker.log_ignored_files()
+        self.tracker.resolve_without_rows()
+
+    def _each_file(self) -> Iterator[tuple[pa.RecordBatch, bool, int | None]]:
+        """`_file_batches` of every file in turn."""
         for index, path in enumerate(self.files):
             if self.limit is not None and self.rows_read >= self.limit:
                 break
@@ -328,7 +343,6 @@ class Scan:
                         bound = size + columns_bound(made, out.num_rows, arrays)
                     yield out, full, bound
             self.files_read += 1
-        self.tracker.resolve_without_rows()
 
     def _builtin_format(self, path: str) -> str:
         if self.format in ("ndjson", "json", "csv", "tsv"):

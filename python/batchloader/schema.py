@@ -240,6 +240,19 @@ def check_kind(col: ProjectedColumn | None, f: pa.Field, file: str | None) -> No
                 check_kind(member, f.type.field(idx), file)
 
 
+@dataclass
+class _Ignored:
+    """A column the scan drops (the schema was fixed without it) and where it was met."""
+
+    name: str
+    #: the files that had it
+    files: int = 1
+    #: of them, those after the first, not said yet
+    unsaid: int = 0
+    #: where it was met last
+    last: str = ""
+
+
 class ScanSchemaTracker:
     """Computes the scan's output schema from the projection, schemas and the readers."""
 
@@ -266,6 +279,8 @@ class ScanSchemaTracker:
         self._output_cache: tuple[int, list[OutputColumn], pa.Schema] | None = None
         self._resolved = False
         self._warned: set[tuple[str, str]] = set()  # (column, file) told about ignoring
+        #: by lower-case name, the columns (and members) ignored so far
+        self._ignored: dict[str, _Ignored] = {}
         self._columns: list[_Column] = []
         declared = defined_schema or provided_schema
         if defined_schema is not None and projection.kind == "some":
@@ -594,16 +609,44 @@ class ScanSchemaTracker:
         )
 
     def _warn_ignored(self, name: str, where: str) -> None:
-        """Say once per column and file that a wildcard scan drops a column it met late."""
-        if (name.lower(), where) in self._warned:
+        """Note that the scan drops column (or member) `name`, met late in `where`: said
+        for the first file that has it; the files after it are counted, and said at the
+        scan's end (`log_ignored_files`), so that many files do not log a line each."""
+        key = name.lower()
+        if (key, where) in self._warned:
             return
-        self._warned.add((name.lower(), where))
+        self._warned.add((key, where))
+        ignored = self._ignored.get(key)
+        if ignored is not None:
+            ignored.files += 1
+            ignored.unsaid += 1
+            ignored.last = where
+            return
+        self._ignored[key] = _Ignored(name)
         log.warning(
             "ignoring new column '%s' in %s: the schema was fixed by the first batch (give it "
-            "in schema=, or pass allow_schema_change=True)",
+            "in schema=, or pass allow_schema_change=True); later files that have it are "
+            "counted and said at the scan's end",
             name,
             where,
         )
+
+    def log_ignored_files(self) -> None:
+        """Say, once per ignored column, how many files after its first had it too."""
+        for ignored in self._ignored.values():
+            if ignored.unsaid:
+                log.warning(
+                    "ignoring new column '%s' in %d more file(s) as well (the last: %s)",
+                    ignored.name,
+                    ignored.unsaid,
+                    ignored.last,
+                )
+                ignored.unsaid = 0
+
+    def ignored_columns(self) -> dict[str, int]:
+        """The columns (and members, `m.x`) the scan dropped because the schema was fixed
+        without them, each with the number of files (or readers) that had it."""
+        return {ignored.name: ignored.files for ignored in self._ignored.values()}
 
     def _with_projected_members(self, pc: ProjectedColumn | None, f: pa.Field) -> pa.Field:
         """Splice the projected members a reader's struct lacks into it (typed by guess), so
