@@ -649,6 +649,22 @@ def test_directories_globs_and_hidden_files(tmp_path):
         bl.Scan(tmp_path / "nope", reader=json_lines)
 
 
+@pytest.mark.parametrize("builtin", [False, True], ids=["python-reader", "ndjson-reader"])
+def test_a_path_that_exists_is_itself_even_with_glob_characters(tmp_path, builtin):
+    """`x[1].json` names that file when it exists (as a pattern it would match `x1.json`:
+    another file's rows, silently); a pattern no file is named after still matches."""
+    write(f"{tmp_path}/x1.json", [{"a": 1}])
+    write(f"{tmp_path}/x2.json", [{"a": 2}])
+    write(f"{tmp_path}/x[1].json", [{"a": 3}])
+    options = {} if builtin else {"reader": json_lines}
+
+    def rows(path, columns):
+        return [r for b in bl.Scan(path, columns=columns, **options) for r in b.to_pylist()]
+
+    assert rows(f"{tmp_path}/x[1].json", ["a", "filename"]) == [{"a": 3, "filename": "x[1].json"}]
+    assert rows(f"{tmp_path}/x[12].json", ["a"]) == [{"a": 1}, {"a": 2}]
+
+
 def test_file_uris_name_local_paths_however_spelt(tmp_path):
     """`Path.as_uri()` (a space as %20), Hadoop's `file:/path` and `file://localhost/path`
     name the same files, for the scan and for the Rust reader alike; a directory's URI is

@@ -109,12 +109,13 @@ def _hidden(name: str) -> bool:
 def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
     """Files named by `paths` (local paths or `file:` URIs): files as given, directories
     walked (hidden and `_` files skipped, as Spark does), globs matched; sorted within each
-    entry."""
+    entry. A path that exists is taken as it is, glob characters or not (`x[1].json` is
+    that file, not `x1.json`)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     out: list[str] = []
     for p in (local_path(os.fspath(p)) for p in paths):
-        if any(ch in p for ch in "*?["):
+        if any(ch in p for ch in "*?[") and not os.path.exists(p):
             matches = sorted(glob.glob(p, recursive=True))
             if not matches:
                 raise FileNotFoundError(f"no file matches {p!r}")
