@@ -912,6 +912,26 @@ def test_small_files_share_batches_within_the_limits(
         assert all(a + b > row_limit for a, b in itertools.pairwise(rows)), rows
 
 
+def test_a_scans_batches_stay_within_16_mib_unless_told_otherwise(tmp_path):
+    """A scan's `batch_byte_limit` defaults to 16 MiB (Drill's output batch size; the
+    loader's own default is none): a wide sparse file (2,200 columns, a value a row) gives
+    several batches of at most 16 MiB as the loader counts them, not one of ~38 MiB;
+    `batch_byte_limit=None` lifts it. The same rows either way."""
+    from arrow_bytes import batch_buffer_sizes
+
+    write(f"{tmp_path}/wide.json", [{f"c{i}": i} for i in range(2200)])
+    bounded = list(bl.Scan(tmp_path, allow_schema_change=True, columns=["*"]))
+    whole = list(bl.Scan(tmp_path, allow_schema_change=True, batch_byte_limit=None))
+    assert len(whole) == 1 and sum(batch_buffer_sizes(whole[0])) > 32 * 2**20
+    assert len(bounded) >= 2
+    assert all(sum(batch_buffer_sizes(b)) <= 16 * 2**20 for b in bounded)
+    # later batches have columns the first lacked (the schema may change): nulls before
+    joined = pa.concat_tables(
+        [pa.Table.from_batches([b]) for b in bounded], promote_options="default"
+    )
+    assert joined.select(whole[0].schema.names).equals(pa.Table.from_batches(whole))
+
+
 def test_many_small_files_make_one_batch(tmp_path):
     _small_files(tmp_path, [3] * 40)
     scan = bl.Scan(tmp_path, columns=["i", "filename", "dir0"])

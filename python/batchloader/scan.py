@@ -51,6 +51,10 @@ from batchloader.schema import (
 #: suffixes of the compressed files the built-in readers decompress (and cannot split)
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
 
+#: a scan's default `batch_byte_limit` (the loader's is None): Drill's default for its
+#: operators' output batches (`drill.exec.memory.operator.output_batch_size`)
+SCAN_BATCH_BYTE_LIMIT = 16 * 2**20
+
 #: the column that keeps malformed lines whole (on_error="permissive")
 CORRUPT_RECORD = "_corrupt_record"
 
@@ -254,7 +258,9 @@ class Scan:
         self.on_error, self.header, self.delimiter = on_error, header, delimiter
         self.quote, self.escape = quote, escape
         self.limit = limit
-        self.loader_limits = loader_limits
+        # batches of at most 16 MiB unless told otherwise (None: no limit), as Drill's
+        # operators' output batches: a wide schema's 65,536 rows would take hundreds of MB
+        self.loader_limits = {"batch_byte_limit": SCAN_BATCH_BYTE_LIMIT, **loader_limits}
         self.coalesce = coalesce
         # the columns of schema= whose types the user gave (None: all); the others were
         # taken from data (a driver's sample), so a string one still refuses a number
