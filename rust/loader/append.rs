@@ -24,6 +24,26 @@ pub(crate) fn push<T: ToByteSlice>(buf: &mut MutableBuffer, value: T) {
     unsafe { buf.push_unchecked(value) }
 }
 
+/// Append `n` copies of one fixed-width value (the offsets of `n` nulls), with one
+/// capacity check and a loop the compiler turns into wide stores.
+#[inline]
+pub(crate) fn repeat<T: ToByteSlice + Copy>(buf: &mut MutableBuffer, value: T, n: usize) {
+    let bytes = n * std::mem::size_of::<T>();
+    if buf.capacity() - buf.len() < bytes {
+        grow(buf, bytes);
+    }
+    let len = buf.len();
+    // SAFETY: at least `bytes` bytes of capacity are free after `len` (checked above); the
+    // stores are unaligned, so `len` need not be a multiple of the width.
+    unsafe {
+        let at = buf.as_mut_ptr().add(len).cast::<T>();
+        for i in 0..n {
+            at.add(i).write_unaligned(value);
+        }
+        buf.set_len(len + bytes);
+    }
+}
+
 /// Append `bytes`.
 #[inline(always)]
 pub(crate) fn extend(buf: &mut MutableBuffer, bytes: &[u8]) {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer};
 
-use super::append::{extend, push, zeros};
+use super::append::{extend, push, repeat, zeros};
 use super::bits::Bits;
 use arrow_schema::{DataType, FieldRef};
 
@@ -188,6 +188,16 @@ pub(crate) fn offset_push(buf: &mut MutableBuffer, large: bool, v: usize) {
         push(buf, v as i64)
     } else {
         push(buf, v as i32)
+    }
+}
+
+/// Append `n` copies of offset `v`: the offsets of `n` values without bytes.
+fn offsets_repeat(buf: &mut MutableBuffer, large: bool, v: usize, n: usize) {
+    // wrapping as `offset_push`
+    if large {
+        repeat(buf, v as i64, n)
+    } else {
+        repeat(buf, v as i32, n)
     }
 }
 
@@ -407,11 +417,7 @@ impl Node {
                 large,
                 offsets,
                 data,
-            } => {
-                for _ in 0..n {
-                    offset_push(offsets, *large, data.len());
-                }
-            }
+            } => offsets_repeat(offsets, *large, data.len(), n),
             Data::Struct { .. } | Data::List { .. } => {
                 unreachable!("only scalars' nulls are deferred")
             }
