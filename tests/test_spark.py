@@ -379,6 +379,32 @@ def test_lines_skipped_in_the_executors_are_counted_in_an_accumulator(spark, tmp
     assert plan.skipped_lines.value == bad
 
 
+@pytest.mark.parametrize("through", ["data source", "mapInArrow"])
+def test_columns_the_sample_missed_are_counted_in_an_accumulator(spark, tmp_path, through):
+    """A column (and a struct member) the driver's sample did not meet cannot reach the
+    DataFrame: the executors add each to the `ignored_columns` accumulator with the number
+    of files that had it, so the driver can tell what was left out; nothing when the
+    sample met everything."""
+    write(f"{tmp_path}/a.json", [{"id": 1, "m": {"k": 1}}])
+    write(f"{tmp_path}/b.json", [{"id": 2, "late": "x", "m": {"k": 2, "x": 1.5}}])
+    write(f"{tmp_path}/c.json", [{"id": 3, "late": "y"}])
+    ignored = bls.ignored_columns_accumulator(spark)
+    if through == "data source":
+        if not HAS_PYTHON_DATA_SOURCES:
+            pytest.skip("Python data sources arrived in Spark 4")
+        df = bls.read(spark, str(tmp_path), sample_rows=1, ignored_columns=ignored)
+    else:
+        plan = bls.ScanPlan(str(tmp_path), sample_rows=1, parallelism=1)
+        plan.ignored_columns = ignored
+        df = bls._read_with_map_in_arrow(spark, plan)
+    assert sorted(r.id for r in df.select("id").collect()) == [1, 2, 3]
+    assert ignored.value == {"late": 2, "m.x": 1}
+    complete = bls.ignored_columns_accumulator(spark)
+    df = bls.read(spark, str(tmp_path), sample_rows=None, ignored_columns=complete)
+    assert df.count() == 3
+    assert complete.value == {}
+
+
 def test_a_large_file_is_split_at_line_boundaries_and_read_once(spark, tmp_path):
     path = tmp_path / "big.json"
     rows = _big_ndjson(path)

@@ -93,6 +93,28 @@ def rows_to_arrow(
     return map_in_arrow
 
 
+class ColumnCounts:
+    """A Spark accumulator parameter: counts by column name, added name by name (what
+    `ignored_columns_accumulator` makes)."""
+
+    def zero(self, value: dict[str, int]) -> dict[str, int]:
+        """The empty counts."""
+        return {}
+
+    def addInPlace(self, counts: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+        """`counts` with `more` added to it."""
+        for name, n in more.items():
+            counts[name] = counts.get(name, 0) + n
+        return counts
+
+
+def ignored_columns_accumulator(spark: Any) -> Any:
+    """An accumulator for `read(..., ignored_columns=...)`: after an action, its `value`
+    maps each column the executors left out (the sampled schema lacks it) to the number of
+    splits that had it; empty when nothing was lost."""
+    return spark.sparkContext.accumulator({}, ColumnCounts())
+
+
 def local_session(**conf: Any) -> Any:
     """A local SparkSession that works out of the box: `local[2]`, UI off, workers on this
     interpreter (PYSPARK_PYTHON set unless the user set it). `conf` adds Spark settings
@@ -232,6 +254,9 @@ class ScanPlan:
         self.tasks = plan_tasks(self.splits, split_bytes, parallelism)
         #: a Spark accumulator the executors add the lines `on_error="skip"` skipped to
         self.skipped_lines: Any = None
+        #: a Spark accumulator (`ignored_columns_accumulator`) the executors add the columns
+        #: they left out to (the sample had not met them), each with its files
+        self.ignored_columns: Any = None
 
     def _sample(
         self,
@@ -320,6 +345,8 @@ class ScanPlan:
                 yield to_spark_batch(out, self.target)
         if scan.skipped_lines and self.skipped_lines is not None:
             self.skipped_lines.add(scan.skipped_lines)
+        if scan.ignored_columns and self.ignored_columns is not None:
+            self.ignored_columns.add(scan.ignored_columns)
 
     def scan_task(self, task: list[Split]) -> Iterator[pa.RecordBatch]:
         """The batches of one task's splits: its whole files in one scan (small files share
@@ -363,6 +390,7 @@ def read(
     split_bytes: int = SPLIT_BYTES,
     skipped_lines: Any = None,
     where: str | None = None,
+    ignored_columns: Any = None,
     **scan_options: Any,
 ) -> Any:
     """Scan `paths` in Spark's executors: a task per `split_bytes` byte range of a large
@@ -387,10 +415,16 @@ def read(
     task adds the lines `on_error="skip"` skipped in its split; read its `value` after an
     action. As for any accumulator updated in a transformation, every computation of the
     DataFrame adds again (two actions count twice; `cache()` it, or use a new accumulator).
+
+    `ignored_columns`: an accumulator from `ignored_columns_accumulator(spark)`, to which
+    each task adds the columns (and struct members, `m.x`) it met that the sampled schema
+    lacks, whose values the DataFrame cannot have, each with the number of splits that had
+    it (the executors' logs name the files); counted as `skipped_lines` is.
     """
     parallelism = spark.sparkContext.defaultParallelism
     plan = ScanPlan(paths, sample_rows, split_bytes, where, parallelism, **scan_options)
     plan.skipped_lines = skipped_lines
+    plan.ignored_columns = ignored_columns
     df = _dataframe(spark, plan)
     return df if where is None else df.where(where)
 
