@@ -6,6 +6,25 @@
 
 use std::collections::HashMap;
 
+/// A struct's members by lower-cased name (aHash: a scan of a sparse file looks names up for
+/// every value, and SipHash cost 9% of it).
+pub(crate) type NameIndex = HashMap<String, usize, NameHasher>;
+
+/// aHash with keys drawn once per process (random, as std's are per map), held outside the
+/// maps: a zero-sized hasher keeps every node as small as with std's.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct NameHasher;
+
+impl std::hash::BuildHasher for NameHasher {
+    type Hasher = ahash::AHasher;
+
+    #[inline]
+    fn build_hasher(&self) -> ahash::AHasher {
+        static KEYS: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+        KEYS.get_or_init(ahash::RandomState::new).build_hasher()
+    }
+}
+
 use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer};
 
 use super::append::{extend, push, repeat, zeros};
@@ -95,7 +114,7 @@ pub(crate) enum Data {
     Struct {
         members: Vec<ColumnId>,
         /// lower-cased name -> index in `members`
-        index: HashMap<String, usize>,
+        index: NameIndex,
     },
     List {
         large: bool,

@@ -10,7 +10,9 @@ use arrow_schema::{DataType, Field, FieldRef};
 
 use super::error::{LoaderError, Result};
 use super::lifecycle::ResultSetLoader;
-use super::node::{new_offsets, offset_width, ColumnId, Data, Node, Physical, Role, ROOT};
+use super::node::{
+    new_offsets, offset_width, ColumnId, Data, NameIndex, Node, Physical, Role, ROOT,
+};
 use super::options::Projection;
 
 /// Field metadata key holding the back-fill value of a non-nullable scalar column.
@@ -587,7 +589,7 @@ impl ResultSetLoader {
                 None,
                 Data::Struct {
                     members: Vec::new(),
-                    index: HashMap::new(),
+                    index: NameIndex::default(),
                 },
             ),
             DataType::List(_) | DataType::Map(_, _) => (
