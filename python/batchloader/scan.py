@@ -182,6 +182,15 @@ def _items_of(result: Iterable[Any], path: str) -> Iterator[Any]:
         yield from result
 
 
+def _total_room(parts: Iterable[tuple[int, int, int]]) -> tuple[int, int, int]:
+    """What columns reserving (bytes per row, per batch, largest buffer per row) each
+    `parts` take together."""
+    per_row = per_batch = largest = 0
+    for r, b, big in parts:
+        per_row, per_batch, largest = per_row + r, per_batch + b, max(largest, big)
+    return per_row, per_batch, largest
+
+
 def _harvest(loader: ResultSetLoader) -> tuple[pa.RecordBatch, int]:
     """The loader's batch and its bytes as the loader counts them."""
     size = loader.batch_bytes
@@ -387,25 +396,23 @@ class Scan:
     def _reserve(self, values: dict) -> tuple[int, int, int]:
         """Room to keep in each loader batch for the columns the scan adds to it: the file
         columns (values known per file) and, at most, a null column per reader column."""
-        per_row, per_batch, largest = self._null_room()
-        for col in self.tracker.output_columns():
-            if col.implicit is not None:
-                r, b, big = implicit_column_bytes(values.get(col.implicit))
-                per_row, per_batch, largest = per_row + r, per_batch + b, max(largest, big)
-        return per_row, per_batch, largest
+        files = self.tracker.implicit_columns()
+        return _total_room(
+            [self._null_room(), *(implicit_column_bytes(values.get(key)) for _, key in files)]
+        )
 
     def _null_room(self) -> tuple[int, int, int]:
         """`_reserve`'s room for a null column per reader column, once per schema version
         (a wide schema's small files would otherwise walk every type per file)."""
         version = self.tracker.schema_version
         if self._null_room_cache is None or self._null_room_cache[0] != version:
-            per_row = per_batch = largest = 0
-            for col in self.tracker.output_columns():
-                if col.implicit is None:
-                    t = col.field.type if col.field is not None else self.tracker.null_type
-                    r, b, big = null_column_bytes(t)
-                    per_row, per_batch, largest = per_row + r, per_batch + b, max(largest, big)
-            self._null_room_cache = (version, (per_row, per_batch, largest))
+            null_type = self.tracker.null_type
+            room = _total_room(
+                null_column_bytes(col.field.type if col.field is not None else null_type)
+                for col in self.tracker.output_columns()
+                if col.implicit is None
+            )
+            self._null_room_cache = (version, room)
         return self._null_room_cache[1]
 
     def _read(self, file: ScanFile, values: dict) -> Iterator[tuple[pa.RecordBatch, bool, int]]:
