@@ -1,8 +1,8 @@
 """Type stubs of the native core (``batchloader._core``)."""
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Literal, final
+from typing import Any, Literal, Protocol, final
 
 import pyarrow as pa
 from typing_extensions import Self
@@ -37,6 +37,11 @@ class RowTooLargeError(BatchLoaderError):
     """A row that cannot fit even an empty batch; the row is discarded."""
 
 _Row = Mapping[str, Any] | Sequence[Any]
+
+class _Readable(Protocol):
+    """A binary file object: `read(n)` gives up to `n` bytes, b"" at its end."""
+
+    def read(self, n: int, /) -> bytes: ...
 
 DEFAULT_ROW_LIMIT: int
 """The loader's `row_limit` when none is given."""
@@ -202,7 +207,9 @@ class FileReader:
     a column null in a whole batch, which goes out with the null type, takes its type from a
     value in a later batch (for scans that allow schema changes). `one_pass=False` (NDJSON):
     every line goes through the general path instead of being tried on the one-pass path
-    first (for checking that both read a file alike)."""
+    first (for checking that both read a file alike). `opener`: a callable `opener(offset)`
+    returning a file object (`read(n) -> bytes`) at byte `offset` of the file `path` names
+    (a remote file, say), called for each read of it; without it `path` is a local file."""
 
     def __new__(
         cls,
@@ -217,6 +224,7 @@ class FileReader:
         byte_range: tuple[int, int] | None = None,
         retype_nulls: bool = False,
         one_pass: bool = True,
+        opener: Callable[[int], _Readable] | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
+from batchloader import locations
 from batchloader._core import (
     BatchLoaderError,
     FileReader,
@@ -106,20 +107,18 @@ class ScanFile:
         return os.path.basename(self.path)
 
 
-def _hidden(name: str) -> bool:
-    return name.startswith((".", "_"))
-
-
 def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
-    """Files named by `paths` (local paths or `file:` URIs): files as given, directories
-    walked (hidden and `_` files skipped, as Spark does), globs matched; sorted within each
-    entry. A path that exists is taken as it is, glob characters or not (`x[1].json` is
-    that file, not `x1.json`)."""
+    """Files named by `paths` (local paths, `file:` URIs, or URIs of other file systems,
+    see `batchloader.locations`): files as given, directories walked (hidden and `_` files
+    skipped, as Spark does), globs matched; sorted within each entry. A path that exists is
+    taken as it is, glob characters or not (`x[1].json` is that file, not `x1.json`)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     out: list[str] = []
     for p in (local_path(os.fspath(p)) for p in paths):
-        if any(ch in p for ch in "*?[") and not os.path.exists(p):
+        if locations.is_remote(p):
+            out += locations.expand_remote(p)
+        elif any(ch in p for ch in locations.GLOB_CHARS) and not os.path.exists(p):
             matches = sorted(glob.glob(p, recursive=True))
             if not matches:
                 raise FileNotFoundError(f"no file matches {p!r}")
@@ -127,8 +126,10 @@ def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list
                 out += expand_paths(m) if os.path.isdir(m) else [m]
         elif os.path.isdir(p):
             for dirpath, dirnames, filenames in os.walk(p):
-                dirnames[:] = sorted(d for d in dirnames if not _hidden(d))
-                out += [os.path.join(dirpath, f) for f in sorted(filenames) if not _hidden(f)]
+                dirnames[:] = sorted(d for d in dirnames if not locations.hidden(d))
+                out += [
+                    os.path.join(dirpath, f) for f in sorted(filenames) if not locations.hidden(f)
+                ]
         elif os.path.exists(p):
             out.append(p)
         else:
@@ -137,10 +138,10 @@ def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list
 
 
 def scan_root(root: str | os.PathLike | None, paths: Any, files: list[str]) -> str | None:
-    """The folder the partition columns (`dir0`...) count from: `root` as a local absolute
-    path if given, else the folder `paths` names, else the files' common folder."""
+    """The folder the partition columns (`dir0`...) count from: `root` as an absolute path
+    (or a URI) if given, else the folder `paths` names, else the files' common folder."""
     if root:
-        return os.path.abspath(local_path(os.fspath(root)))
+        return locations.absolute(local_path(os.fspath(root))).rstrip("/") or "/"
     return _default_root(paths, files)
 
 
@@ -148,18 +149,20 @@ def partition_depth_of(files: list[str], root: str | None) -> int:
     """How many folders below `root` the deepest of `files` is (its dirN columns)."""
     if root is None:
         return 0
-    folders = (os.path.dirname(os.path.abspath(f)) for f in files)
+    folders = (os.path.dirname(locations.absolute(f)) for f in files)
     return max((len(folders_below(folder, root)) for folder in folders), default=0)
 
 
 def _default_root(paths: Any, files: list[str]) -> str | None:
     if isinstance(paths, (list, tuple)) and len(paths) == 1:
         paths = paths[0]
-    if isinstance(paths, (str, os.PathLike)) and os.path.isdir(local_path(os.fspath(paths))):
-        return os.path.abspath(local_path(os.fspath(paths)))
+    if isinstance(paths, (str, os.PathLike)):
+        folder = local_path(os.fspath(paths))
+        if locations.is_dir(folder):
+            return locations.absolute(folder).rstrip("/") or "/"
     if not files:
         return None
-    return os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files])
+    return locations.common_folder(files)
 
 
 @contextlib.contextmanager
@@ -381,6 +384,7 @@ class Scan:
         delimiter = "\t" if fmt == "tsv" and self.delimiter == "," else self.delimiter
         return FileReader(
             path,
+            opener=locations.opener(path),
             format="ndjson" if fmt == "ndjson" else "csv",
             on_error=self.on_error,
             discover=not self.tracker.strict,

@@ -17,6 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from batchloader import locations
 from batchloader._core import (
     BatchLoaderError,
     ResultSetLoader,
@@ -63,7 +64,7 @@ class ImplicitColumns:
     @staticmethod
     def values(path: str, root: str | None) -> dict[tuple[str, int], str | None]:
         """The implicit values of one file: fqn, filepath, filename, suffix, dirN."""
-        path = os.path.abspath(path)
+        path = locations.absolute(path)
         name = os.path.basename(path)
         out: dict[tuple[str, int], str | None] = {
             ("fqn", 0): path,
@@ -90,7 +91,7 @@ def folders_below(directory: str, root: str) -> list[str]:
     """The folder names from `root` down to `directory` (both absolute): `dir0`, `dir1`...
     of the files there. A directory under the root is cut by prefix (a scan does this per
     file); any other goes through `os.path.relpath` (`..` parts and all)."""
-    root = os.path.abspath(root)
+    root = locations.absolute(root)
     if directory == root:
         return []
     prefix = root if root.endswith(os.sep) else root + os.sep

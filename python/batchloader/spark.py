@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from batchloader import pruning
+from batchloader import locations, pruning
 from batchloader._core import ResultSetLoader
 from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name
 
@@ -174,7 +174,7 @@ def plan_splits(
     """One split per file, or per `split_bytes` of a large file `splittable` allows."""
     splits: list[Split] = []
     for path in files:
-        size = os.path.getsize(path)
+        size = locations.size(path)
         if split_bytes <= 0 or size <= split_bytes or not splittable(path):
             splits.append((path, None, None))
             continue
@@ -190,7 +190,7 @@ def plan_tasks(splits: list[Split], split_bytes: int, parallelism: int = 1) -> l
     a byte range of a split file is a task of its own. A thousand small files make a few
     dozen tasks, not a thousand (each task costs Spark tens of milliseconds)."""
     target = split_bytes if split_bytes > 0 else SPLIT_BYTES
-    sizes = {path: os.path.getsize(path) for path, start, _ in splits if start is None}
+    sizes = {path: locations.size(path) for path, start, _ in splits if start is None}
     total = sum(size + OPEN_COST for size in sizes.values())
     target = min(target, max(OPEN_COST, total // max(parallelism, 1)))
     tasks: list[list[Split]] = []

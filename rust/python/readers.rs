@@ -3,11 +3,11 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 
 use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
-use crate::readers::input::{is_compressed, ByteRange};
+use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
 use crate::readers::{CsvOptions, CsvReader, InputError, NdjsonReader, OnError, ReadError};
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -77,6 +77,42 @@ pub fn local_path(path: &str) -> PyResult<String> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// A Python file object's bytes (`read(n)` giving `bytes`), read with the GIL taken for each
+/// read: the readers' `fill` runs without it.
+struct PyReadable(Py<PyAny>);
+
+impl std::io::Read for PyReadable {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        Python::attach(|py| {
+            let chunk = self.0.bind(py).call_method1("read", (out.len(),));
+            let chunk = chunk.and_then(|c| Ok(c.cast_into::<PyBytes>()?));
+            let chunk = chunk.map_err(|e| std::io::Error::other(e.to_string()))?;
+            let bytes = chunk.as_bytes();
+            // a read past what was asked would lose bytes: refuse it
+            let Some(dest) = out.get_mut(..bytes.len()) else {
+                return Err(std::io::Error::other(format!(
+                    "read({}) gave {} bytes",
+                    out.len(),
+                    bytes.len()
+                )));
+            };
+            dest.copy_from_slice(bytes);
+            Ok(bytes.len())
+        })
+    }
+}
+
+/// An opener calling Python's `opener(offset)`, which returns a file object at that offset.
+fn python_opener(opener: Py<PyAny>) -> Opener {
+    std::sync::Arc::new(move |offset| {
+        Python::attach(|py| {
+            let file = opener.bind(py).call1((offset,));
+            let file = file.map_err(|e| std::io::Error::other(e.to_string()))?;
+            Ok(Box::new(PyReadable(file.unbind())) as Box<dyn std::io::Read + Send>)
+        })
+    })
+}
+
 /// One of the built-in readers (boxed: they differ in size).
 enum AnyReader {
     Ndjson(Box<NdjsonReader>),
@@ -98,7 +134,9 @@ macro_rules! on_reader {
 /// `retype_nulls=True` (NDJSON): a column null in a whole batch, which goes out with the null
 /// type, takes its type from a value in a later batch (for scans allowing schema changes).
 /// `one_pass=False` (NDJSON): every line through the general path (for checking that both
-/// paths read a file alike).
+/// paths read a file alike). `opener`: a callable `opener(offset)` returning a file object
+/// (`read(n) -> bytes`) at byte `offset` of the file `path` names (a remote file, say);
+/// without it `path` is a local file.
 #[pyclass(module = "batchloader._core", name = "FileReader", unsendable)]
 pub struct PyFileReader {
     inner: AnyReader,
@@ -109,7 +147,7 @@ impl PyFileReader {
     #[new]
     #[pyo3(signature = (path, format="ndjson", on_error="error", discover=true, header=false,
                         delimiter=",", quote="\"", escape=None, byte_range=None,
-                        retype_nulls=false, one_pass=true))]
+                        retype_nulls=false, one_pass=true, opener=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -124,6 +162,7 @@ impl PyFileReader {
         byte_range: Option<(u64, u64)>,
         retype_nulls: bool,
         one_pass: bool,
+        opener: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
         let range = byte_range.map(|(start, end)| ByteRange { start, end });
@@ -132,8 +171,12 @@ impl PyFileReader {
                 "byte_range: {path} is compressed; only uncompressed files can be split"
             )));
         }
+        let source = match opener {
+            Some(opener) => Source::opened_by(path, python_opener(opener)),
+            None => Source::local(path),
+        };
         let inner = match format {
-            "ndjson" => NdjsonReader::open(path, range, on_error, discover).map(|r| {
+            "ndjson" => NdjsonReader::open(&source, range, on_error, discover).map(|r| {
                 AnyReader::Ndjson(Box::new(r.retyping_nulls(retype_nulls).one_pass(one_pass)))
             }),
             "csv" => {
@@ -143,7 +186,8 @@ impl PyFileReader {
                     quote: one_byte("quote", quote)?,
                     escape: escape.map(|e| one_byte("escape", e)).transpose()?,
                 };
-                CsvReader::open(path, range, options, on_error).map(|r| AnyReader::Csv(Box::new(r)))
+                CsvReader::open(&source, range, options, on_error)
+                    .map(|r| AnyReader::Csv(Box::new(r)))
             }
             other => {
                 return Err(PyValueError::new_err(format!(

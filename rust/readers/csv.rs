@@ -588,24 +588,24 @@ impl RecordSource for CsvRecords {
 pub type CsvReader = RecordReader<CsvRecords>;
 
 impl CsvReader {
-    /// Open `path` (gzip / zstd by suffix), or with `range` only the records on lines that
+    /// Open `source` (gzip / zstd by suffix), or with `range` only the records on lines that
     /// start in it (one split of a file read by several tasks; a record holding a quoted line
     /// break is then refused, as a range cannot tell whether it starts inside one). With a
     /// header, the column names come from the file's first record.
     pub fn open(
-        path: &str,
+        source: &input::Source,
         range: Option<input::ByteRange>,
         options: CsvOptions,
         on_error: OnError,
     ) -> Result<Self, InputError> {
         let mut names = None;
         if options.header && range.is_some_and(|r| r.start > 0) {
-            let mut header = Self::open(path, None, options, on_error)?;
+            let mut header = Self::open(source, None, options, on_error)?;
             header.src.next_record()?;
             names = header.src.names.take();
         }
-        let (lines, base) = input::open_lines(path, range)?;
-        let mut reader = Self::from_reader(lines, path, options, on_error);
+        let (lines, base) = input::open_lines(source, range)?;
+        let mut reader = Self::from_reader(lines, source.name(), options, on_error);
         reader.src.base = base.ended_by_lone_cr();
         reader.src.names = names;
         reader.src.one_line_records = range.is_some();

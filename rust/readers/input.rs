@@ -1,8 +1,10 @@
-//! Opening an input: local paths and `file://` URIs, gzip and zstd by suffix, read in chunks.
+//! Opening an input: local paths and `file://` URIs, or any [`Source`] that can be opened at
+//! an offset (a remote file read through Python); gzip and zstd by suffix, read in chunks.
 
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::sync::Arc;
 
 use percent_encoding::percent_decode_str;
 
@@ -47,16 +49,70 @@ pub fn local_path(path: &str) -> io::Result<Cow<'_, str>> {
         .map_err(|_| invalid(format!("{path:?}: its %-escapes decode to no UTF-8 text")))
 }
 
-/// Open the file `path` names (a local path or a `file:` URI).
-fn open_file(path: &str) -> io::Result<File> {
-    File::open(&*local_path(path)?)
+/// Opens a file's bytes from a byte offset: a remote file's, say, read through another
+/// library. Called once per read of the file, and again for an error's line number.
+pub type Opener = Arc<dyn Fn(u64) -> io::Result<Box<dyn Read + Send>> + Send + Sync>;
+
+/// A file a reader reads: its name (in errors; its suffix says whether it is compressed) and
+/// how its bytes are opened: the local file (or `file:` URI) the name is, or an [`Opener`].
+#[derive(Clone)]
+pub struct Source {
+    name: String,
+    opener: Option<Opener>,
 }
 
-/// Open `path` for buffered reading, decompressing `.gz` and `.zst` files as they stream.
-pub fn open(path: &str) -> io::Result<Box<dyn BufRead + Send>> {
-    let local = local_path(path)?;
-    let file = File::open(&*local)?;
-    let lower = local.to_ascii_lowercase();
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Source")
+            .field("name", &self.name)
+            .field("opener", &self.opener.is_some())
+            .finish()
+    }
+}
+
+impl Source {
+    /// The local file (or `file:` URI) `path`.
+    pub fn local(path: &str) -> Self {
+        Source {
+            name: path.to_string(),
+            opener: None,
+        }
+    }
+
+    /// A file named `name` whose bytes `opener` opens.
+    pub fn opened_by(name: &str, opener: Opener) -> Self {
+        Source {
+            name: name.to_string(),
+            opener: Some(opener),
+        }
+    }
+
+    /// The file's name, as errors give it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The file's bytes from `offset` on, unbuffered and as stored (compressed or not).
+    fn open_at(&self, offset: u64) -> io::Result<Box<dyn Read + Send>> {
+        match &self.opener {
+            Some(open) => open(offset),
+            None => {
+                let mut file = File::open(&*local_path(&self.name)?)?;
+                if offset > 0 {
+                    file.seek(SeekFrom::Start(offset))?;
+                }
+                Ok(Box::new(file))
+            }
+        }
+    }
+}
+
+/// Open `source` for buffered reading, decompressing `.gz` and `.zst` files as they stream.
+pub fn open(source: &Source) -> io::Result<Box<dyn BufRead + Send>> {
+    let file = source.open_at(0)?;
+    let lower = local_path(source.name())
+        .unwrap_or(Cow::Borrowed(source.name()))
+        .to_ascii_lowercase();
     Ok(if lower.ends_with(".gz") {
         let gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(READ_BUFFER, file));
         Box::new(BufReader::with_capacity(READ_BUFFER, gz))
@@ -69,25 +125,21 @@ pub fn open(path: &str) -> io::Result<Box<dyn BufRead + Send>> {
     })
 }
 
-/// The input of a reader: the whole of `path` ([`open`]), or with `range` the lines of an
-/// uncompressed `path` that start in it ([`open_range`]); and the lines before it, for
+/// The input of a reader: the whole of `source` ([`open`]), or with `range` the lines of an
+/// uncompressed `source` that start in it ([`open_range`]); and the lines before it, for
 /// error messages.
 pub fn open_lines(
-    path: &str,
+    source: &Source,
     range: Option<ByteRange>,
 ) -> Result<(Box<dyn BufRead + Send>, LineBase), InputError> {
+    let failed = |e: io::Error| open_error(source.name(), &e);
     match range {
-        None => Ok((open_input(path)?, LineBase::default())),
+        None => Ok((open(source).map_err(failed)?, LineBase::default())),
         Some(range) => {
-            let (lines, first) = open_range(path, range).map_err(|e| open_error(path, &e))?;
-            Ok((lines, LineBase::at(path, first)))
+            let (lines, first) = open_range(source, range).map_err(failed)?;
+            Ok((lines, LineBase::at(source, first)))
         }
     }
-}
-
-/// [`open`], failing with an [`InputError`] that names the file.
-pub fn open_input(path: &str) -> Result<Box<dyn BufRead + Send>, InputError> {
-    open(path).map_err(|e| open_error(path, &e))
 }
 
 /// The input error of a file that could not be opened.
@@ -120,20 +172,19 @@ pub fn is_compressed(path: &str) -> bool {
     lower.ends_with(".gz") || lower.ends_with(".zst") || lower.ends_with(".zstd")
 }
 
-/// The lines of `path` that start in `range`, and the offset of the first of them.
-pub fn open_range(path: &str, range: ByteRange) -> io::Result<(Box<dyn BufRead + Send>, u64)> {
-    if is_compressed(path) {
+/// The lines of `source` that start in `range`, and the offset of the first of them.
+pub fn open_range(source: &Source, range: ByteRange) -> io::Result<(Box<dyn BufRead + Send>, u64)> {
+    if is_compressed(source.name()) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "a compressed file cannot be read by byte ranges",
         ));
     }
-    let mut file = BufReader::with_capacity(READ_BUFFER, open_file(path)?);
     let mut first = range.start;
+    // The line that holds byte `start - 1` belongs to the range before, unless that byte
+    // ends it.
+    let mut file = BufReader::with_capacity(READ_BUFFER, source.open_at(first.saturating_sub(1))?);
     if range.start > 0 {
-        // The line that holds byte `start - 1` belongs to the range before, unless that byte
-        // ends it.
-        file.seek(SeekFrom::Start(range.start - 1))?;
         let mut skipped = Vec::new();
         first = range.start - 1 + file.read_until(b'\n', &mut skipped)? as u64;
     }
@@ -149,7 +200,7 @@ pub fn open_range(path: &str, range: ByteRange) -> io::Result<(Box<dyn BufRead +
 
 /// Passes bytes through up to `end`, then up to the end of the line in progress.
 struct LineRange {
-    inner: BufReader<File>,
+    inner: BufReader<Box<dyn Read + Send>>,
     pos: u64,
     end: u64,
     at_line_start: bool,
@@ -199,11 +250,11 @@ impl BufRead for LineRange {
     }
 }
 
-/// The number of the line before byte `offset` of `path`, counted only when asked (an error
+/// The number of the line before byte `offset` of a file, counted only when asked (an error
 /// message in a range that does not start the file), then remembered.
 #[derive(Debug, Default)]
 pub struct LineBase {
-    path: String,
+    source: Option<Source>,
     offset: u64,
     /// A lone `\r` ends a line too (CSV, where it ends a record); else only `\n` does.
     lone_cr: bool,
@@ -211,10 +262,10 @@ pub struct LineBase {
 }
 
 impl LineBase {
-    /// Lines before `offset` of `path` (0 for the start of the file).
-    pub fn at(path: &str, offset: u64) -> Self {
+    /// Lines before `offset` of `source` (0 for the start of the file).
+    pub fn at(source: &Source, offset: u64) -> Self {
         LineBase {
-            path: path.to_string(),
+            source: Some(source.clone()),
             offset,
             lone_cr: false,
             lines: std::sync::OnceLock::new(),
@@ -234,18 +285,18 @@ impl LineBase {
 
     /// The number of lines before the offset.
     pub fn get(&self) -> u64 {
-        if self.offset == 0 {
+        let Some(source) = self.source.as_ref().filter(|_| self.offset > 0) else {
             return 0;
-        }
+        };
         *self
             .lines
-            .get_or_init(|| count_lines(&self.path, self.offset, self.lone_cr).unwrap_or(0))
+            .get_or_init(|| count_lines(source, self.offset, self.lone_cr).unwrap_or(0))
     }
 }
 
-/// The lines before byte `upto` of `path` (`lone_cr`: a lone `\r` ends one too).
-fn count_lines(path: &str, upto: u64, lone_cr: bool) -> io::Result<u64> {
-    let mut file = BufReader::with_capacity(READ_BUFFER, open_file(path)?).take(upto);
+/// The lines before byte `upto` of `source` (`lone_cr`: a lone `\r` ends one too).
+fn count_lines(source: &Source, upto: u64, lone_cr: bool) -> io::Result<u64> {
+    let mut file = BufReader::with_capacity(READ_BUFFER, source.open_at(0)?).take(upto);
     let (mut lines, mut after_cr) = (0u64, false);
     loop {
         let buf = file.fill_buf()?;
@@ -265,7 +316,7 @@ fn count_lines(path: &str, upto: u64, lone_cr: bool) -> io::Result<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_lines, READ_BUFFER};
+    use super::{count_lines, Source, READ_BUFFER};
 
     /// Lines before byte `upto`, counted byte by byte: `\r\n`, a lone `\r` and `\n` each end
     /// one (`lone_cr`), or `\n` alone does.
@@ -312,7 +363,7 @@ mod tests {
         ] {
             for lone_cr in [false, true] {
                 assert_eq!(
-                    count_lines(name, upto as u64, lone_cr).unwrap(),
+                    count_lines(&Source::local(name), upto as u64, lone_cr).unwrap(),
                     lines_before(&text, upto, lone_cr),
                     "up to {upto}, lone_cr {lone_cr}"
                 );

@@ -259,17 +259,18 @@ impl RecordSource for JsonLines {
 pub type NdjsonReader = RecordReader<JsonLines>;
 
 impl NdjsonReader {
-    /// Open `path` (gzip / zstd by suffix), or with `range` only the lines of an uncompressed
-    /// `path` that start in it (one split of a file read by several tasks; errors still give
-    /// the line number in the whole file). `discover`: unknown fields become columns.
+    /// Open `source` (gzip / zstd by suffix), or with `range` only the lines of an
+    /// uncompressed `source` that start in it (one split of a file read by several tasks;
+    /// errors still give the line number in the whole file). `discover`: unknown fields
+    /// become columns.
     pub fn open(
-        path: &str,
+        source: &input::Source,
         range: Option<input::ByteRange>,
         on_error: OnError,
         discover: bool,
     ) -> Result<Self, InputError> {
-        let (lines, base) = input::open_lines(path, range)?;
-        let mut reader = Self::from_reader(lines, path, on_error, discover);
+        let (lines, base) = input::open_lines(source, range)?;
+        let mut reader = Self::from_reader(lines, source.name(), on_error, discover);
         reader.src.base = base;
         Ok(reader)
     }

@@ -9,6 +9,7 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 
 use super::csv::{CsvOptions, CsvReader};
+use super::input::Source;
 use super::ndjson::{NdjsonReader, OnError, ReadError};
 use crate::loader::{LoaderOptions, Projection, ResultSetLoader};
 
@@ -223,8 +224,25 @@ fn a_reader_can_move_to_another_loader() {
     );
 }
 
-/// Every line of `path` read through ranges cut at `cuts`, in order.
-fn lines_in_ranges(path: &str, cuts: &[u64]) -> Vec<String> {
+/// A file named `name` whose bytes are `bytes`, opened through an opener (as a remote file
+/// is), counting its opens.
+fn in_memory(name: &str, bytes: &[u8]) -> (Source, Arc<std::sync::atomic::AtomicUsize>) {
+    let (bytes, opens) = (
+        bytes.to_vec(),
+        Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+    );
+    let counted = Arc::clone(&opens);
+    let opener: super::input::Opener = Arc::new(move |offset| {
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut cursor = Cursor::new(bytes.clone());
+        cursor.set_position(offset);
+        Ok(Box::new(cursor) as Box<dyn std::io::Read + Send>)
+    });
+    (Source::opened_by(name, opener), opens)
+}
+
+/// Every line of `source` read through ranges cut at `cuts`, in order.
+fn lines_in_ranges(source: &Source, cuts: &[u64]) -> Vec<String> {
     use std::io::BufRead;
     let mut out = Vec::new();
     for w in cuts.windows(2) {
@@ -232,7 +250,7 @@ fn lines_in_ranges(path: &str, cuts: &[u64]) -> Vec<String> {
             start: w[0],
             end: w[1],
         };
-        let (mut input, _) = super::input::open_range(path, range).unwrap();
+        let (mut input, _) = super::input::open_range(source, range).unwrap();
         let mut line = String::new();
         while input.read_line(&mut line).unwrap() > 0 {
             out.push(std::mem::take(&mut line));
@@ -253,16 +271,26 @@ fn byte_ranges_at_any_offsets_read_every_line_once() {
         .collect();
     let text = lines.concat();
     std::fs::write(&path, &text).unwrap();
-    let path = path.to_str().unwrap();
     let len = text.len() as u64;
-    for step in [1, 2, 3, 5, 17, 64, len] {
-        let mut cuts: Vec<u64> = (0..len).step_by(step as usize).collect();
-        cuts.push(len);
-        assert_eq!(lines_in_ranges(path, &cuts), lines, "step {step}");
-    }
-    // two-way splits at every offset
-    for cut in 0..=len {
-        assert_eq!(lines_in_ranges(path, &[0, cut, len]), lines, "cut {cut}");
+    // the local file, and the same bytes opened as a remote file is
+    let sources = [
+        Source::local(path.to_str().unwrap()),
+        in_memory("lines.json", text.as_bytes()).0,
+    ];
+    for source in &sources {
+        for step in [1, 2, 3, 5, 17, 64, len] {
+            let mut cuts: Vec<u64> = (0..len).step_by(step as usize).collect();
+            cuts.push(len);
+            assert_eq!(
+                lines_in_ranges(source, &cuts),
+                lines,
+                "{source:?} step {step}"
+            );
+        }
+        // two-way splits at every offset
+        for cut in 0..=len {
+            assert_eq!(lines_in_ranges(source, &[0, cut, len]), lines, "cut {cut}");
+        }
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -274,27 +302,68 @@ fn an_error_in_a_later_range_names_its_line_in_the_whole_file() {
     let path = dir.join("bad.json");
     let text = "{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3}\n{\"a\": oops}\n{\"a\": 5}\n";
     std::fs::write(&path, text).unwrap();
-    let path = path.to_str().unwrap();
     let range = super::input::ByteRange {
         start: 20,
         end: text.len() as u64,
     };
-    let mut r = NdjsonReader::open(path, Some(range), OnError::Error, true).unwrap();
-    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
-    l.start_batch().unwrap();
-    let err = match r.fill(&mut l).unwrap_err() {
-        ReadError::Input(e) => e.to_string(),
-        other => panic!("{other:?}"),
-    };
-    assert!(err.contains("line 4"), "{err}");
-    assert!(err.contains("bad.json"), "{err}");
+    let sources = [
+        Source::local(path.to_str().unwrap()),
+        in_memory("s3://bucket/bad.json", text.as_bytes()).0,
+    ];
+    for source in &sources {
+        let mut r = NdjsonReader::open(source, Some(range), OnError::Error, true).unwrap();
+        let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+        l.start_batch().unwrap();
+        let err = match r.fill(&mut l).unwrap_err() {
+            ReadError::Input(e) => e.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert!(err.contains("line 4"), "{err}");
+        assert!(err.contains(source.name()), "{err}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A file opened through an opener is read as a local file is: decompressed by its name's
+/// suffix, opened once for a whole read; an opener's error names the file.
+#[test]
+fn files_opened_by_an_opener_read_as_local_ones() {
+    use std::io::Write;
+    let text = "{\"a\": 1}\n{\"a\": 2}\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    for (name, bytes) in [("m.json", text.as_bytes()), ("m.json.gz", &gz[..])] {
+        let (source, opens) = in_memory(name, bytes);
+        let mut r = NdjsonReader::open(&source, None, OnError::Error, true).unwrap();
+        let batches = read_all_with(&mut r, LoaderOptions::default()).unwrap();
+        let values: Vec<i64> = batches
+            .iter()
+            .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+            .collect();
+        assert_eq!(values, vec![1, 2], "{name}");
+        assert_eq!(
+            opens.load(std::sync::atomic::Ordering::Relaxed),
+            1,
+            "{name}"
+        );
+    }
+    let failing: super::input::Opener =
+        Arc::new(|_| Err(std::io::Error::other("access denied by the store")));
+    let source = Source::opened_by("s3://bucket/x.json", failing);
+    let Err(e) = NdjsonReader::open(&source, None, OnError::Error, true) else {
+        panic!("an opener's error was not reported");
+    };
+    assert!(e.to_string().contains("s3://bucket/x.json"), "{e}");
+    assert!(e.to_string().contains("access denied by the store"), "{e}");
 }
 
 #[test]
 fn compressed_files_refuse_byte_ranges() {
     let range = super::input::ByteRange { start: 0, end: 10 };
-    let err = super::input::open_range("x.json.gz", range).err().unwrap();
+    let err = super::input::open_range(&Source::local("x.json.gz"), range)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("compressed"));
 }
 
@@ -507,7 +576,7 @@ fn file_uris_name_local_paths() {
     let file = dir.join("a b.json");
     std::fs::write(&file, "{\"a\": 1}\n").unwrap();
     let uri = format!("file://{}", file.display()).replace(' ', "%20");
-    let reader = NdjsonReader::open(&uri, None, OnError::Error, true);
+    let reader = NdjsonReader::open(&Source::local(&uri), None, OnError::Error, true);
     let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
     l.start_batch().unwrap();
     let more = reader.map(|mut r| r.fill(&mut l).is_ok_and(|more| !more));
@@ -515,7 +584,8 @@ fn file_uris_name_local_paths() {
     assert!(more.is_ok_and(|done| done), "{uri} was not read to its end");
     assert_eq!(l.harvest().unwrap().num_rows(), 1);
 
-    let Err(e) = NdjsonReader::open("file://server/x.json", None, OnError::Error, true) else {
+    let remote = Source::local("file://server/x.json");
+    let Err(e) = NdjsonReader::open(&remote, None, OnError::Error, true) else {
         panic!("a remote host was opened");
     };
     assert!(e.message.contains("only local files"), "{}", e.message);

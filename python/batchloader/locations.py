@@ -1,0 +1,239 @@
+"""Where a scan's files are: local paths (and `file:` URIs), or URIs of the other file
+systems pyarrow reaches (`s3://`, `gs://`, `hdfs://`...; Hadoop's `s3a://` and `s3n://` are
+read as `s3://`).
+
+A remote file keeps its URI everywhere the scan shows a path (file columns, errors, Spark's
+splits); its bytes are read through `pyarrow.fs` with the credentials and endpoint that
+library finds (environment variables such as `AWS_ENDPOINT_URL`, instance profiles...).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+#: `scheme://` at the start of a URI
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+#: Hadoop's names for S3, which pyarrow knows as s3
+_S3_ALIASES = ("s3a", "s3n")
+
+#: the characters that make a path a pattern
+GLOB_CHARS = "*?["
+
+
+def is_remote(path: str) -> bool:
+    """Whether `path` is a URI of a file system other than the local one."""
+    found = _SCHEME.match(path)
+    return found is not None and found.group(1).lower() != "file"
+
+
+def absolute(path: str) -> str:
+    """`path` made absolute: a local path against the working folder, a URI as it is."""
+    return path if is_remote(path) else os.path.abspath(path)
+
+
+def hidden(name: str) -> bool:
+    """Whether a file or folder name is one a folder's listing leaves out (Spark's rule)."""
+    return name.startswith((".", "_"))
+
+
+def _base(uri: str) -> tuple[str, str]:
+    """`scheme://authority` of a URI and the rest (`/path`)."""
+    found = _SCHEME.match(uri)
+    assert found is not None, uri
+    rest = uri[found.end() :]
+    slash = rest.find("/")
+    authority, path = (rest, "") if slash < 0 else (rest[:slash], rest[slash:])
+    return uri[: found.end()] + authority, path
+
+
+@functools.lru_cache(maxsize=64)
+def _filesystem(base: str) -> tuple[Any, str]:
+    """The pyarrow file system of `scheme://authority` and the prefix its paths lose (the
+    URI of the file system's path `p` is prefix + p). Made once per process and base: an S3
+    client is costly to make."""
+    import pyarrow.fs as pafs
+
+    scheme, _, authority = base.partition("://")
+    # a path below the base, so that a file system whose paths start at the authority
+    # (s3://bucket/key -> bucket/key) and one whose paths start after it (hdfs) both say
+    target = ("s3" if scheme.lower() in _S3_ALIASES else scheme) + "://" + authority + "/x"
+    try:
+        fs, path = pafs.FileSystem.from_uri(target)
+    except (pa_errors() + (ValueError,)) as e:
+        raise ValueError(f"cannot open file system {base!r}: {e}") from e
+    if not target.endswith(path):
+        raise ValueError(
+            f"{base!r}: pyarrow names its files in a way batchloader cannot map back to URIs"
+        )
+    # the same file's URI as the user spells it (s3a://...) ends with `path` too
+    return fs, (base + "/x")[: len(base) + 2 - len(path)]
+
+
+def pa_errors() -> tuple[type[Exception], ...]:
+    """The errors pyarrow raises for a file system it cannot reach."""
+    import pyarrow as pa
+
+    return (OSError, pa.ArrowException)
+
+
+def _resolve(uri: str) -> tuple[Any, str]:
+    """The pyarrow file system of a remote URI and the URI's path in it."""
+    if "?" in uri or "#" in uri:
+        raise ValueError(
+            f"{uri!r}: URI options (?...) are not read; configure the file system through "
+            "its environment (for S3: AWS_ENDPOINT_URL, AWS_REGION, credentials...)"
+        )
+    base, _ = _base(uri)
+    fs, prefix = _filesystem(base)
+    return fs, uri[len(prefix) :]
+
+
+def _uri(prefix_of: str, path: str) -> str:
+    """The URI of file system path `path`, on the file system of URI `prefix_of`."""
+    _, prefix = _filesystem(_base(prefix_of)[0])
+    return prefix + path
+
+
+def _file_info(uri: str) -> Any:
+    fs, path = _resolve(uri)
+    return fs.get_file_info(path)
+
+
+def is_dir(path: str) -> bool:
+    """Whether `path` (local or a URI) is a folder."""
+    if not is_remote(path):
+        return os.path.isdir(path)
+    import pyarrow.fs as pafs
+
+    return bool(_file_info(path).type == pafs.FileType.Directory)
+
+
+def exists(path: str) -> bool:
+    """Whether `path` (local or a URI) is a file or a folder."""
+    if not is_remote(path):
+        return os.path.exists(path)
+    import pyarrow.fs as pafs
+
+    return bool(_file_info(path).type != pafs.FileType.NotFound)
+
+
+def size(path: str) -> int:
+    """The bytes of file `path` (local or a URI)."""
+    if not is_remote(path):
+        return os.path.getsize(path)
+    info = _file_info(path)
+    if info.size is None:
+        raise FileNotFoundError(f"no such file: {path!r}")
+    return int(info.size)
+
+
+def _listing(folder: str) -> Iterator[tuple[str, bool]]:
+    """Every file and folder below remote `folder` (URIs), with whether it is a folder,
+    leaving out the hidden ones and what is below them."""
+    import pyarrow.fs as pafs
+
+    fs, path = _resolve(folder)
+    top = path.rstrip("/")
+    for info in fs.get_file_info(pafs.FileSelector(top, recursive=True)):
+        below = info.path[len(top) :].strip("/").split("/")
+        if any(hidden(part) for part in below):
+            continue
+        yield _uri(folder, info.path), info.type == pafs.FileType.Directory
+
+
+def _walk_order(uri: str) -> tuple[tuple[int, str], ...]:
+    """A sort key listing a folder's files as `os.walk` does: its own files by name, then
+    each subfolder's, the subfolders by name."""
+    parts = uri.split("/")
+    return (*((1, p) for p in parts[:-1]), (0, parts[-1]))
+
+
+def _walk(folder: str) -> list[str]:
+    """The files below remote `folder`, in `os.walk`'s order."""
+    files = [uri for uri, folder_ in _listing(folder) if not folder_]
+    return sorted(files, key=_walk_order)
+
+
+def _matches(pattern: list[str], parts: list[str]) -> bool:
+    """Whether path parts match pattern parts (`**` any number of folders, as `glob`)."""
+    if not pattern:
+        return not parts
+    if pattern[0] == "**":
+        return any(_matches(pattern[1:], parts[k:]) for k in range(len(parts) + 1))
+    return bool(parts) and fnmatch.fnmatchcase(parts[0], pattern[0]) and (
+        _matches(pattern[1:], parts[1:])
+    )
+
+
+def _glob(pattern: str) -> list[str]:
+    """The files a remote pattern names: matched files, and the files below matched folders."""
+    parts = pattern.split("/")
+    fixed = next(k for k, part in enumerate(parts) if any(ch in part for ch in GLOB_CHARS))
+    folder = "/".join(parts[:fixed])
+    if not is_dir(folder):
+        return []
+    out: list[str] = []
+    matched_folders: list[str] = []
+    for uri, is_folder in _listing(folder):
+        if _matches(parts[fixed:], uri[len(folder) :].strip("/").split("/")):
+            (matched_folders if is_folder else out).append(uri)
+    out.sort()
+    for matched in sorted(matched_folders):
+        out += [f for f in _walk(matched) if f not in out]
+    return out
+
+
+def expand_remote(path: str) -> list[str]:
+    """The files remote `path` names: a file itself, a folder's files (hidden ones left
+    out) in `os.walk`'s order, or a pattern's matches; FileNotFoundError if none."""
+    import pyarrow.fs as pafs
+
+    kind = _file_info(path).type
+    if kind == pafs.FileType.Directory:
+        return _walk(path)
+    if kind != pafs.FileType.NotFound:
+        return [path]
+    if any(ch in path for ch in GLOB_CHARS):
+        matches = _glob(path)
+        if matches:
+            return matches
+        raise FileNotFoundError(f"no file matches {path!r}")
+    raise FileNotFoundError(f"no such file or directory: {path!r}")
+
+
+def opener(path: str) -> Callable[[int], Any] | None:
+    """How the readers open file `path`: None for a local file (they open it themselves),
+    else `open(offset)` giving a pyarrow file at that offset (its bytes as stored:
+    decompressed by the readers, which split only uncompressed files)."""
+    if not is_remote(path):
+        return None
+    fs, fs_path = _resolve(path)
+
+    def open_at(offset: int) -> Any:
+        if offset == 0:  # one streaming read of the whole object
+            return fs.open_input_stream(fs_path, compression=None)
+        f = fs.open_input_file(fs_path)
+        f.seek(offset)
+        return f
+
+    return open_at
+
+
+def common_folder(files: list[str]) -> str:
+    """The deepest folder holding every file of `files` (local paths or URIs)."""
+    if not any(is_remote(f) for f in files):
+        return os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files])
+    folders = [f.rsplit("/", 1)[0].split("/") for f in files]
+    common = folders[0]
+    for parts in folders[1:]:
+        k = 0
+        while k < min(len(common), len(parts)) and common[k] == parts[k]:
+            k += 1
+        common = common[:k]
+    return "/".join(common)
