@@ -10,8 +10,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 BASE_PY="$(.venv/bin/python -c 'import sys; print(sys._base_executable)')"
 [ -x .venv-spark35/bin/python ] || "$BASE_PY" -m venv .venv-spark35
 .venv-spark35/bin/python -m pip install --quiet "pyspark>=3.5,<3.6" "pandas>=2.2,<3" \
-  pyarrow pytest hypothesis sqlglot "maturin>=1.7,<2"
+  pyarrow pytest hypothesis sqlglot "moto[server]>=5" "maturin>=1.7,<2"
 VIRTUAL_ENV="$ROOT/.venv-spark35" PATH="$ROOT/.venv-spark35/bin:$PATH" \
   .venv-spark35/bin/maturin develop --quiet
 exec .venv-spark35/bin/python -m pytest -p no:cacheprovider \
-  tests/test_spark.py tests/test_spark_types.py tests/test_session.py tests/test_demo.py "$@"
+  tests/test_spark.py tests/test_spark_types.py tests/test_session.py tests/test_demo.py \
+  tests/test_remote.py "$@"

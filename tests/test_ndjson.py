@@ -2567,3 +2567,25 @@ def test_a_guessed_member_meeting_a_value_after_the_schema_is_fixed_is_said_to_b
     assert "allow_schema_change=True" in str(e.value)
     scan = bl.Scan(path, columns=["c.k"], row_limit=3, allow_schema_change=True)
     assert [r["c"] for b in scan for r in b.to_pylist()] == [None] * 3 + [{"k": 0}]
+
+
+def test_a_file_reader_may_be_freed_on_another_thread(tmp_path, monkeypatch):
+    """Python frees an object on whichever thread drops it last (or runs the garbage
+    collection that finds it in a cycle): a reader freed so must not complain and leak."""
+    import threading
+
+    from batchloader import FileReader
+
+    path = tmp_path / "a.json"
+    path.write_text('{"a": 1}\n')
+    raised: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", raised.append)
+    holder = [FileReader(str(path)) for _ in range(3)]
+    loader = bl.ResultSetLoader()
+    loader.start_batch()
+    assert not holder[0].fill(loader)
+    dropper = threading.Thread(target=holder.clear)
+    dropper.start()
+    dropper.join()
+    assert holder == [] and raised == []
+    assert loader.harvest().to_pylist() == [{"a": 1}]

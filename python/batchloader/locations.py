@@ -65,21 +65,17 @@ def _filesystem(base: str) -> tuple[Any, str]:
     target = ("s3" if scheme.lower() in _S3_ALIASES else scheme) + "://" + authority + "/x"
     try:
         fs, path = pafs.FileSystem.from_uri(target)
-    except (pa_errors() + (ValueError,)) as e:
-        raise ValueError(f"cannot open file system {base!r}: {e}") from e
+    except (OSError, ValueError) as e:  # pyarrow's errors are these too
+        raise ValueError(
+            f"{base!r}: no file system to read it ({e}); batchloader reads local paths, "
+            "file: URIs and the URIs pyarrow.fs knows (s3://, gs://, hdfs://...)"
+        ) from e
     if not target.endswith(path):
         raise ValueError(
             f"{base!r}: pyarrow names its files in a way batchloader cannot map back to URIs"
         )
     # the same file's URI as the user spells it (s3a://...) ends with `path` too
     return fs, (base + "/x")[: len(base) + 2 - len(path)]
-
-
-def pa_errors() -> tuple[type[Exception], ...]:
-    """The errors pyarrow raises for a file system it cannot reach."""
-    import pyarrow as pa
-
-    return (OSError, pa.ArrowException)
 
 
 def _resolve(uri: str) -> tuple[Any, str]:
@@ -166,8 +162,10 @@ def _matches(pattern: list[str], parts: list[str]) -> bool:
         return not parts
     if pattern[0] == "**":
         return any(_matches(pattern[1:], parts[k:]) for k in range(len(parts) + 1))
-    return bool(parts) and fnmatch.fnmatchcase(parts[0], pattern[0]) and (
-        _matches(pattern[1:], parts[1:])
+    return (
+        bool(parts)
+        and fnmatch.fnmatchcase(parts[0], pattern[0])
+        and (_matches(pattern[1:], parts[1:]))
     )
 
 

@@ -137,9 +137,21 @@ macro_rules! on_reader {
 /// paths read a file alike). `opener`: a callable `opener(offset)` returning a file object
 /// (`read(n) -> bytes`) at byte `offset` of the file `path` names (a remote file, say);
 /// without it `path` is a local file.
-#[pyclass(module = "batchloader._core", name = "FileReader", unsendable)]
+#[pyclass(module = "batchloader._core", name = "FileReader")]
 pub struct PyFileReader {
-    inner: AnyReader,
+    /// In a mutex so that the class is `Sync` (a file's reader is not): Python may free it
+    /// on any thread (a garbage collection in another thread). `fill` takes it through
+    /// `&mut self`, without locking; the getters lock it.
+    inner: std::sync::Mutex<AnyReader>,
+}
+
+impl PyFileReader {
+    /// The reader, for a getter.
+    fn reader(&self) -> std::sync::MutexGuard<'_, AnyReader> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 #[pymethods]
@@ -196,44 +208,48 @@ impl PyFileReader {
             }
         };
         Ok(PyFileReader {
-            inner: inner.map_err(|e| input_error(py, e))?,
+            inner: std::sync::Mutex::new(inner.map_err(|e| input_error(py, e))?),
         })
     }
 
     /// Fill the loader's current batch; True if it filled up and input remains.
     fn fill(&mut self, py: Python<'_>, loader: &Bound<'_, PyResultSetLoader>) -> PyResult<bool> {
-        on_reader!(&mut self.inner, r => fill_detached(py, loader, |l| r.fill(l)))
+        let reader = self
+            .inner
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        on_reader!(reader, r => fill_detached(py, loader, |l| r.fill(l)))
     }
 
     /// Records skipped as bad (on_error="skip").
     #[getter]
     fn skipped_lines(&self) -> u64 {
-        on_reader!(&self.inner, r => r.skipped_lines())
+        on_reader!(&*self.reader(), r => r.skipped_lines())
     }
 
     /// Records kept as bad in `_corrupt_record` (on_error="permissive").
     #[getter]
     fn corrupt_lines(&self) -> u64 {
-        on_reader!(&self.inner, r => r.corrupt_lines())
+        on_reader!(&*self.reader(), r => r.corrupt_lines())
     }
 
     /// Records read so far (blank lines and a CSV header included).
     #[getter]
     fn lines_read(&self) -> u64 {
-        on_reader!(&self.inner, r => r.lines_read())
+        on_reader!(&*self.reader(), r => r.lines_read())
     }
 
     /// Rows written so far.
     #[getter]
     fn rows_written(&self) -> u64 {
-        on_reader!(&self.inner, r => r.rows_written())
+        on_reader!(&*self.reader(), r => r.rows_written())
     }
 
     /// NDJSON lines the one-pass path wrote (0 for CSV); the others went through the
     /// general path.
     #[getter]
     fn one_pass_lines(&self) -> u64 {
-        match &self.inner {
+        match &*self.reader() {
             AnyReader::Ndjson(r) => r.one_pass_lines(),
             AnyReader::Csv(_) => 0,
         }
@@ -243,13 +259,13 @@ impl PyFileReader {
     /// out, in first-seen order.
     #[getter]
     fn ignored_columns(&self) -> Vec<String> {
-        on_reader!(&self.inner, r => r.ignored_columns().to_vec())
+        on_reader!(&*self.reader(), r => r.ignored_columns().to_vec())
     }
 
     /// Struct members of the input (by path, `m.x`) the projection wants but the loader's
     /// fixed schema lacks, skipped, in first-seen order.
     #[getter]
     fn ignored_members(&self) -> Vec<String> {
-        on_reader!(&self.inner, r => r.ignored_members().to_vec())
+        on_reader!(&*self.reader(), r => r.ignored_members().to_vec())
     }
 }

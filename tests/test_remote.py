@@ -1,0 +1,253 @@
+"""Files on a remote file system (S3 here, served by moto on localhost): a scan of URIs reads
+what a scan of the same files on disk reads, file columns aside, which show the URIs."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import batchloader as bl
+from batchloader import locations
+
+moto_server = pytest.importorskip("moto.server", reason="moto[server] serves S3 for these tests")
+
+BUCKET = "bucket"
+#: what the scan reads about the files themselves: the columns whose values name them
+FILE_COLUMNS = ("fqn", "filepath")
+
+
+class S3:
+    """A moto S3 server on localhost, reached through pyarrow as any S3 endpoint is (the
+    environment: AWS_ENDPOINT_URL and credentials)."""
+
+    def __init__(self) -> None:
+        import pyarrow.fs as pafs
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        self.server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        self.server.start()
+        host, port = self.server.get_host_and_port()
+        self.env = {
+            "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+        self.saved = {name: os.environ.get(name) for name in self.env}
+        os.environ.update(self.env)
+        self.fs = pafs.S3FileSystem(
+            endpoint_override=f"{host}:{port}", scheme="http", allow_bucket_creation=True
+        )
+        self.fs.create_dir(BUCKET)
+
+    def put(self, key: str, data: bytes) -> str:
+        """Store `data` at `key`; its URI."""
+        with self.fs.open_output_stream(f"{BUCKET}/{key}", compression=None) as f:
+            f.write(data)
+        return f"s3://{BUCKET}/{key}"
+
+    def mirror(self, folder: Path, prefix: str) -> str:
+        """Every file below local `folder` stored below `prefix`; the prefix's URI."""
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                self.put(f"{prefix}/{path.relative_to(folder).as_posix()}", path.read_bytes())
+        return f"s3://{BUCKET}/{prefix}"
+
+    def close(self) -> None:
+        self.server.stop()
+        for name, value in self.saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@pytest.fixture(scope="module")
+def s3():
+    store = S3()
+    yield store
+    store.close()
+
+
+def write_lines(path: Path, rows: list[dict[str, Any]], compress: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    path.write_bytes(gzip.compress(text) if compress else text)
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Partition folders of NDJSON files, plain and gzip, with drifting columns, a file
+    named like a pattern, and the files a listing leaves out (`_SUCCESS`, `.crc`)."""
+    root = tmp_path_factory.mktemp("tree")
+    n = 0
+    for year in ("2024", "2025"):
+        for part in range(3):
+            rows = [
+                {"id": (n := n + 1), "m": {"k": f"{year}-{part}", "x": i}, "tags": ["a"] * i}
+                for i in range(50 + part)
+            ]
+            if part == 2:
+                rows[7]["late"] = 1.5
+            name = f"part-{part}.json" + (".gz" if part == 1 else "")
+            write_lines(root / year / name, rows, compress=part == 1)
+    write_lines(root / "2025" / "x[1].json", [{"id": -1}])
+    # listed before the folders' files, as os.walk lists a folder's own files first
+    write_lines(root / "top.json", [{"id": -2, "m": {"k": "top"}}])
+    (root / "_SUCCESS").write_bytes(b"")
+    (root / "2024" / ".part-0.json.crc").write_bytes(b"\x00junk")
+    return root
+
+
+def as_local(batch: pa.RecordBatch, uri: str, local: str) -> pa.RecordBatch:
+    """`batch` with the URIs in its file columns turned back into the local paths."""
+    for name in FILE_COLUMNS:
+        if name in batch.schema.names:
+            values = [v.replace(uri, local, 1) for v in batch.column(name).to_pylist()]
+            at = batch.schema.get_field_index(name)
+            batch = batch.set_column(at, batch.schema.field(at), pa.array(values, pa.utf8()))
+    return batch
+
+
+def scanned(paths: Any, **options: Any) -> tuple[pa.Table, bl.Scan]:
+    scan = bl.Scan(paths, **options)
+    return pa.Table.from_batches(list(scan), schema=scan.schema), scan
+
+
+@pytest.mark.parametrize("scheme", ["s3", "s3a"])
+@pytest.mark.parametrize("columns", [None, ["id", "m.k", "late", "dir0", "filename", "fqn"]])
+def test_a_remote_folder_scans_as_its_local_copy(s3, tree, scheme, columns):
+    uri = s3.mirror(tree, "tree").replace("s3://", f"{scheme}://", 1)
+    local_scan = bl.Scan(str(tree), columns=columns, allow_schema_change=True)
+    remote_scan = bl.Scan(uri, columns=columns, allow_schema_change=True)
+    local, remote = list(local_scan), list(remote_scan)
+    assert remote_scan.files == [f.replace(str(tree), uri, 1) for f in local_scan.files]
+    assert [b.schema for b in remote] == [b.schema for b in local]
+    assert all(as_local(r, uri, str(tree)).equals(x) for r, x in zip(remote, local, strict=True))
+    assert sum(b.num_rows for b in remote) == 6 * 51 + 2
+    if columns is None:
+        fqns = {v for b in remote for v in b.column("fqn").to_pylist()}
+        assert fqns == set(remote_scan.files)
+
+
+def test_small_batches_from_remote_files_equal_the_local_ones(s3, tree):
+    """Batches cut by the limits (rows moving to the next batch) fall where they fall on
+    disk: the reading underneath changes nothing the loader sees."""
+    uri = s3.mirror(tree, "limits")
+    options = {"columns": ["id", "m", "tags"], "allow_schema_change": True, "row_limit": 7}
+    local = list(bl.Scan(str(tree), coalesce=False, **options))
+    remote = list(bl.Scan(uri, coalesce=False, **options))
+    assert [b.num_rows for b in remote] == [b.num_rows for b in local]
+    assert all(r.equals(x) for r, x in zip(remote, local, strict=True))
+
+
+def test_byte_ranges_of_a_remote_file_read_every_line_once(s3, tmp_path):
+    rows = [{"i": i, "s": "x" * (i % 13)} for i in range(300)]
+    write_lines(tmp_path / "lines.json", rows)
+    text = (tmp_path / "lines.json").read_bytes()
+    uri = s3.put("ranges/lines.json", text)
+    for step in (1000, 777, len(text) // 3 + 1):
+        cuts = [*range(0, len(text), step), len(text)]
+        got = []
+        for start, end in itertools.pairwise(cuts):
+            table, _ = scanned(uri, columns=["i", "s"], byte_range=(start, end))
+            local, _ = scanned(tmp_path / "lines.json", columns=["i", "s"], byte_range=(start, end))
+            assert table.equals(local), (start, end)
+            got += table.to_pylist()
+        assert got == rows, step
+
+
+def test_a_csv_range_of_a_remote_file_takes_the_header_from_its_start(s3):
+    text = "id,name\n" + "".join(f"{i},n{i}\n" for i in range(100))
+    uri = s3.put("csv/people.csv", text.encode())
+    middle = len(text) // 2
+    first, _ = scanned(uri, header=True, byte_range=(0, middle), columns=["id", "name"])
+    second, _ = scanned(uri, header=True, byte_range=(middle, len(text)), columns=["id", "name"])
+    got = first.to_pylist() + second.to_pylist()
+    assert got == [{"id": str(i), "name": f"n{i}"} for i in range(100)]
+    assert second.num_rows > 0 and first.num_rows > 0
+
+
+def test_an_error_in_a_remote_file_names_its_uri_and_line(s3):
+    lines = [json.dumps({"a": i}) for i in range(40)]
+    lines[33] = '{"a": oops}'
+    text = "\n".join(lines) + "\n"
+    uri = s3.put("bad/bad.json", text.encode())
+    # read whole, and from a range starting past the first lines (the line is counted by
+    # reading the file's start again)
+    for byte_range in (None, (len(text) // 2, len(text))):
+        with pytest.raises(bl.InputError) as e:
+            list(bl.Scan(uri, byte_range=byte_range))
+        assert (e.value.path, e.value.line) == (uri, 34)
+        assert uri in str(e.value) and "oops" in str(e.value)
+    skipping = bl.Scan(uri, on_error="skip")
+    assert [r["a"] for b in skipping for r in b.to_pylist()] == [*range(33), *range(34, 40)]
+    assert skipping.skipped_lines == 1
+
+
+def test_remote_patterns_match_as_local_ones_do(s3, tree):
+    uri = s3.mirror(tree, "globs")
+    for pattern in ("20*/part-*.json", "*/part-[02].json", "**/*.json", "2025/x[[]1].json"):
+        local = bl.Scan(f"{tree}/{pattern}").files
+        remote = bl.Scan(f"{uri}/{pattern}").files
+        assert remote == [f.replace(str(tree), uri, 1) for f in local], pattern
+    # a name that exists is itself, not a pattern
+    assert bl.Scan(f"{uri}/2025/x[1].json").files == [f"{uri}/2025/x[1].json"]
+
+
+def test_remote_paths_that_name_nothing_say_which(s3):
+    for uri in (f"s3://{BUCKET}/nothing/here.json", "s3://no-such-bucket/x.json"):
+        with pytest.raises(FileNotFoundError, match=uri):
+            bl.Scan(uri)
+    with pytest.raises(FileNotFoundError, match="no file matches"):
+        bl.Scan(f"s3://{BUCKET}/nothing/*.json")
+    with pytest.raises(ValueError, match="'nofs://host': no file system to read it"):
+        bl.Scan("nofs://host/a.json")
+    with pytest.raises(ValueError, match="AWS_ENDPOINT_URL"):
+        bl.Scan(f"s3://{BUCKET}/x.json?endpoint_override=elsewhere")
+
+
+def test_uris_map_to_file_system_paths_and_back(s3):
+    """The URI of a file system path is the URI the user wrote, scheme and all."""
+    s3.put("map/a.json", b'{"a": 1}\n')
+    for scheme in ("s3", "s3a", "s3n"):
+        uri = f"{scheme}://{BUCKET}/map"
+        assert locations.is_remote(uri) and locations.is_dir(uri)
+        assert locations.expand_remote(uri) == [f"{uri}/a.json"]
+        assert locations.size(f"{uri}/a.json") == 9
+    assert not locations.is_remote("file:///tmp/a.json")
+    assert not locations.is_remote("/tmp/s3://a.json")
+
+
+@pytest.mark.parametrize("through", ["data source", "mapInArrow"])
+def test_spark_reads_remote_files_as_local_ones(spark, s3, tree, through):
+    from test_spark import HAS_PYTHON_DATA_SOURCES, rows_of
+
+    import batchloader.spark as bls
+
+    # the executors' Python workers reach the store as the driver does
+    spark.sparkContext.environment.update(s3.env)
+    uri = s3.mirror(tree, "spark")
+    columns = ["id", "m.k", "tags", "late", "dir0", "filename"]
+    # split_bytes small enough that the plain files are read in several byte ranges
+    options = {"columns": columns, "split_bytes": 1500, "sample_rows": None}
+    if through == "data source":
+        if not HAS_PYTHON_DATA_SOURCES:
+            pytest.skip("Python data sources arrived in Spark 4")
+        remote, local = bls.read(spark, uri, **options), bls.read(spark, str(tree), **options)
+    else:
+        remote_plan = bls.ScanPlan(uri, parallelism=2, **options)
+        assert any(start is not None for _, start, _ in remote_plan.splits)
+        remote = bls._read_with_map_in_arrow(spark, remote_plan)
+        local = bls._read_with_map_in_arrow(spark, bls.ScanPlan(str(tree), **options))
+    assert remote.schema == local.schema
+    assert rows_of(remote) == rows_of(local)
+    assert remote.count() == 6 * 51 + 2
