@@ -227,6 +227,21 @@ def test_uris_map_to_file_system_paths_and_back(s3):
     assert not locations.is_remote("/tmp/s3://a.json")
 
 
+def test_a_listing_tells_the_sizes_of_its_files(s3, tree, monkeypatch):
+    """Planning Spark's splits asks each file's size: a folder's listing already said it,
+    so thousands of files cost no request each."""
+    uri = s3.mirror(tree, "sizes")
+    files = locations.expand_remote(uri)
+
+    def asked(path: str) -> None:
+        raise AssertionError(f"the store was asked about {path}")
+
+    monkeypatch.setattr(locations, "_file_info", asked)
+    sizes = [locations.size(f) for f in files]
+    local_files = bl.Scan(str(tree)).files
+    assert sizes == [os.path.getsize(f) for f in local_files]
+
+
 @pytest.mark.parametrize("through", ["data source", "mapInArrow"])
 def test_spark_reads_remote_files_as_local_ones(spark, s3, tree, through):
     from test_spark import HAS_PYTHON_DATA_SOURCES, rows_of

@@ -119,10 +119,27 @@ def exists(path: str) -> bool:
     return bool(_file_info(path).type != pafs.FileType.NotFound)
 
 
+#: the sizes of the remote files listed so far (a listing has them: planning the splits of
+#: thousands of files then asks the store nothing more)
+_listed_sizes: dict[str, int] = {}
+
+#: past this many, the listed sizes are forgotten (and asked again if needed)
+_MAX_LISTED_SIZES = 1_000_000
+
+
+def _note_size(uri: str, info: Any) -> None:
+    if len(_listed_sizes) >= _MAX_LISTED_SIZES:
+        _listed_sizes.clear()
+    if info.size is not None:
+        _listed_sizes[uri] = int(info.size)
+
+
 def size(path: str) -> int:
-    """The bytes of file `path` (local or a URI)."""
+    """The bytes of file `path` (local or a URI; a remote file's as its listing said)."""
     if not is_remote(path):
         return os.path.getsize(path)
+    if path in _listed_sizes:
+        return _listed_sizes[path]
     info = _file_info(path)
     if info.size is None:
         raise FileNotFoundError(f"no such file: {path!r}")
@@ -140,7 +157,11 @@ def _listing(folder: str) -> Iterator[tuple[str, bool]]:
         below = info.path[len(top) :].strip("/").split("/")
         if any(hidden(part) for part in below):
             continue
-        yield _uri(folder, info.path), info.type == pafs.FileType.Directory
+        uri = _uri(folder, info.path)
+        is_folder = info.type == pafs.FileType.Directory
+        if not is_folder:
+            _note_size(uri, info)
+        yield uri, is_folder
 
 
 def _walk_order(uri: str) -> tuple[tuple[int, str], ...]:
@@ -192,10 +213,11 @@ def expand_remote(path: str) -> list[str]:
     out) in `os.walk`'s order, or a pattern's matches; FileNotFoundError if none."""
     import pyarrow.fs as pafs
 
-    kind = _file_info(path).type
-    if kind == pafs.FileType.Directory:
+    info = _file_info(path)
+    if info.type == pafs.FileType.Directory:
         return _walk(path)
-    if kind != pafs.FileType.NotFound:
+    if info.type != pafs.FileType.NotFound:
+        _note_size(path, info)
         return [path]
     if any(ch in path for ch in GLOB_CHARS):
         matches = _glob(path)
