@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from batchloader._core import local_path
+
 #: `scheme://` at the start of a URI
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
@@ -243,6 +245,14 @@ def opener(path: str) -> Callable[[int], Any] | None:
         return f
 
     return open_at
+
+
+def open_binary(path: str) -> Any:
+    """File `path` (local or a URI) opened for reading its bytes as stored."""
+    open_at = opener(path)
+    if open_at is None:
+        return open(local_path(path), "rb")
+    return open_at(0)
 
 
 def common_folder(files: list[str]) -> str:

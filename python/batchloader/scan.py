@@ -106,6 +106,11 @@ class ScanFile:
         """The file's name, without its folder."""
         return os.path.basename(self.path)
 
+    def open(self) -> Any:
+        """The file's bytes as stored (compressed or not), as a binary file object: a local
+        file, or a remote one's stream (`pyarrow.fs`). For a user reader; close it."""
+        return locations.open_binary(self.path)
+
 
 def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
     """Files named by `paths` (local paths, `file:` URIs, or URIs of other file systems,
