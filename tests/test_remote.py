@@ -3,11 +3,13 @@ what a scan of the same files on disk reads, file columns aside, which show the 
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import itertools
 import json
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +165,44 @@ def test_byte_ranges_of_a_remote_file_read_every_line_once(s3, tmp_path):
             assert table.equals(local), (start, end)
             got += table.to_pylist()
         assert got == rows, step
+
+
+@contextlib.contextmanager
+def requests_seen() -> Iterator[list[str]]:
+    """The requests the S3 server answers meanwhile, as its log lines (`GET /b/k HTTP/1.1`)."""
+    seen: list[str] = []
+
+    class Seen(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    log, handler = logging.getLogger("werkzeug"), Seen()
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        yield seen
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+
+
+def test_a_remote_file_is_read_in_few_requests(s3):
+    """Each read of an object store is a request: a file is read 8 MiB at a time, not at the
+    readers' 256 KiB (a 1 GB file would take 4,000 GETs)."""
+    line = json.dumps({"s": "x" * 1000}) + "\n"
+    text = line * (20 * 2**20 // len(line))
+    uri = s3.put("big/big.json", text.encode())
+    whole = f"GET /{BUCKET}/big/big.json "
+    with requests_seen() as seen:
+        rows = sum(b.num_rows for b in bl.Scan(uri, columns=[]))
+    assert rows == text.count("\n")
+    assert 3 <= sum(whole in r for r in seen) <= 4, seen  # 20 MiB: 3 reads, and the end
+    start, end = 2**20, 9 * 2**20
+    with requests_seen() as seen:
+        ranged = sum(b.num_rows for b in bl.Scan(uri, columns=[], byte_range=(start, end)))
+    assert ranged == sum(start <= k * len(line) < end for k in range(rows))
+    assert 1 <= sum(whole in r for r in seen) <= 3, seen
 
 
 def test_a_csv_range_of_a_remote_file_takes_the_header_from_its_start(s3):

@@ -229,20 +229,29 @@ def expand_remote(path: str) -> list[str]:
     raise FileNotFoundError(f"no such file or directory: {path!r}")
 
 
+#: the bytes a remote file is read by: each read of an object store is a request (a ranged
+#: GET), which the readers' 256 KiB reads would multiply
+REMOTE_READ_BYTES = 8 * 2**20
+
+
 def opener(path: str) -> Callable[[int], Any] | None:
     """How the readers open file `path`: None for a local file (they open it themselves),
-    else `open(offset)` giving a pyarrow file at that offset (its bytes as stored:
-    decompressed by the readers, which split only uncompressed files)."""
+    else `open(offset)` giving a pyarrow stream from that offset, read `REMOTE_READ_BYTES`
+    at a time (its bytes as stored: decompressed by the readers, which split only
+    uncompressed files)."""
     if not is_remote(path):
         return None
+    import pyarrow as pa
+
     fs, fs_path = _resolve(path)
 
     def open_at(offset: int) -> Any:
-        if offset == 0:  # one streaming read of the whole object
-            return fs.open_input_stream(fs_path, compression=None)
-        f = fs.open_input_file(fs_path)
-        f.seek(offset)
-        return f
+        if offset == 0:
+            raw = fs.open_input_stream(fs_path, compression=None)
+        else:
+            raw = fs.open_input_file(fs_path)
+            raw.seek(offset)
+        return pa.BufferedInputStream(raw, REMOTE_READ_BYTES)
 
     return open_at
 
