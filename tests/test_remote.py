@@ -263,6 +263,15 @@ def test_uris_map_to_file_system_paths_and_back(s3):
         assert locations.is_remote(uri) and locations.is_dir(uri)
         assert locations.expand_remote(uri) == [f"{uri}/a.json"]
         assert locations.size(f"{uri}/a.json") == 9
+    assert locations.expand_remote(f"s3://{BUCKET}/map/") == [f"s3://{BUCKET}/map/a.json"]
+    # file systems whose paths start elsewhere in the URI (made, not reached)
+    for uri, path in [
+        ("abfs://box@account.dfs.core.windows.net/d/a.json", "box/d/a.json"),
+        ("gs://bkt/d/a.json", "bkt/d/a.json"),
+    ]:
+        _, got = locations._resolve(uri)
+        assert got == path
+        assert locations._uri(uri, path) == uri
     assert not locations.is_remote("file:///tmp/a.json")
     assert not locations.is_remote("/tmp/s3://a.json")
 

@@ -56,28 +56,27 @@ def _base(uri: str) -> tuple[str, str]:
 
 @functools.lru_cache(maxsize=64)
 def _filesystem(base: str) -> tuple[Any, str]:
-    """The pyarrow file system of `scheme://authority` and the prefix its paths lose (the
-    URI of the file system's path `p` is prefix + p). Made once per process and base: an S3
-    client is costly to make."""
+    """The pyarrow file system of `scheme://authority` and the path in it that `base`
+    itself names: `bucket` for `s3://bucket`, `container` for Azure's
+    `abfs://container@account...`, "" for `hdfs://namenode:8020` (whose paths start at
+    `/`). Made once per process and base: an S3 client is costly to make."""
     import pyarrow.fs as pafs
 
     scheme, _, authority = base.partition("://")
-    # a path below the base, so that a file system whose paths start at the authority
-    # (s3://bucket/key -> bucket/key) and one whose paths start after it (hdfs) both say
+    # a path below the base, which every file system names as its root's path + "/x"
     target = ("s3" if scheme.lower() in _S3_ALIASES else scheme) + "://" + authority + "/x"
     try:
         fs, path = pafs.FileSystem.from_uri(target)
     except (OSError, ValueError) as e:  # pyarrow's errors are these too
         raise ValueError(
             f"{base!r}: no file system to read it ({e}); batchloader reads local paths, "
-            "file: URIs and the URIs pyarrow.fs knows (s3://, gs://, hdfs://...)"
+            "file: URIs and the URIs pyarrow.fs knows (s3://, gs://, abfs://, hdfs://...)"
         ) from e
-    if not target.endswith(path):
+    if not path.endswith("/x"):
         raise ValueError(
             f"{base!r}: pyarrow names its files in a way batchloader cannot map back to URIs"
         )
-    # the same file's URI as the user spells it (s3a://...) ends with `path` too
-    return fs, (base + "/x")[: len(base) + 2 - len(path)]
+    return fs, path[: -len("/x")]
 
 
 def _resolve(uri: str) -> tuple[Any, str]:
@@ -87,15 +86,17 @@ def _resolve(uri: str) -> tuple[Any, str]:
             f"{uri!r}: URI options (?...) are not read; configure the file system through "
             "its environment (for S3: AWS_ENDPOINT_URL, AWS_REGION, credentials...)"
         )
-    base, _ = _base(uri)
-    fs, prefix = _filesystem(base)
-    return fs, uri[len(prefix) :]
+    base, rest = _base(uri)
+    fs, root = _filesystem(base)
+    return fs, root + rest
 
 
-def _uri(prefix_of: str, path: str) -> str:
-    """The URI of file system path `path`, on the file system of URI `prefix_of`."""
-    _, prefix = _filesystem(_base(prefix_of)[0])
-    return prefix + path
+def _uri(near: str, path: str) -> str:
+    """The URI of file system path `path`, on the file system of URI `near`."""
+    base, _ = _base(near)
+    _, root = _filesystem(base)
+    assert path.startswith(root), (path, root)
+    return base + path[len(root) :]
 
 
 def _file_info(uri: str) -> Any:
