@@ -293,8 +293,9 @@ def test_a_user_reader_opens_remote_files_as_local_ones(s3, tree):
 
 
 def test_a_listing_tells_the_sizes_of_its_files(s3, tree, monkeypatch):
-    """Planning Spark's splits asks each file's size: a folder's listing already said it,
-    so thousands of files cost no request each."""
+    """Planning Spark's splits asks each file's size, and the driver's sample scans the
+    listed files: a folder's listing already said what they are, so thousands of files cost
+    no request each."""
     uri = s3.mirror(tree, "sizes")
     files = locations.expand_remote(uri)
 
@@ -305,6 +306,8 @@ def test_a_listing_tells_the_sizes_of_its_files(s3, tree, monkeypatch):
     sizes = [locations.size(f) for f in files]
     local_files = bl.Scan(str(tree)).files
     assert sizes == [os.path.getsize(f) for f in local_files]
+    # nor does a scan of the listed files ask about each again (the driver's sample)
+    assert bl.Scan(files).files == files
 
 
 @pytest.mark.parametrize("through", ["data source", "mapInArrow"])

@@ -123,7 +123,8 @@ def exists(path: str) -> bool:
 
 
 #: the sizes of the remote files listed so far (a listing has them: planning the splits of
-#: thousands of files then asks the store nothing more)
+#: thousands of files, and the driver's sample scan of them, then ask the store nothing
+#: more per file than to read it)
 _listed_sizes: dict[str, int] = {}
 
 #: past this many, the listed sizes are forgotten (and asked again if needed)
@@ -216,6 +217,8 @@ def expand_remote(path: str) -> list[str]:
     out) in `os.walk`'s order, or a pattern's matches; FileNotFoundError if none."""
     import pyarrow.fs as pafs
 
+    if path in _listed_sizes:  # a file this process listed: not asked again
+        return [path]
     info = _file_info(path)
     if info.type == pafs.FileType.Directory:
         return _walk(path)
