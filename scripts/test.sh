@@ -37,3 +37,9 @@ if [ "$#" -eq 0 ] && [ "${BATCHLOADER_SKIP_SPARK35:-0}" != 1 ]; then
   echo "== pytest on PySpark 3.5 (the Spark tests)"
   bash scripts/test_spark35.sh -q
 fi
+# ... and the tests that need neither Spark nor Python 3.11 on the oldest Python and pyarrow
+# pyproject.toml allows (BATCHLOADER_SKIP_FLOOR=1 leaves them out).
+if [ "$#" -eq 0 ] && [ "${BATCHLOADER_SKIP_FLOOR:-0}" != 1 ]; then
+  echo "== pytest on Python 3.10 with pyarrow 19.0.1 (the floor)"
+  bash scripts/test_floor.sh -q
+fi
