@@ -187,26 +187,29 @@ impl PyFileReader {
             Some(opener) => Source::opened_by(path, python_opener(opener)),
             None => Source::local(path),
         };
-        let inner = match format {
-            "ndjson" => NdjsonReader::open(&source, range, on_error, discover).map(|r| {
-                AnyReader::Ndjson(Box::new(r.retyping_nulls(retype_nulls).one_pass(one_pass)))
+        let csv = match format {
+            "ndjson" => None,
+            "csv" => Some(CsvOptions {
+                header,
+                delimiter: one_byte("delimiter", delimiter)?,
+                quote: one_byte("quote", quote)?,
+                escape: escape.map(|e| one_byte("escape", e)).transpose()?,
             }),
-            "csv" => {
-                let options = CsvOptions {
-                    header,
-                    delimiter: one_byte("delimiter", delimiter)?,
-                    quote: one_byte("quote", quote)?,
-                    escape: escape.map(|e| one_byte("escape", e)).transpose()?,
-                };
-                CsvReader::open(&source, range, options, on_error)
-                    .map(|r| AnyReader::Csv(Box::new(r)))
-            }
             other => {
                 return Err(PyValueError::new_err(format!(
                     "format must be 'ndjson' or 'csv', not {other:?}"
                 )))
             }
         };
+        // Opening reads (a range's first line, a CSV header): without the GIL, which an
+        // opener's read-ahead thread takes to read
+        let inner = py.detach(|| match csv {
+            None => NdjsonReader::open(&source, range, on_error, discover).map(|r| {
+                AnyReader::Ndjson(Box::new(r.retyping_nulls(retype_nulls).one_pass(one_pass)))
+            }),
+            Some(options) => CsvReader::open(&source, range, options, on_error)
+                .map(|r| AnyReader::Csv(Box::new(r))),
+        });
         Ok(PyFileReader {
             inner: std::sync::Mutex::new(inner.map_err(|e| input_error(py, e))?),
         })

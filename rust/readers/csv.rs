@@ -503,11 +503,10 @@ impl RecordSource for CsvRecords {
         // a record split before the columns changed may lack a field now needed
         let needed = self.last_target();
         if needed >= self.record().len() && needed < self.record().count() {
-            let line = self.base.get() + self.window.line();
-            let path = &self.path;
+            let (path, base) = (&self.path, &self.base);
             self.window
                 .split_whole()
-                .map_err(|e| super::driver::io_error(path, line, &e))?;
+                .map_err(|e| super::driver::io_error(path, base.get() + self.window.line(), &e))?;
         }
         let ids = self.ids.as_ref().expect("resolved");
         if self.record().count() > ids.len() {

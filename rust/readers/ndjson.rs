@@ -95,8 +95,9 @@ impl JsonLines {
 
 impl RecordSource for JsonLines {
     fn next_record(&mut self) -> Result<bool, InputError> {
-        let line = self.base.get() + self.line_no + 1;
-        let read_error = |e| io_error(&self.path, line, &e);
+        // the lines before a range are counted for an error only (they are read to count)
+        let (path, base, line) = (&self.path, &self.base, self.line_no + 1);
+        let read_error = |e| io_error(path, base.get() + line, &e);
         if !self.lines.begin_line().map_err(read_error)? {
             return Ok(false);
         }

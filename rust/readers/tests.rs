@@ -324,6 +324,48 @@ fn an_error_in_a_later_range_names_its_line_in_the_whole_file() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A byte range that reads well does not count the lines before it: that count (a read of
+/// the whole file up to the range) is for error messages only. A split at 1 GB would read
+/// 1 GB more, and the splits of a file together O(splits^2) of it.
+#[test]
+fn a_range_without_errors_reads_only_from_its_start() {
+    let ndjson: String = (0..200).map(|i| format!("{{\"i\": {i}}}\n")).collect();
+    let csv: String = (0..200).map(|i| format!("{i},x\n")).collect();
+    for (name, text) in [("r.json", &ndjson), ("r.csv", &csv)] {
+        let len = text.len() as u64;
+        let range = super::input::ByteRange {
+            start: len / 2,
+            end: len,
+        };
+        let (source, opens) = in_memory(name, text.as_bytes());
+        let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+        l.start_batch().unwrap();
+        let more = if name.ends_with(".json") {
+            let mut r = NdjsonReader::open(&source, Some(range), OnError::Error, true).unwrap();
+            r.fill(&mut l).unwrap()
+        } else {
+            let options = CsvOptions {
+                header: false,
+                delimiter: b',',
+                quote: b'"',
+                escape: None,
+            };
+            let mut r = CsvReader::open(&source, Some(range), options, OnError::Error).unwrap();
+            r.fill(&mut l).unwrap()
+        };
+        assert!(!more);
+        // the lines that start in the range: past its start, and the one at it, if any
+        let starts = text.match_indices('\n').map(|(at, _)| at as u64 + 1);
+        let want = starts.filter(|&at| range.start <= at && at < len).count();
+        assert_eq!(l.harvest().unwrap().num_rows(), want, "{name}");
+        assert_eq!(
+            opens.load(std::sync::atomic::Ordering::Relaxed),
+            1,
+            "{name}"
+        );
+    }
+}
+
 /// A file opened through an opener is read as a local file is: decompressed by its name's
 /// suffix, opened once for a whole read; an opener's error names the file.
 #[test]
