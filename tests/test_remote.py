@@ -328,6 +328,11 @@ def test_spark_reads_remote_files_as_local_ones(spark, s3, tree, through):
         if not HAS_PYTHON_DATA_SOURCES:
             pytest.skip("Python data sources arrived in Spark 4")
         remote, local = bls.read(spark, uri, **options), bls.read(spark, str(tree), **options)
+        # the data source planned from its options alone, in a Python worker
+        bls.register(spark)
+        loaded = spark.read.format("batchloader").option("columns", "id,dir0,filename")
+        by_options = loaded.option("split_bytes", "1500").load(uri)
+        assert rows_of(by_options) == rows_of(local.select("id", "dir0", "filename"))
     else:
         remote_plan = bls.ScanPlan(uri, parallelism=2, **options)
         assert any(start is not None for _, start, _ in remote_plan.splits)
