@@ -80,12 +80,8 @@ def _filesystem(base: str) -> tuple[Any, str]:
 
 
 def _resolve(uri: str) -> tuple[Any, str]:
-    """The pyarrow file system of a remote URI and the URI's path in it."""
-    if "?" in uri or "#" in uri:
-        raise ValueError(
-            f"{uri!r}: URI options (?...) are not read; configure the file system through "
-            "its environment (for S3: AWS_ENDPOINT_URL, AWS_REGION, credentials...)"
-        )
+    """The pyarrow file system of a remote URI and the URI's path in it (all of it: a `?` is
+    a pattern's, as in Hadoop's paths, not the start of options)."""
     base, rest = _base(uri)
     fs, root = _filesystem(base)
     return fs, root + rest
@@ -111,15 +107,6 @@ def is_dir(path: str) -> bool:
     import pyarrow.fs as pafs
 
     return bool(_file_info(path).type == pafs.FileType.Directory)
-
-
-def exists(path: str) -> bool:
-    """Whether `path` (local or a URI) is a file or a folder."""
-    if not is_remote(path):
-        return os.path.exists(path)
-    import pyarrow.fs as pafs
-
-    return bool(_file_info(path).type != pafs.FileType.NotFound)
 
 
 #: the sizes of the remote files listed so far (a listing has them: planning the splits of
@@ -187,28 +174,27 @@ def _matches(pattern: list[str], parts: list[str]) -> bool:
         return not parts
     if pattern[0] == "**":
         return any(_matches(pattern[1:], parts[k:]) for k in range(len(parts) + 1))
-    return (
-        bool(parts)
-        and fnmatch.fnmatchcase(parts[0], pattern[0])
-        and (_matches(pattern[1:], parts[1:]))
-    )
+    if not parts or not fnmatch.fnmatchcase(parts[0], pattern[0]):
+        return False
+    return _matches(pattern[1:], parts[1:])
 
 
 def _glob(pattern: str) -> list[str]:
-    """The files a remote pattern names: matched files, and the files below matched folders."""
+    """The files a remote pattern names, as `expand_paths` expands a local one: its matches
+    in order, each matched folder replaced by its files."""
     parts = pattern.split("/")
     fixed = next(k for k, part in enumerate(parts) if any(ch in part for ch in GLOB_CHARS))
     folder = "/".join(parts[:fixed])
     if not is_dir(folder):
         return []
+    matches = {
+        uri: is_folder
+        for uri, is_folder in _listing(folder)
+        if _matches(parts[fixed:], uri[len(folder) :].strip("/").split("/"))
+    }
     out: list[str] = []
-    matched_folders: list[str] = []
-    for uri, is_folder in _listing(folder):
-        if _matches(parts[fixed:], uri[len(folder) :].strip("/").split("/")):
-            (matched_folders if is_folder else out).append(uri)
-    out.sort()
-    for matched in sorted(matched_folders):
-        out += [f for f in _walk(matched) if f not in out]
+    for uri in sorted(matches):
+        out += _walk(uri) if matches[uri] else [uri]
     return out
 
 
@@ -229,6 +215,12 @@ def expand_remote(path: str) -> list[str]:
         matches = _glob(path)
         if matches:
             return matches
+        if re.search(r"\?[^/]*=", path):
+            raise ValueError(
+                f"no file matches {path!r}: options in a URI (?name=value) are not read; "
+                "configure the file system through its environment (for S3: "
+                "AWS_ENDPOINT_URL, AWS_REGION, credentials...)"
+            )
         raise FileNotFoundError(f"no file matches {path!r}")
     raise FileNotFoundError(f"no such file or directory: {path!r}")
 
