@@ -313,6 +313,28 @@ def test_a_listing_tells_the_sizes_of_its_files(s3, tree, monkeypatch):
     assert bl.Scan(files).files == files
 
 
+def test_an_executors_scan_asks_nothing_of_the_files_the_driver_listed(s3, tree, monkeypatch):
+    """The plan carries the listing: an executor (a process that listed nothing) reads the
+    files without asking the store what each is, and a name like `x[1].json` is itself."""
+    import batchloader.spark as bls
+
+    uri = s3.mirror(tree, "executor")
+    plan = bls.ScanPlan(uri, columns=["id", "filename"], parallelism=2)
+    want = sorted(
+        r["id"] for task in plan.tasks for b in plan.scan_task(task) for r in b.to_pylist()
+    )
+    monkeypatch.setattr(locations, "_listed_sizes", {})  # what an executor knows
+
+    def asked(path: str) -> None:
+        raise AssertionError(f"the store was asked about {path}")
+
+    monkeypatch.setattr(locations, "_file_info", asked)
+    got = sorted(
+        r["id"] for task in plan.tasks for b in plan.scan_task(task) for r in b.to_pylist()
+    )
+    assert got == want and -1 in got and len(got) == 6 * 51 + 2
+
+
 @pytest.mark.parametrize("through", ["data source", "mapInArrow"])
 def test_spark_reads_remote_files_as_local_ones(spark, s3, tree, through):
     from test_spark import HAS_PYTHON_DATA_SOURCES, rows_of

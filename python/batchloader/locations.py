@@ -119,10 +119,17 @@ _MAX_LISTED_SIZES = 1_000_000
 
 
 def _note_size(uri: str, info: Any) -> None:
-    if len(_listed_sizes) >= _MAX_LISTED_SIZES:
-        _listed_sizes.clear()
     if info.size is not None:
-        _listed_sizes[uri] = int(info.size)
+        note_listed({uri: int(info.size)})
+
+
+def note_listed(sizes: dict[str, int]) -> None:
+    """Remote files listed elsewhere (the Spark driver), with their sizes: taken as files
+    by this process's scans without asking the store."""
+    for uri, n in sizes.items():
+        if len(_listed_sizes) >= _MAX_LISTED_SIZES:
+            _listed_sizes.clear()
+        _listed_sizes[uri] = n
 
 
 def size(path: str) -> int:

@@ -164,8 +164,10 @@ Split = tuple[str, int | None, int | None]
 
 def _exactly(files: list[str]) -> list[str]:
     """Files already listed, as paths a scan takes as they are: a name such as `x[1].json`
-    would otherwise be a pattern again (matching `x1.json`)."""
-    return [glob.escape(f) for f in files]
+    would otherwise be a pattern again (matching `x1.json`). Remote files are not escaped:
+    a scan takes a file its process listed as it is (`ScanPlan.scan` tells the executors
+    which files the driver listed)."""
+    return [f if locations.is_remote(f) else glob.escape(f) for f in files]
 
 
 def plan_splits(
@@ -231,6 +233,9 @@ class ScanPlan:
         from batchloader.scan import expand_paths, partition_depth_of, scan_root
 
         self.files = expand_paths(paths)
+        #: the remote files listed, with their sizes: an executor's scan takes them as
+        #: files without asking the store (a request per file) or matching their names
+        self.listed = {f: locations.size(f) for f in self.files if locations.is_remote(f)}
         root = scan_root(scan_options.pop("root", None), paths, self.files)
         if scan_options.get("partition_depth") is None:
             scan_options["partition_depth"] = partition_depth_of(self.files, root)
@@ -339,6 +344,7 @@ class ScanPlan:
 
         byte_range = None if start is None or end is None else (start, end)
         paths = _exactly([path] if isinstance(path, str) else path)
+        locations.note_listed({p: self.listed[p] for p in paths if p in self.listed})
         scan = Scan(paths, byte_range=byte_range, **self.options)
         with explaining_type_conflicts(self._why_sampled):
             for out in scan:
