@@ -1,6 +1,7 @@
 """The scan: files -> reader -> loader -> one schema for every batch (DESIGN.md section 3).
 
-`Scan(paths, columns=..., reader=fn)` expands directories and globs, runs one reader per file
+`Scan(paths, columns=..., reader=fn)` expands directories and globs (local, or remote URIs:
+`batchloader.locations`), runs one reader per file
 through a `ResultSetLoader` (the projection pushed down, so unprojected columns cost
 nothing), and merges reader, missing (null) and implicit file columns into the output order.
 
