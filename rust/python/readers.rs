@@ -201,8 +201,8 @@ impl PyFileReader {
                 )))
             }
         };
-        // Opening reads (a range's first line, a CSV header): without the GIL, which an
-        // opener's read-ahead thread takes to read
+        // Opening reads (a range's first line, a CSV header): without the GIL, as `fill`
+        // does (an opener takes it for each of its reads only)
         let inner = py.detach(|| match csv {
             None => NdjsonReader::open(&source, range, on_error, discover).map(|r| {
                 AnyReader::Ndjson(Box::new(r.retyping_nulls(retype_nulls).one_pass(one_pass)))
