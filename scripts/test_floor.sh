@@ -27,4 +27,5 @@ exec .venv-floor/bin/python -m pytest -p no:cacheprovider \
   tests/test_oracle.py tests/test_overflow.py tests/test_bulk.py tests/test_csv.py \
   tests/test_sparse.py tests/test_splits.py tests/test_types.py tests/test_lifecycle.py \
   tests/test_scan.py tests/test_ndjson.py tests/test_tracker.py tests/test_projection.py \
-  tests/test_backfill_projection.py tests/test_pruning.py tests/test_remote.py -k "not spark" "$@"
+  tests/test_backfill_projection.py tests/test_pruning.py tests/test_remote.py \
+  tests/test_read_ahead.py -k "not spark" "$@"

@@ -188,8 +188,9 @@ def requests_seen() -> Iterator[list[str]]:
 
 
 def test_a_remote_file_is_read_in_few_requests(s3):
-    """Each read of an object store is a request: a file is read 8 MiB at a time, not at the
-    readers' 256 KiB (a 1 GB file would take 4,000 GETs)."""
+    """Each read of an object store is a request: a file is read 1 MiB, then 8 MiB at a time
+    (a chunk ahead of the reader), not at the readers' 256 KiB (a 1 GB file would take
+    4,000 GETs)."""
     line = json.dumps({"s": "x" * 1000}) + "\n"
     text = line * (20 * 2**20 // len(line))
     uri = s3.put("big/big.json", text.encode())
@@ -197,14 +198,15 @@ def test_a_remote_file_is_read_in_few_requests(s3):
     with requests_seen() as seen:
         rows = sum(b.num_rows for b in bl.Scan(uri, columns=[]))
     assert rows == text.count("\n")
-    assert 3 <= sum(whole in r for r in seen) <= 4, seen  # 20 MiB: 3 reads, and the end
+    # 20 MiB: 1 + 8 + 8 + 3 MiB, and maybe one at the end
+    assert 4 <= sum(whole in r for r in seen) <= 5, seen
     start, end = 2**20, 9 * 2**20
     with requests_seen() as seen:
         ranged = sum(b.num_rows for b in bl.Scan(uri, columns=[], byte_range=(start, end)))
     assert ranged == sum(start <= k * len(line) < end for k in range(rows))
-    # two reads of 8 MiB from its start, and none before it (the lines before a range are
-    # counted for an error message only)
-    assert sum(whole in r for r in seen) == 2, seen
+    # 1 + 8 MiB from its start, maybe 8 more fetched ahead, and none before it (the lines
+    # before a range are counted for an error message only)
+    assert 2 <= sum(whole in r for r in seen) <= 3, seen
 
 
 def test_a_csv_range_of_a_remote_file_takes_the_header_from_its_start(s3):

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from batchloader._core import local_path
+from batchloader.read_ahead import ReadAhead
 
 #: `scheme://` at the start of a URI
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -232,20 +233,13 @@ def expand_remote(path: str) -> list[str]:
     raise FileNotFoundError(f"no such file or directory: {path!r}")
 
 
-#: the bytes a remote file is read by: each read of an object store is a request (a ranged
-#: GET), which the readers' 256 KiB reads would multiply
-REMOTE_READ_BYTES = 8 * 2**20
-
-
 def opener(path: str) -> Callable[[int], Any] | None:
     """How the readers open file `path`: None for a local file (they open it themselves),
-    else `open(offset)` giving a pyarrow stream from that offset, read `REMOTE_READ_BYTES`
-    at a time (its bytes as stored: decompressed by the readers, which split only
-    uncompressed files)."""
+    else `open(offset)` giving its bytes from that offset, fetched a chunk ahead of the
+    reader (`batchloader.read_ahead`: 1 MiB, then 8 MiB a request) and as stored
+    (decompressed by the readers, which split only uncompressed files)."""
     if not is_remote(path):
         return None
-    import pyarrow as pa
-
     fs, fs_path = _resolve(path)
 
     def open_at(offset: int) -> Any:
@@ -254,7 +248,7 @@ def opener(path: str) -> Callable[[int], Any] | None:
         else:
             raw = fs.open_input_file(fs_path)
             raw.seek(offset)
-        return pa.BufferedInputStream(raw, REMOTE_READ_BYTES)
+        return ReadAhead(raw)
 
     return open_at
 
