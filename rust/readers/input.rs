@@ -107,21 +107,44 @@ impl Source {
     }
 }
 
+/// How a file is compressed, by its name's suffix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    /// The compression of the file `path` names (a `file:` URI's path decoded first).
+    fn of(path: &str) -> Self {
+        let lower = local_path(path)
+            .unwrap_or(Cow::Borrowed(path))
+            .to_ascii_lowercase();
+        if lower.ends_with(".gz") {
+            Compression::Gzip
+        } else if lower.ends_with(".zst") || lower.ends_with(".zstd") {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+}
+
 /// Open `source` for buffered reading, decompressing `.gz` and `.zst` files as they stream.
 pub fn open(source: &Source) -> io::Result<Box<dyn BufRead + Send>> {
     let file = source.open_at(0)?;
-    let lower = local_path(source.name())
-        .unwrap_or(Cow::Borrowed(source.name()))
-        .to_ascii_lowercase();
-    Ok(if lower.ends_with(".gz") {
-        let gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(READ_BUFFER, file));
-        Box::new(BufReader::with_capacity(READ_BUFFER, gz))
-    } else if lower.ends_with(".zst") || lower.ends_with(".zstd") {
-        let zst =
-            zstd::stream::read::Decoder::with_buffer(BufReader::with_capacity(READ_BUFFER, file))?;
-        Box::new(BufReader::with_capacity(READ_BUFFER, zst))
-    } else {
-        Box::new(BufReader::with_capacity(READ_BUFFER, file))
+    let buffered = BufReader::with_capacity(READ_BUFFER, file);
+    Ok(match Compression::of(source.name()) {
+        Compression::Gzip => {
+            let gz = flate2::read::MultiGzDecoder::new(buffered);
+            Box::new(BufReader::with_capacity(READ_BUFFER, gz))
+        }
+        Compression::Zstd => {
+            let zst = zstd::stream::read::Decoder::with_buffer(buffered)?;
+            Box::new(BufReader::with_capacity(READ_BUFFER, zst))
+        }
+        Compression::None => Box::new(buffered),
     })
 }
 
@@ -166,10 +189,7 @@ pub struct ByteRange {
 
 /// Whether `path` is compressed (by suffix), so cannot be read by byte ranges.
 pub fn is_compressed(path: &str) -> bool {
-    let lower = local_path(path)
-        .unwrap_or(Cow::Borrowed(path))
-        .to_ascii_lowercase();
-    lower.ends_with(".gz") || lower.ends_with(".zst") || lower.ends_with(".zstd")
+    Compression::of(path) != Compression::None
 }
 
 /// The lines of `source` that start in `range`, and the offset of the first of them.
