@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -265,11 +266,8 @@ def common_folder(files: list[str]) -> str:
     """The deepest folder holding every file of `files` (local paths or URIs)."""
     if not any(is_remote(f) for f in files):
         return os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files])
+    # by whole folder names: os.path.commonpath would fold a URI's "//"
     folders = [f.rsplit("/", 1)[0].split("/") for f in files]
-    common = folders[0]
-    for parts in folders[1:]:
-        k = 0
-        while k < min(len(common), len(parts)) and common[k] == parts[k]:
-            k += 1
-        common = common[:k]
-    return "/".join(common)
+    level = zip(*folders, strict=False)  # the folder names at each depth, to the shortest
+    shared = itertools.takewhile(lambda names: len(set(names)) == 1, level)
+    return "/".join(names[0] for names in shared)
