@@ -246,6 +246,11 @@ def test_remote_patterns_match_as_local_ones_do(s3, tree):
         assert remote == [f.replace(str(tree), uri, 1) for f in local], pattern
     # a name that exists is itself, not a pattern
     assert bl.Scan(f"{uri}/2025/x[1].json").files == [f"{uri}/2025/x[1].json"]
+    # the files' common folder is the root their dirN count from, as on disk
+    for pattern in ("20*/part-*.json", "2024/part-[02].json"):
+        by_root = {"columns": ["id", "dir0", "dir1"], "allow_schema_change": True}
+        local = [b.to_pylist() for b in bl.Scan(f"{tree}/{pattern}", **by_root)]
+        assert [b.to_pylist() for b in bl.Scan(f"{uri}/{pattern}", **by_root)] == local
 
 
 def test_remote_paths_that_name_nothing_say_which(s3):
