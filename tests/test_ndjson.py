@@ -1625,22 +1625,6 @@ def test_compressed_inputs(tmp_path, codec):
     assert table.column("a").to_pylist() == [1] * 50
 
 
-@pytest.mark.parametrize("codec", ["gzip", "zstd"])
-def test_a_file_of_several_compressed_streams_is_read_to_its_end(tmp_path, codec):
-    """`cat a.gz b.gz > c.gz` (and zstd frames alike) is one valid file: every stream's lines
-    are read, not only the first stream's."""
-    parts = [[{"a": 1}, {"a": 2}], [{"a": 3}], [{"a": 4}, {"a": 5}]]
-    path = tmp_path / f"c.json.{codec[:2] if codec == 'gzip' else 'zst'}"
-    with open(path, "wb") as out:
-        for i, part in enumerate(parts):
-            one = tmp_path / f"part{i}"
-            with pa.CompressedOutputStream(str(one), codec) as stream:
-                stream.write("".join(json.dumps(r) + "\n" for r in part).encode())
-            out.write(one.read_bytes())
-    table = data_table(bl.Scan(path))
-    assert table.column("a").to_pylist() == [1, 2, 3, 4, 5]
-
-
 def test_empty_file_and_blank_lines(tmp_path):
     (tmp_path / "empty.json").write_text("")
     (tmp_path / "blank.json").write_text("\n  \n\r\n\t\n")

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import batchloader as bl
 import batchloader.spark as bls
 from batchloader import InputError
 
@@ -61,6 +62,30 @@ def test_read_equals_sparks_json_reader(spark, events):
     reference = spark.read.schema(df.schema).json(str(root))
     assert rows_of(df) == rows_of(reference.select(*df.columns))
     assert df.rdd.getNumPartitions() == 2  # a task per file
+
+
+def test_a_schema_may_be_given_as_spark_gives_one(spark, events):
+    """`schema=` as a Spark StructType or DDL string types the columns as the same schema in
+    Arrow does; anything else is a TypeError that says what it takes."""
+    root, _ = events
+    ddl = "id int, score float, address struct<city: string, zip: string>"
+    cols = ["id", "score", "address"]
+    struct = spark.createDataFrame([], ddl).schema
+    arrow = pa.schema(
+        [
+            ("id", pa.int32()),
+            ("score", pa.float32()),
+            ("address", pa.struct([("city", pa.utf8()), ("zip", pa.utf8())])),
+        ]
+    )
+    want = bls.read(spark, str(root), columns=cols, schema=arrow)
+    assert want.schema == struct
+    for spelled in (ddl, struct):
+        df = bls.read(spark, str(root), columns=cols, schema=spelled)
+        assert df.schema == struct
+        assert rows_of(df) == rows_of(want)
+    with pytest.raises(TypeError, match="StructType or a DDL string, not dict"):
+        bls.read(spark, str(root), schema={"id": "int"})
 
 
 def test_the_map_in_arrow_path_gives_the_same_result(spark, events):
@@ -468,6 +493,33 @@ def test_compressed_files_and_split_bytes_0_are_not_split(tmp_path):
     assert [s for s in plan.splits if s[0] == str(gz)] == [(str(gz), None, None)]
     assert len([s for s in plan.splits if s[0] == str(path)]) > 10
     assert bls.ScanPlan(str(path), split_bytes=0).splits == [(str(path), None, None)]
+
+
+@pytest.mark.parametrize("codec", ["bzip2", "deflate", "snappy", "lz4", "gzip"])
+def test_files_spark_wrote_compressed_read_as_spark_reads_them(spark, events, tmp_path, codec):
+    """Spark's own output in every compression it writes text in (`.bz2`, `.deflate`, and
+    Hadoop's block framing for `.snappy` and `.lz4`), JSON and CSV, read as Spark reads it
+    back; a file is one task, however large."""
+    root, _ = events
+    df = spark.read.json(str(root)).selectExpr("id", "user", "score", "address", "events")
+    big = df.crossJoin(spark.range(60).withColumnRenamed("id", "copy"))  # 4,800 rows
+    out = str(tmp_path / f"out-{codec}")
+    big.repartition(2).write.option("compression", codec).json(out)
+    names = [n for n in os.listdir(out) if n.startswith("part-")]
+    assert len(names) == 2 and all(n.endswith(bl.COMPRESSED_SUFFIXES) for n in names)
+    ours = bls.read(spark, out, columns=big.columns, schema=big.schema, split_bytes=4096)
+    assert ours.rdd.getNumPartitions() == 2
+    assert rows_of(ours) == rows_of(spark.read.schema(big.schema).json(out))
+    assert ours.count() == 4800
+
+    # (no nulls: Spark writes them as empty fields, which CSV readers take as "", as Drill and
+    # pyarrow do, and Spark's own as null)
+    flat = big.selectExpr("id", "user", "coalesce(score, -1) AS score", "copy")
+    csv_out = str(tmp_path / f"csv-{codec}")
+    flat.write.option("compression", codec).option("header", True).csv(csv_out)
+    ours = bls.read(spark, csv_out, header=True, columns=["id", "user", "score", "copy"])
+    theirs = spark.read.option("header", True).csv(csv_out)  # every column a string
+    assert rows_of(ours) == rows_of(theirs.select("id", "user", "score", "copy"))
 
 
 @pytest.fixture

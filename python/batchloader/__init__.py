@@ -7,6 +7,7 @@ A port of Apache Drill's result set loader to Arrow and PySpark, with a Rust cor
 from typing import TYPE_CHECKING
 
 from batchloader._core import (
+    COMPRESSED_SUFFIXES,
     BatchIterator,
     BatchLoaderError,
     ColumnWriter,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # imported lazily at run time (see __getattr__)
     from batchloader.session.session import Session
 
 __all__ = [
+    "COMPRESSED_SUFFIXES",
     "BatchIterator",
     "BatchLoaderError",
     "ColumnWriter",

@@ -8,6 +8,7 @@ import pyarrow as pa
 from typing_extensions import Self
 
 __all__ = [
+    "COMPRESSED_SUFFIXES",
     "DEFAULT_ROW_LIMIT",
     "DEFAULT_VECTOR_BYTE_LIMIT",
     "ArrowArrayExport",
@@ -43,6 +44,10 @@ class _Readable(Protocol):
 
     def read(self, n: int, /) -> bytes: ...
 
+COMPRESSED_SUFFIXES: tuple[str, ...]
+"""The suffixes (lower case) of the files `FileReader` decompresses (and cannot split):
+`.gz`, `.bz2`, `.zst`, `.zstd`, `.deflate` (zlib), `.snappy` and `.lz4` (Hadoop's blocks,
+as Spark writes them, or the codec's frame format)."""
 DEFAULT_ROW_LIMIT: int
 """The loader's `row_limit` when none is given."""
 DEFAULT_VECTOR_BYTE_LIMIT: int
@@ -199,7 +204,8 @@ def repeat_utf8(value: str, n: int) -> pa.StringArray | None:
 
 @final
 class FileReader:
-    """Reads one NDJSON or CSV file (plain, .gz, .zst) into a loader, a batch at a time.
+    """Reads one NDJSON or CSV file (plain, or compressed: `COMPRESSED_SUFFIXES`) into a
+    loader, a batch at a time.
 
     CSV: with `header=True` columns by name, else one `columns` list<utf8> column.
     `byte_range=(start, end)`: only the lines of an uncompressed file that start in

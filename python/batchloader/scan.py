@@ -7,8 +7,8 @@ nothing), and merges reader, missing (null) and implicit file columns into the o
 
 Built-in: NDJSON (`format="ndjson"`, or `"auto"` for `.json`, `.ndjson`, `.jsonl`) and CSV
 (`"csv"`, `"tsv"`; with `header=True` columns by name, else Drill's `columns` list), plain or
-`.gz` / `.zst`, parsed in Rust with the GIL released. A user reader is a callable
-`reader(file, writer)` given a `ScanFile` and the loader's
+compressed (`COMPRESSED_SUFFIXES`: what Spark writes), parsed in Rust with the GIL released.
+A user reader is a callable `reader(file, writer)` given a `ScanFile` and the loader's
 `RowWriter`. It may write rows itself through the writer and `yield None` whenever
 `writer.start()` returns False (the scan then hands the full batch on and the reader carries
 on), or simply yield rows (dicts or tuples), which the scan writes for it.
@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from batchloader import locations
 from batchloader._core import (
+    COMPRESSED_SUFFIXES,
     BatchLoaderError,
     FileReader,
     ResultSetLoader,
@@ -50,8 +51,8 @@ from batchloader.schema import (
     null_column_bytes,
 )
 
-#: suffixes of the compressed files the built-in readers decompress (and cannot split)
-COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
+#: suffixes (without the dot) of compressed files the built-in readers do not read
+UNREAD_COMPRESSIONS = ("xz", "lzma", "br", "lzo", "zip", "7z")
 
 #: a scan's default `batch_byte_limit` (the loader's is None): Drill's default for its
 #: operators' output batches (`drill.exec.memory.operator.output_batch_size`)
@@ -381,6 +382,12 @@ class Scan:
             return "csv"
         if name.endswith(".tsv"):
             return "tsv"
+        unread = name.rpartition(".")[2]
+        if unread in UNREAD_COMPRESSIONS:
+            raise ValueError(
+                f"{path!r} is compressed (.{unread}), which the built-in readers do not read (they"
+                f" read {', '.join(COMPRESSED_SUFFIXES)}): decompress it, or pass a reader"
+            )
         raise ValueError(
             f"cannot tell the format of {path!r} from its name; pass format= or a reader"
         )

@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from batchloader import locations, pruning
-from batchloader._core import ResultSetLoader
+from batchloader._core import COMPRESSED_SUFFIXES, ResultSetLoader
 from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name
 
 #: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
@@ -316,7 +316,6 @@ class ScanPlan:
     def _splittable(probe: Any) -> Callable[[str], bool]:
         """Which files may be split into byte ranges: by a built-in reader, uncompressed (a
         CSV split refuses quoted line breaks)."""
-        from batchloader.scan import COMPRESSED_SUFFIXES
 
         def splittable(path: str) -> bool:
             return probe.reader is None and not path.lower().endswith(COMPRESSED_SUFFIXES)
@@ -389,6 +388,24 @@ class ScanPlan:
         return plan
 
 
+def arrow_schema_of(spark: Any, schema: Any) -> pa.Schema:
+    """`schema` as an Arrow schema: a `pyarrow.Schema` as it is, a Spark `StructType` or a DDL
+    string (`"id long, tags array<string>"`, parsed by `spark`) by Spark's own mapping."""
+    if isinstance(schema, pa.Schema):
+        return schema
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import StructType
+
+    if isinstance(schema, str):
+        schema = spark.createDataFrame([], schema).schema
+    if not isinstance(schema, StructType):
+        raise TypeError(
+            f"schema= takes a pyarrow.Schema, a Spark StructType or a DDL string, not"
+            f" {type(schema).__name__}"
+        )
+    return to_arrow_schema(schema)
+
+
 def read(
     spark: Any,
     paths: Any,
@@ -426,7 +443,12 @@ def read(
     each task adds the columns (and struct members, `m.x`) it met that the sampled schema
     lacks, whose values the DataFrame cannot have, each with the number of splits that had
     it (the executors' logs name the files); counted as `skipped_lines` is.
+
+    `schema=` (types for the columns it names, as in `Scan`) may also be a Spark
+    `StructType` or a DDL string (`"id long, address struct<city: string>"`).
     """
+    if scan_options.get("schema") is not None:
+        scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])
     parallelism = spark.sparkContext.defaultParallelism
     plan = ScanPlan(paths, sample_rows, split_bytes, where, parallelism, **scan_options)
     plan.skipped_lines = skipped_lines

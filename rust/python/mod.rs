@@ -9,6 +9,7 @@ mod rows;
 mod writers;
 
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 /// The extension's allocator. jemalloc keeps freed pages for reuse (for seconds), so the
 /// buffers of batch after batch, and scan after scan, are not fresh pages from the kernel
@@ -49,5 +50,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let defaults = crate::loader::LoaderOptions::default();
     m.add("DEFAULT_ROW_LIMIT", defaults.row_limit)?;
     m.add("DEFAULT_VECTOR_BYTE_LIMIT", defaults.vector_byte_limit)?;
+    let suffixes = crate::readers::compression::SUFFIXES.map(|(suffix, _)| suffix);
+    m.add("COMPRESSED_SUFFIXES", PyTuple::new(py, suffixes)?)?;
     Ok(())
 }

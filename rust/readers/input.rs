@@ -1,5 +1,6 @@
 //! Opening an input: local paths and `file://` URIs, or any [`Source`] that can be opened at
-//! an offset (a remote file read through Python); gzip and zstd by suffix, read in chunks.
+//! an offset (a remote file read through Python); compressed files by suffix
+//! ([`super::compression`]), read in chunks.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -8,6 +9,7 @@ use std::sync::Arc;
 
 use percent_encoding::percent_decode_str;
 
+use super::compression::{decompress, refuse_compressed, Compression};
 use super::driver::InputError;
 use super::lines::line_breaks;
 
@@ -107,45 +109,16 @@ impl Source {
     }
 }
 
-/// How a file is compressed, by its name's suffix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Compression {
-    None,
-    Gzip,
-    Zstd,
-}
-
-impl Compression {
-    /// The compression of the file `path` names (a `file:` URI's path decoded first).
-    fn of(path: &str) -> Self {
-        let lower = local_path(path)
-            .unwrap_or(Cow::Borrowed(path))
-            .to_ascii_lowercase();
-        if lower.ends_with(".gz") {
-            Compression::Gzip
-        } else if lower.ends_with(".zst") || lower.ends_with(".zstd") {
-            Compression::Zstd
-        } else {
-            Compression::None
-        }
-    }
-}
-
-/// Open `source` for buffered reading, decompressing `.gz` and `.zst` files as they stream.
+/// Open `source` for buffered reading, decompressing a compressed file (by its name's
+/// suffix, [`Compression::of`]) as it streams.
 pub fn open(source: &Source) -> io::Result<Box<dyn BufRead + Send>> {
-    let file = source.open_at(0)?;
-    let buffered = BufReader::with_capacity(READ_BUFFER, file);
-    Ok(match Compression::of(source.name()) {
-        Compression::Gzip => {
-            let gz = flate2::read::MultiGzDecoder::new(buffered);
-            Box::new(BufReader::with_capacity(READ_BUFFER, gz))
-        }
-        Compression::Zstd => {
-            let zst = zstd::stream::read::Decoder::with_buffer(buffered)?;
-            Box::new(BufReader::with_capacity(READ_BUFFER, zst))
-        }
-        Compression::None => Box::new(buffered),
-    })
+    let raw = BufReader::with_capacity(READ_BUFFER, source.open_at(0)?);
+    decompress(raw, Compression::of(&decoded_name(source.name())))
+}
+
+/// `name` with a `file:` URI's escapes decoded (so its suffix is the file's).
+fn decoded_name(name: &str) -> Cow<'_, str> {
+    local_path(name).unwrap_or(Cow::Borrowed(name))
 }
 
 /// The input of a reader: the whole of `source` ([`open`]), or with `range` the lines of an
@@ -189,7 +162,7 @@ pub struct ByteRange {
 
 /// Whether `path` is compressed (by suffix), so cannot be read by byte ranges.
 pub fn is_compressed(path: &str) -> bool {
-    Compression::of(path) != Compression::None
+    Compression::of(&decoded_name(path)) != Compression::None
 }
 
 /// The lines of `source` that start in `range`, and the offset of the first of them.
@@ -204,7 +177,9 @@ pub fn open_range(source: &Source, range: ByteRange) -> io::Result<(Box<dyn BufR
     // The line that holds byte `start - 1` belongs to the range before, unless that byte
     // ends it.
     let mut file = BufReader::with_capacity(READ_BUFFER, source.open_at(first.saturating_sub(1))?);
-    if range.start > 0 {
+    if range.start == 0 {
+        refuse_compressed(file.fill_buf()?)?;
+    } else {
         let mut skipped = Vec::new();
         first = range.start - 1 + file.read_until(b'\n', &mut skipped)? as u64;
     }

@@ -2,9 +2,11 @@
 //! Python objects): NDJSON and CSV. Projection is pushed into parsing: a field no one wants is
 //! skipped by the tokenizer without being built.
 
+pub mod compression;
 pub mod csv;
 mod csv_window;
 mod driver;
+mod hadoop_block;
 pub mod input;
 mod json;
 mod json_fast;
