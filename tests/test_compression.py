@@ -154,7 +154,7 @@ def test_compressed_bytes_under_a_plain_name_are_an_error_that_says_so(tmp_path,
             rf" not end in \{suffix}",
         ):
             list(bl.Scan(path, on_error=on_error))
-    with pytest.raises(bl.InputError, match="compressed"):
+    with pytest.raises(bl.InputError, match="-compressed, but its name"):
         list(bl.Scan(path, byte_range=(0, 5)))
     plain = tmp_path / "plain.json"
     plain.write_text('{"a": 1}\n' * 10)  # text is text
