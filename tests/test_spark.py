@@ -522,6 +522,42 @@ def test_files_spark_wrote_compressed_read_as_spark_reads_them(spark, events, tm
     assert rows_of(ours) == rows_of(theirs.select("id", "user", "score", "copy"))
 
 
+def test_json_documents_read_as_sparks_multiline_reads_them(spark, events, tmp_path):
+    """Files that are one indented JSON array, or indented objects one after the other
+    (`multiline=True`, Spark's `multiLine`): Spark's rows for the array; every object of
+    the other (Spark's `multiLine` reads the first only; these are its rows as lines). A
+    file is one task, however small `split_bytes` is."""
+    _, rows = events
+    folder, lines = tmp_path / "docs", tmp_path / "lines"
+    folder.mkdir()
+    lines.mkdir()
+    (folder / "array.json").write_text(json.dumps(rows[:50], indent=2))
+    (folder / "objects.json").write_text("\n".join(json.dumps(r, indent=1) for r in rows[50:]))
+    (lines / "objects.json").write_text("\n".join(json.dumps(r) for r in rows[50:]))
+    cols = ["id", "user", "score", "tags", "address", "events"]
+    theirs = (
+        spark.read.option("multiLine", True)
+        .json(str(folder / "array.json"))
+        .select(*cols)
+        .unionByName(spark.read.json(str(lines)).select(*cols))
+    )
+    ours = bls.read(spark, str(folder), multiline=True, columns=cols, split_bytes=256)
+    assert ours.rdd.getNumPartitions() <= 2
+    assert rows_of(ours) == rows_of(theirs)
+    assert ours.count() == len(rows)
+    first_only = spark.read.option("multiLine", True).json(str(folder / "objects.json"))
+    assert first_only.count() == 1  # Spark's own multiLine, for the record
+    if HAS_PYTHON_DATA_SOURCES:  # the data source takes Spark's spelling of the option
+        bls.register(spark)
+        by_option = (
+            spark.read.format("batchloader")
+            .option("multiLine", "true")
+            .option("columns", ",".join(cols))
+            .load(str(folder))
+        )
+        assert rows_of(by_option) == rows_of(theirs)
+
+
 @pytest.fixture
 def partitioned(tmp_path):
     """A tree of good files under 2023/, 2024/ (one a level deeper) and a malformed one under

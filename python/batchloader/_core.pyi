@@ -215,7 +215,10 @@ class FileReader:
     every line goes through the general path instead of being tried on the one-pass path
     first (for checking that both read a file alike). `opener`: a callable `opener(offset)`
     returning a file object (`read(n) -> bytes`) at byte `offset` of the file `path` names
-    (a remote file, say), called for each read of it; without it `path` is a local file."""
+    (a remote file, say), called for each read of it; without it `path` is a local file.
+    `multiline=True` (NDJSON, read whole): the file holds JSON documents rather than lines
+    (Spark's `multiLine`): a top-level array of objects, or objects over several lines one
+    after the other; each object is a row, and errors give the file's line and column."""
 
     def __new__(
         cls,
@@ -231,6 +234,7 @@ class FileReader:
         retype_nulls: bool = False,
         one_pass: bool = True,
         opener: Callable[[int], _Readable] | None = None,
+        multiline: bool = False,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

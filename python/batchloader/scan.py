@@ -242,6 +242,7 @@ class Scan:
         byte_range: tuple[int, int] | None = None,
         coalesce: bool = True,
         declared_columns: Sequence[str] | None = None,
+        multiline: bool = False,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -258,7 +259,10 @@ class Scan:
         self.files = expand_paths(paths)
         if byte_range is not None and (reader is not None or len(self.files) != 1):
             raise ValueError("byte_range= reads a part of one file with a built-in reader")
+        if multiline and (byte_range is not None or format in ("csv", "tsv")):
+            raise ValueError("multiline= reads JSON files whole: not CSV, not a byte_range")
         self.byte_range = byte_range
+        self.multiline = multiline
         if reader is None:
             for f in self.files:
                 self._builtin_format(f)  # fail early on a file no reader can read
@@ -406,6 +410,7 @@ class Scan:
             quote=self.quote,
             escape=self.escape,
             byte_range=self.byte_range,
+            multiline=self.multiline and fmt == "ndjson",
             # a column null in a whole batch is not fixed by it when types may change
             retype_nulls=self.tracker.allow_schema_change,
         )

@@ -314,11 +314,15 @@ class ScanPlan:
 
     @staticmethod
     def _splittable(probe: Any) -> Callable[[str], bool]:
-        """Which files may be split into byte ranges: by a built-in reader, uncompressed (a
-        CSV split refuses quoted line breaks)."""
+        """Which files may be split into byte ranges: by a built-in reader, uncompressed, not
+        JSON documents (`multiline`; a CSV split refuses quoted line breaks)."""
 
         def splittable(path: str) -> bool:
-            return probe.reader is None and not path.lower().endswith(COMPRESSED_SUFFIXES)
+            return (
+                probe.reader is None
+                and not probe.multiline
+                and not path.lower().endswith(COMPRESSED_SUFFIXES)
+            )
 
         return splittable
 
@@ -512,7 +516,7 @@ _INT_OPTIONS = (
     "split_bytes",
     "parallelism",
 )
-_BOOL_OPTIONS = ("header", "allow_schema_change")
+_BOOL_OPTIONS = ("header", "allow_schema_change", "multiline")
 _TEXT_OPTIONS = ("format", "on_error", "delimiter", "quote", "escape", "root", "where")
 
 

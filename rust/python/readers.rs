@@ -159,7 +159,7 @@ impl PyFileReader {
     #[new]
     #[pyo3(signature = (path, format="ndjson", on_error="error", discover=true, header=false,
                         delimiter=",", quote="\"", escape=None, byte_range=None,
-                        retype_nulls=false, one_pass=true, opener=None))]
+                        retype_nulls=false, one_pass=true, opener=None, multiline=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -175,6 +175,7 @@ impl PyFileReader {
         retype_nulls: bool,
         one_pass: bool,
         opener: Option<Py<PyAny>>,
+        multiline: bool,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
         let range = byte_range.map(|(start, end)| ByteRange { start, end });
@@ -203,8 +204,18 @@ impl PyFileReader {
         };
         // Opening reads (a range's first line, a CSV header): without the GIL, as `fill`
         // does (an opener takes it for each of its reads only)
+        if multiline && (csv.is_some() || range.is_some()) {
+            return Err(PyValueError::new_err(
+                "multiline reads a JSON file whole: not CSV, not a byte_range",
+            ));
+        }
         let inner = py.detach(|| match csv {
-            None => NdjsonReader::open(&source, range, on_error, discover).map(|r| {
+            None => if multiline {
+                NdjsonReader::open_documents(&source, on_error, discover)
+            } else {
+                NdjsonReader::open(&source, range, on_error, discover)
+            }
+            .map(|r| {
                 AnyReader::Ndjson(Box::new(r.retyping_nulls(retype_nulls).one_pass(one_pass)))
             }),
             Some(options) => CsvReader::open(&source, range, options, on_error)

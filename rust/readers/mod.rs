@@ -9,6 +9,7 @@ mod driver;
 mod hadoop_block;
 pub mod input;
 mod json;
+mod json_documents;
 mod json_fast;
 mod lines;
 pub mod ndjson;

@@ -1,6 +1,7 @@
 //! The NDJSON reader: one JSON object per line, parsed straight into the loader.
 
-use std::io::BufRead;
+use std::io::{BufRead, BufReader};
+use std::sync::Arc;
 
 use serde::de::DeserializeSeed;
 use serde_json::error::Category;
@@ -9,6 +10,7 @@ use super::driver::{excerpt, io_error, loader_error, IgnoredNames, RecordReader,
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
 use super::json::{spell_integer_zeros, JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
+use super::json_documents::{Documents, RecordPlaces};
 use super::json_fast;
 use super::lines::LineWindow;
 use arrow_schema::DataType;
@@ -44,9 +46,31 @@ pub struct JsonLines {
     pub(crate) one_pass_lines: u64,
     /// The input failed while the current line's end was looked for.
     read_error: Option<InputError>,
+    /// For a file of JSON documents (`multiline`), where each record (a line here) is in
+    /// the file.
+    places: Option<Arc<RecordPlaces>>,
 }
 
 impl JsonLines {
+    /// `error` on the first line, saying how to read the file if it looks like JSON
+    /// documents rather than lines (an array, or an object the line does not close).
+    fn hinting_multiline(&self, mut error: InputError) -> InputError {
+        let documents =
+            error.message.ends_with("not an array") || error.message.contains("EOF while parsing");
+        if self.places.is_none() && self.line_no == 1 && self.base.starts_file() && documents {
+            error.message.push_str(
+                " (a file of JSON documents rather than lines, an array of objects or objects \
+                 over several lines, reads with multiline=True)",
+            );
+        }
+        error
+    }
+
+    /// The file's line of line `line` of the input, and of byte `column` of it.
+    fn file_place(&self, line: u64, column: Option<usize>) -> (u64, Option<usize>) {
+        place_in_file(&self.base, self.places.as_deref(), line, column)
+    }
+
     /// The current line, without its line break.
     fn line(&self) -> &[u8] {
         self.lines.line()
@@ -96,12 +120,16 @@ impl JsonLines {
 impl RecordSource for JsonLines {
     fn next_record(&mut self) -> Result<bool, InputError> {
         // the lines before a range are counted for an error only (they are read to count)
-        let (path, base, line) = (&self.path, &self.base, self.line_no + 1);
-        let read_error = |e| io_error(path, base.get() + line, &e);
+        let (path, base, places) = (&self.path, &self.base, self.places.as_deref());
+        let line = self.line_no + 1;
+        let read_error = |e| io_error(path, place_in_file(base, places, line, None).0, &e);
         if !self.lines.begin_line().map_err(read_error)? {
             return Ok(false);
         }
         self.line_no += 1;
+        if let Some(places) = &self.places {
+            places.reached(self.line_no);
+        }
         // A line that starts an object is left for the one-pass path to find its end; any
         // other (blank, the first, not an object) is found now.
         if self.line_no == 1 || self.lines.rest().0[0] != b'{' {
@@ -128,7 +156,7 @@ impl RecordSource for JsonLines {
             return Ok(());
         }
         if let Err(e) = self.lines.find_end() {
-            let error = io_error(&self.path, self.base.get() + self.line_no, &e);
+            let error = io_error(&self.path, self.file_place(self.line_no, None).0, &e);
             self.read_error = Some(error.clone());
             return Err(error);
         }
@@ -195,11 +223,11 @@ impl RecordSource for JsonLines {
                     column
                 };
                 let mut error = loader_error(self, e);
-                error.column = Some(column);
-                error.excerpt = excerpt(self.line(), error.column);
-                Err(error)
+                (error.line, error.column) = self.file_place(self.line_no, Some(column));
+                error.excerpt = excerpt(self.line(), Some(column));
+                Err(self.hinting_multiline(error))
             }
-            None => Err(self.error(Some(column), syntax_message(&stop))),
+            None => Err(self.hinting_multiline(self.error(Some(column), syntax_message(&stop)))),
         }
     }
 
@@ -219,10 +247,11 @@ impl RecordSource for JsonLines {
     }
 
     fn error(&self, column: Option<usize>, message: String) -> InputError {
+        let (line, file_column) = self.file_place(self.line_no, column);
         InputError {
             path: self.path.clone(),
-            line: self.base.get() + self.line_no,
-            column,
+            line,
+            column: file_column,
             message,
             excerpt: excerpt(self.line(), column),
         }
@@ -256,6 +285,23 @@ impl RecordSource for JsonLines {
     }
 }
 
+/// The file's line of line `line` of an input, and of byte `column` of it: the lines of the
+/// file before a byte range added (counted only now: an error's), or a record of a file of
+/// JSON documents placed by its `places`.
+fn place_in_file(
+    base: &input::LineBase,
+    places: Option<&RecordPlaces>,
+    line: u64,
+    column: Option<usize>,
+) -> (u64, Option<usize>) {
+    match places {
+        Some(places) => places
+            .place(line, column)
+            .unwrap_or((places.file_line(), None)),
+        None => (base.get() + line, column),
+    }
+}
+
 /// Reads one NDJSON file into a loader, batch by batch.
 pub type NdjsonReader = RecordReader<JsonLines>;
 
@@ -273,6 +319,24 @@ impl NdjsonReader {
         let (lines, base) = input::open_lines(source, range)?;
         let mut reader = Self::from_reader(lines, source.name(), on_error, discover);
         reader.src.base = base;
+        Ok(reader)
+    }
+
+    /// Open `source` as a file of JSON documents rather than lines (Spark's `multiLine`): a
+    /// top-level array of objects, or objects over several lines one after the other; each
+    /// object is a record (see [`super::json_documents`]). Errors give the file's line and
+    /// column. Read whole (no byte ranges).
+    pub fn open_documents(
+        source: &input::Source,
+        on_error: OnError,
+        discover: bool,
+    ) -> Result<Self, InputError> {
+        let (raw, _) = input::open_lines(source, None)?;
+        let places = Arc::new(RecordPlaces::default());
+        let records = Documents::new(raw, Arc::clone(&places));
+        let input = Box::new(BufReader::with_capacity(input::READ_BUFFER, records));
+        let mut reader = Self::from_reader(input, source.name(), on_error, discover);
+        reader.src.places = Some(places);
         Ok(reader)
     }
 
@@ -299,6 +363,7 @@ impl NdjsonReader {
             one_pass: true,
             one_pass_lines: 0,
             read_error: None,
+            places: None,
         };
         RecordReader::new(src, on_error)
     }
