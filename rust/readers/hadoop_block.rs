@@ -5,6 +5,8 @@
 
 use std::io::{self, BufRead, Read};
 
+use super::input::read_through;
+
 /// A block larger than this is not one Hadoop wrote (its codecs' buffers are 64-256 KiB):
 /// refused rather than allocated, so a corrupt length cannot take the memory.
 pub const MAX_BLOCK: usize = 64 << 20;
@@ -112,14 +114,7 @@ impl<R: Read> BlockDecoder<R> {
 
 impl<R: Read> Read for BlockDecoder<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let buf = self.fill_buf()?;
-            let n = buf.len().min(out.len());
-            out[..n].copy_from_slice(&buf[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_through(self, out)
     }
 }
 

@@ -193,6 +193,18 @@ pub fn open_range(source: &Source, range: ByteRange) -> io::Result<(Box<dyn BufR
     Ok((Box::new(lines), first))
 }
 
+/// `Read::read` of a reader that is its own buffer: copy out of `fill_buf`, then consume.
+pub(super) fn read_through<B: BufRead>(b: &mut B, out: &mut [u8]) -> io::Result<usize> {
+    let n = {
+        let buf = b.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        n
+    };
+    b.consume(n);
+    Ok(n)
+}
+
 /// Passes bytes through up to `end`, then up to the end of the line in progress.
 struct LineRange {
     inner: BufReader<Box<dyn Read + Send>>,
@@ -204,14 +216,7 @@ struct LineRange {
 
 impl Read for LineRange {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let buf = self.fill_buf()?;
-            let n = buf.len().min(out.len());
-            out[..n].copy_from_slice(&buf[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_through(self, out)
     }
 }
 
