@@ -429,6 +429,19 @@ def file_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None],
     return out
 
 
+def document_readers(byte_limit: int) -> dict[str, Callable[[str, list[str] | None], int]]:
+    """Readers of a file that is one JSON array of objects (pyarrow.json reads none)."""
+    out = {"batchloader.Scan multiline (1 thread)": _scan_reader(byte_limit, multiline=True)}
+    try:
+        import polars as pl
+
+        out["polars.read_json"] = lambda path, columns: pl.read_json(path).height
+    except ImportError:
+        pass
+    _add_duckdb(out, lambda path: f"'{path}', format='array'")
+    return out
+
+
 def _add_duckdb(
     out: dict[str, Callable[[str, list[str] | None], int]], arguments: Callable[[str], str]
 ) -> None:
@@ -505,6 +518,7 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
         ("nested", nested_rows, None),
         ("nested-narrow", nested_rows, NARROW),
         ("nested-projected", lambda n: [_keep(r, NARROW) for r in nested_rows(n)], None),
+        ("nested-array", nested_rows, None),
         ("flat", flat_rows, None),
         ("sparse", sparse_rows, None),
         ("sparse-files", sparse_rows, None),
@@ -517,7 +531,7 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
         is_csv = "-csv" in name
         key = f"{base}-csv" if is_csv else base
         in_files = name.endswith("-files")
-        if name.endswith(("-projected", "-files")):
+        if name.endswith(("-projected", "-files", "-array")):
             base = key = name
         if key not in written:
             if is_csv:
@@ -532,6 +546,10 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
                 for k in range(0, len(data), SMALL_FILE_ROWS):
                     part = data[k : k + SMALL_FILE_ROWS]
                     _write_ndjson(os.path.join(path, f"part-{k:08d}.json"), part)
+            elif name.endswith("-array"):
+                path = os.path.join(workdir, f"{base}.json")
+                with open(path, "w") as f:
+                    json.dump(_json_ready(make(rows)), f, indent=2)
             else:
                 path = os.path.join(workdir, f"{base}.json")
                 _write_ndjson(path, make(rows))
@@ -543,6 +561,8 @@ def run_readers(rows: int, rounds: int, byte_limit: int, workdir: str) -> list[R
             size = os.path.getsize(path)
         if in_files:
             readers = folder_readers(byte_limit)
+        elif name.endswith("-array"):
+            readers = document_readers(byte_limit)
         elif is_csv:
             typed = FLAT_SCHEMA if name.endswith("-typed") else None
             readers = csv_readers(byte_limit, typed)
@@ -616,6 +636,13 @@ def main(
             print(
                 f"batchloader's narrow projection: {full.median / narrow.median:.2f}x faster than"
                 f" its full scan (medians; {full.best / narrow.best:.2f}x fastest rounds)"
+            )
+        if "nested" in ours and "nested-array" in ours:
+            lines, array = ours["nested"], ours["nested-array"]
+            print(
+                f"batchloader's multiline read of the nested rows as one indented array:"
+                f" {array.median / lines.median:.2f}x the time of its read of them as lines"
+                f" ({array.bytes / lines.bytes:.2f}x the bytes)"
             )
         if {"nested", "nested-narrow", "nested-projected"} <= ours.keys():
             print(narrow_floor(ours["nested"], ours["nested-narrow"], ours["nested-projected"]))
