@@ -1331,7 +1331,9 @@ MALFORMED_VALUES = [
     ".5",
     "-",
     "1e",
-    "NaN",
+    "nan",
+    "-NaN",
+    "Infinit",
     "tru",
     "[1,]",
     "[1 2]",
@@ -1347,12 +1349,10 @@ MALFORMED_VALUES = [
 @pytest.mark.parametrize("value", MALFORMED_VALUES)
 def test_a_malformed_value_fails_its_line_whether_read_or_skipped(tmp_path, value):
     """Text json.loads refuses fails its line, also in a field the projection skips: skipping
-    validates, so the projection never decides whether a line is JSON. (json.loads takes NaN,
-    which pyarrow refuses too.)"""
+    validates, so the projection never decides whether a line is JSON."""
     line = '{"b": 2, "a": ' + value + "}"
-    if value != "NaN":
-        with pytest.raises(ValueError):
-            json.loads(line)
+    with pytest.raises(ValueError):
+        json.loads(line)
     path = tmp_path / "m.json"
     write_lines(path, ['{"b": 1}', line, '{"b": 3}'])
     for columns in (None, ["b"]):
@@ -1360,6 +1360,65 @@ def test_a_malformed_value_fails_its_line_whether_read_or_skipped(tmp_path, valu
             list(bl.Scan(path, columns=columns))
         scan = bl.Scan(path, columns=columns, on_error="skip")
         assert data_table(scan).column("b").to_pylist() == [1, 3]
+
+
+def _nan_aware(value):
+    """`value` with every NaN as the string "NaN" (NaN equals nothing, itself included)."""
+    if isinstance(value, dict):
+        return {k: _nan_aware(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_nan_aware(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    return value
+
+
+@pytest.mark.parametrize("one_pass", [True, False])
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries(
+            {
+                "f": st.floats(),
+                "l": st.lists(st.floats(), max_size=3),
+                "m": st.fixed_dictionaries({"x": st.floats(), "s": st.sampled_from(["NaN", "x"])}),
+                "i": st.integers(-5, 5),
+            }
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_non_numeric_numbers_read_as_json_loads_reads_them(tmp_path_factory, one_pass, rows):
+    """`NaN`, `Infinity` and `-Infinity`, which Python's json.dumps writes for such floats
+    and Spark's JSON reader reads (`allowNonNumericNumbers`), are floats: discovered, in a
+    given schema, in structs and lists, on either path; the text "NaN" in a string stays
+    one; the lines a projection skips read too."""
+    path = tmp_path_factory.mktemp("nan") / "n.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    want = [json.loads(line) for line in path.read_text().splitlines()]
+    reader = bl.FileReader(str(path), one_pass=one_pass)
+    batches = []
+    read_to_end(reader, bl.ResultSetLoader(), batches)
+    got = pa.Table.from_batches(batches)
+    assert got.column("f").type == pa.float64()
+    assert _nan_aware(got.to_pylist()) == _nan_aware(want)
+    narrow = data_table(bl.Scan(path, columns=["i"]))
+    assert narrow.column("i").to_pylist() == [r["i"] for r in rows]
+
+
+def test_non_numeric_numbers_in_other_columns(tmp_path):
+    """A string column takes the token's text (as Spark's reader does), a float32 column the
+    float; an integer or decimal column refuses it as any float."""
+    path = tmp_path / "n.json"
+    write_lines(path, ['{"s": NaN, "f": -Infinity, "i": 1}', '{"s": "x", "f": 2.5, "i": NaN}'])
+    schema = pa.schema([("s", pa.utf8()), ("f", pa.float32())])
+    got = data_table(bl.Scan(path, columns=["s", "f"], schema=schema))
+    assert got.to_pylist() == [{"s": "NaN", "f": float("-inf")}, {"s": "x", "f": 2.5}]
+    for t in (pa.int64(), pa.decimal128(5, 1)):
+        with pytest.raises(bl.InputError, match=r"line 1, column \d+: .*'f'"):
+            list(bl.Scan(path, columns=["f"], schema=pa.schema([("f", t)])))
+    scan = bl.Scan(path, columns=["i"], schema=pa.schema([("i", pa.int64())]), on_error="skip")
+    assert data_table(scan).column("i").to_pylist() == [1] and scan.skipped_lines == 1
 
 
 def test_number_literals_read_as_json_loads_reads_them(tmp_path):

@@ -558,6 +558,31 @@ def test_json_documents_read_as_sparks_multiline_reads_them(spark, events, tmp_p
         assert rows_of(by_option) == rows_of(theirs)
 
 
+def test_non_numeric_numbers_read_as_spark_reads_them(spark, tmp_path):
+    """`NaN`, `Infinity`, `-Infinity` (Python's json.dumps writes them; Spark's reader takes
+    them by default): the same doubles as Spark's."""
+    values = [float("nan"), float("inf"), float("-inf"), 1.5, None]
+    rows = [{"id": i, "x": v, "m": {"y": v}} for i, v in enumerate(values)]
+    path = tmp_path / "nan.json"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    ddl = "id long, x double, m struct<y: double>"
+    ours = bls.read(spark, str(path), schema=ddl, columns=["id", "x", "m"])
+    theirs = spark.read.schema(ddl).json(str(path))
+
+    def spelled(value):  # floats by repr: NaN equals nothing
+        if isinstance(value, dict):
+            return {k: spelled(v) for k, v in value.items()}
+        return repr(value) if isinstance(value, float) else value
+
+    def by_id(df):
+        return sorted(
+            (spelled(r.asDict(recursive=True)) for r in df.collect()), key=lambda r: r["id"]
+        )
+
+    assert by_id(ours) == by_id(theirs)
+    assert [r["x"] for r in by_id(ours)] == ["nan", "inf", "-inf", "1.5", None]
+
+
 @pytest.fixture
 def partitioned(tmp_path):
     """A tree of good files under 2023/, 2024/ (one a level deeper) and a malformed one under

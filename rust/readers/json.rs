@@ -206,7 +206,7 @@ pub(crate) struct JsonWriter<'a> {
     pub ignored_members: &'a mut IgnoredNames,
     /// Arrays and objects open around the value being read (the row object is 1).
     pub depth: usize,
-    /// The text serde reads: the line, or its respelling (see [`spell_integer_zeros`]),
+    /// The text serde reads: the line, or its respelling (see [`respell_for_serde`]),
     /// every byte at its place.
     pub parsed: &'a str,
     /// The line as written, if serde reads a respelling of it.
@@ -216,37 +216,77 @@ pub(crate) struct JsonWriter<'a> {
     pub refused_at: Option<usize>,
 }
 
-/// Where `text` (a JSON line) has the integer `-0`, the same text with `0 ` in its place,
-/// written into `out`; `None` (`out` untouched) if it has none. serde_json reads `-0` as the
-/// float -0.0, as it reads `-0.0`; it is the integer 0 (as `json.loads` and pyarrow read
-/// it), and this way serde says so while every other byte keeps its column (error messages
-/// name the same place). Only a `-0` that starts a value (after `:`, `,`, `[`, whitespace
-/// or nothing) and ends there (not followed by a digit, `.`, `e` or `E`) is one; strings are
-/// left alone. Invalid text stays invalid at the same column.
-pub(crate) fn spell_integer_zeros<'o>(text: &str, out: &'o mut String) -> Option<&'o str> {
+/// The tokens Spark's JSON reader takes as floats (`allowNonNumericNumbers`, on by default)
+/// and Python's `json.dumps` writes for them, with the JSON string of the same length they
+/// are respelled as for serde (the byte before the string's content is no quote in the line
+/// as written: that tells them from a real string, see `JsonWriter::non_numeric`).
+const NON_NUMERIC: [(&str, &str, f64); 3] = [
+    ("NaN", "\"N\"", f64::NAN),
+    ("Infinity", "\"Infini\"", f64::INFINITY),
+    ("-Infinity", "\"-Infini\"", f64::NEG_INFINITY),
+];
+
+/// Where `text` (a JSON line) has something serde_json reads other than the line means, the
+/// same text respelled, written into `out`; `None` (`out` untouched) if it has none. Every
+/// other byte keeps its column (error messages name the same place):
+/// - the integer `-0` becomes `0 `: serde_json reads `-0` as the float -0.0, as it reads
+///   `-0.0`; it is the integer 0 (as `json.loads` and pyarrow read it);
+/// - `NaN`, `Infinity` and `-Infinity` (what Spark reads as floats and Python writes)
+///   become strings of their length, which serde_json reads, and the writer knows again.
+///
+/// Only a token that starts a value (after `:`, `,`, `[`, whitespace or nothing) and ends
+/// there (before `,`, `]`, `}`, whitespace or nothing; `-0` not before a digit, `.`, `e` or
+/// `E`) is one; strings are left alone. Invalid text stays invalid at the same column.
+pub(crate) fn respell_for_serde<'o>(text: &str, out: &'o mut String) -> Option<&'o str> {
     let b = text.as_bytes();
-    memchr::memmem::find(b, b"-0")?;
+    let finder = |needle: &[u8]| memchr::memmem::find(b, needle).is_some();
+    if !(finder(b"-0") || finder(b"NaN") || finder(b"Infinity")) {
+        return None;
+    }
+    let starts_value =
+        |i: usize| i == 0 || matches!(b[i - 1], b':' | b',' | b'[' | b' ' | b'\t' | b'\r' | b'\n');
+    let ends_value = |end: usize| {
+        matches!(
+            b.get(end),
+            None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n')
+        )
+    };
     let mut respelled = false;
     let mut in_string = false;
     let mut i = 0;
     while i < b.len() {
-        match b[i] {
-            b'\\' if in_string => i += 1,
-            b'"' => in_string = !in_string,
+        let replace = match b[i] {
+            b'\\' if in_string => {
+                i += 2;
+                continue;
+            }
+            b'"' => {
+                in_string = !in_string;
+                None
+            }
             b'-' if !in_string
                 && b.get(i + 1) == Some(&b'0')
                 && !matches!(b.get(i + 2), Some(b'0'..=b'9' | b'.' | b'e' | b'E'))
-                && (i == 0
-                    || matches!(b[i - 1], b':' | b',' | b'[' | b' ' | b'\t' | b'\r' | b'\n')) =>
+                && starts_value(i) =>
             {
-                if !respelled {
-                    out.clear();
-                    out.push_str(text);
-                    respelled = true;
-                }
-                out.replace_range(i..i + 2, "0 ");
+                Some((2, "0 "))
             }
-            _ => {}
+            b'N' | b'I' | b'-' if !in_string && starts_value(i) => NON_NUMERIC
+                .iter()
+                .find(|(token, _, _)| b[i..].starts_with(token.as_bytes()))
+                .filter(|(token, _, _)| ends_value(i + token.len()))
+                .map(|(token, string, _)| (token.len(), *string)),
+            _ => None,
+        };
+        if let Some((len, with)) = replace {
+            if !respelled {
+                out.clear();
+                out.push_str(text);
+                respelled = true;
+            }
+            out.replace_range(i..i + len, with);
+            i += len;
+            continue;
         }
         i += 1;
     }
@@ -549,10 +589,27 @@ impl<'a> JsonWriter<'a> {
         let x: f32 = raw.parse().map_err(E::custom)?;
         // out of f64's range is an error, as serde_json makes it for other columns (out of
         // f32's only is infinity, as pyarrow makes it)
-        if x.is_infinite() && !raw.parse::<f64>().is_ok_and(f64::is_finite) {
+        let named = NON_NUMERIC.iter().any(|(token, _, _)| *token == raw);
+        if x.is_infinite() && !named && !raw.parse::<f64>().is_ok_and(f64::is_finite) {
             return Err(E::custom("number out of range"));
         }
         self.write_float(id, f64::from(x))
+    }
+
+    /// The float a string serde read stands for, if it is the respelling of `NaN`,
+    /// `Infinity` or `-Infinity` (see [`respell_for_serde`]): the line as written has no
+    /// quote before it.
+    fn non_numeric(&self, v: &str) -> Option<f64> {
+        let written = self.written?;
+        let start = (v.as_ptr() as usize).checked_sub(self.parsed.as_ptr() as usize)?;
+        if start == 0 || start > self.parsed.len() || written.as_bytes()[start - 1] == b'"' {
+            return None;
+        }
+        let token = written.get(start - 1..start + v.len() + 1)?;
+        NON_NUMERIC
+            .iter()
+            .find(|(t, _, _)| *t == token)
+            .map(|&(_, _, x)| x)
     }
 
     /// The text of the value at `start..start + len` of the text serde parses as the line
@@ -764,12 +821,20 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
     }
 
     /// A float, `-0.0` and `-0e5` included (`-0` never comes here: see
-    /// [`spell_integer_zeros`]).
+    /// [`respell_for_serde`]).
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
         if let Some(id) = self.w.resolve(self.slot, Shape::Float)? {
             self.w.write_float(id, v)?;
         }
         Ok(())
+    }
+
+    /// A string, or a non-numeric number respelled as one (see [`respell_for_serde`]).
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<(), E> {
+        match self.w.non_numeric(v) {
+            Some(x) => self.visit_f64(x),
+            None => self.visit_str(v),
+        }
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
@@ -882,7 +947,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{same_key, spell_integer_zeros};
+    use super::{respell_for_serde, same_key};
 
     #[test]
     fn same_key_agrees_with_equality() {
@@ -918,7 +983,7 @@ mod tests {
     }
 
     #[test]
-    fn only_integer_zeros_that_are_values_are_respelled() {
+    fn only_integer_zeros_and_non_numeric_numbers_that_are_values_are_respelled() {
         let cases = [
             (r#"{"a": -0}"#, Some(r#"{"a": 0 }"#)),
             (r#"{"a":-0,"b":[-0,-0]}"#, Some(r#"{"a":0 ,"b":[0 ,0 ]}"#)),
@@ -934,10 +999,21 @@ mod tests {
             (r#"{"s": "\\", "a": -0}"#, Some(r#"{"s": "\\", "a": 0 }"#)),
             (r#"{"s": "\"", "a":	-0}"#, Some(r#"{"s": "\"", "a":	0 }"#)),
             ("", None),
+            // non-numeric numbers: as strings of their length, where they are values
+            (
+                r#"{"a": NaN, "b": [Infinity,-Infinity], "c":-0}"#,
+                Some(r#"{"a": "N", "b": ["Infini","-Infini"], "c":0 }"#),
+            ),
+            ("NaN", Some(r#""N""#)),
+            (
+                r#"{"NaN": "NaN", "a": NaNx, "b": xNaN, "c": Infinityy, "d": -Inf, "e": nan}"#,
+                None,
+            ),
+            (r#"{"s": "\" NaN", "a": 1}"#, None),
         ];
         for (text, want) in cases {
             let mut out = String::from("left over");
-            let got = spell_integer_zeros(text, &mut out).map(str::to_owned);
+            let got = respell_for_serde(text, &mut out).map(str::to_owned);
             assert_eq!(got.as_deref(), want, "{text}");
             if got.is_none() {
                 assert_eq!(out, "left over");

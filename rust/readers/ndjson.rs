@@ -9,7 +9,7 @@ use serde_json::error::Category;
 use super::driver::{excerpt, io_error, loader_error, IgnoredNames, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
-use super::json::{spell_integer_zeros, JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
+use super::json::{respell_for_serde, JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
 use super::json_documents::{Documents, RecordPlaces};
 use super::json_fast;
 use super::lines::LineWindow;
@@ -38,7 +38,7 @@ pub struct JsonLines {
     retype_nulls: bool,
     /// Where the one-pass path decodes strings with escapes.
     scratch: Vec<u8>,
-    /// A line respelled for serde (see [`spell_integer_zeros`]).
+    /// A line respelled for serde (see [`respell_for_serde`]).
     respelled: String,
     /// Whether lines are tried on the one-pass path first (else all go through serde).
     one_pass: bool,
@@ -177,7 +177,7 @@ impl RecordSource for JsonLines {
                 ));
             }
         };
-        let respelled = spell_integer_zeros(text, &mut self.respelled);
+        let respelled = respell_for_serde(text, &mut self.respelled);
         let parsed = respelled.unwrap_or(text);
         let mut writer = JsonWriter {
             l,
