@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import gzip
+import io
 import json
 import logging
 import math
@@ -2632,3 +2633,43 @@ def test_a_file_reader_may_be_freed_on_another_thread(tmp_path, monkeypatch):
     dropper.join()
     assert holder == [] and raised == []
     assert loader.harvest().to_pylist() == [{"a": 1}]
+
+
+def test_what_an_opener_raised_is_the_cause_of_the_input_error():
+    """An opener's exception (credentials, a timeout) reaches the user as the `__cause__`
+    of the `InputError` naming the file: its type and attributes kept, not only its text;
+    an error that is not the opener's has no such cause."""
+
+    class Denied(PermissionError):
+        pass
+
+    def denied(offset):
+        raise Denied(13, "access denied by the store")
+
+    with pytest.raises(bl.InputError, match=r"x\.json.*access denied by the store") as info:
+        bl.FileReader("s3://b/x.json", opener=denied)
+    assert isinstance(info.value.__cause__, Denied) and info.value.__cause__.errno == 13
+
+    class Flaky:
+        """Two good lines, then a timeout."""
+
+        def __init__(self):
+            self.reads = 0
+
+        def read(self, n):
+            self.reads += 1
+            if self.reads == 1:
+                return b'{"a": 1}\n{"a": 2}\n'[:n]
+            raise TimeoutError("the store timed out")
+
+    reader = bl.FileReader("s3://b/y.json", opener=lambda offset: Flaky())
+    batches = []
+    with pytest.raises(bl.InputError, match=r"y\.json.*timed out") as info:
+        read_to_end(reader, bl.ResultSetLoader(), batches)
+    assert isinstance(info.value.__cause__, TimeoutError)
+
+    text = b'{"a": 1}\n{"a": }\n'
+    reader = bl.FileReader("s3://b/z.json", opener=lambda offset: io.BytesIO(text[offset:]))
+    with pytest.raises(bl.InputError, match=r"z\.json, line 2") as info:
+        read_to_end(reader, bl.ResultSetLoader(), [])
+    assert info.value.__cause__ is None

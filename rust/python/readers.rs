@@ -14,7 +14,7 @@ static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `batchloader.InputError(message, path=..., line=..., column=..., reason=..., excerpt=...)`
 /// (defined in Python, next to the other Python errors).
-fn input_error(py: Python<'_>, e: InputError) -> PyErr {
+fn input_error(py: Python<'_>, e: InputError, cause: &Failure) -> PyErr {
     let class = INPUT_ERROR.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
         Ok(py
             .import("batchloader.errors")?
@@ -30,23 +30,46 @@ fn input_error(py: Python<'_>, e: InputError) -> PyErr {
         place.set_item("excerpt", &e.excerpt)?;
         c.bind(py).call((e.to_string(),), Some(&place))
     };
-    match class.and_then(call) {
+    let err = match class.and_then(call) {
         Ok(err) => PyErr::from_value(err),
         Err(err) => err,
+    };
+    // the Python exception the opener or its file raised, if that is what failed (its text
+    // is the error's; a failure swallowed on the way, a line count for a message, is not)
+    let cause = cause.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some((cause, text)) = cause {
+        if e.message.contains(&text) {
+            err.set_cause(py, Some(cause));
+        }
     }
+    err
+}
+
+/// The last exception a Python opener, or a file it opened, raised: the cause of the
+/// `InputError` that reading then fails with (its type and attributes kept, not only its
+/// text).
+type Failure = std::sync::Arc<std::sync::Mutex<Option<(PyErr, String)>>>;
+
+/// `e` noted as the reader's failure, and as the I/O error reading fails with.
+fn failed(failure: &Failure, e: PyErr) -> std::io::Error {
+    let text = e.to_string();
+    let io = std::io::Error::other(text.clone());
+    *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some((e, text));
+    io
 }
 
 /// Run a reader's `fill` on the loader with the GIL released; map its errors.
 fn fill_detached(
     py: Python<'_>,
     loader: &Bound<'_, PyResultSetLoader>,
+    failure: &Failure,
     fill: impl FnOnce(&mut crate::loader::ResultSetLoader) -> Result<bool, ReadError> + Send,
 ) -> PyResult<bool> {
     let mut l = loader.borrow_mut();
     let loader = &mut l.inner;
     match py.detach(|| fill(loader)) {
         Ok(more) => Ok(more),
-        Err(ReadError::Input(e)) => Err(input_error(py, e)),
+        Err(ReadError::Input(e)) => Err(input_error(py, e, failure)),
         Err(ReadError::Loader(e)) => Err(to_pyerr(e)),
     }
 }
@@ -79,14 +102,14 @@ pub fn local_path(path: &str) -> PyResult<String> {
 
 /// A Python file object's bytes (`read(n)` giving `bytes`), read with the GIL taken for each
 /// read: the readers' `fill` runs without it.
-struct PyReadable(Py<PyAny>);
+struct PyReadable(Py<PyAny>, Failure);
 
 impl std::io::Read for PyReadable {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         Python::attach(|py| {
             let chunk = self.0.bind(py).call_method1("read", (out.len(),));
             let chunk = chunk.and_then(|c| Ok(c.cast_into::<PyBytes>()?));
-            let chunk = chunk.map_err(|e| std::io::Error::other(e.to_string()))?;
+            let chunk = chunk.map_err(|e| failed(&self.1, e))?;
             let bytes = chunk.as_bytes();
             // a read past what was asked would lose bytes: refuse it
             let Some(dest) = out.get_mut(..bytes.len()) else {
@@ -103,12 +126,13 @@ impl std::io::Read for PyReadable {
 }
 
 /// An opener calling Python's `opener(offset)`, which returns a file object at that offset.
-fn python_opener(opener: Py<PyAny>) -> Opener {
+fn python_opener(opener: Py<PyAny>, failure: Failure) -> Opener {
     std::sync::Arc::new(move |offset| {
         Python::attach(|py| {
             let file = opener.bind(py).call1((offset,));
-            let file = file.map_err(|e| std::io::Error::other(e.to_string()))?;
-            Ok(Box::new(PyReadable(file.unbind())) as Box<dyn std::io::Read + Send>)
+            let file = file.map_err(|e| failed(&failure, e))?;
+            let readable = PyReadable(file.unbind(), failure.clone());
+            Ok(Box::new(readable) as Box<dyn std::io::Read + Send>)
         })
     })
 }
@@ -143,6 +167,8 @@ pub struct PyFileReader {
     /// on any thread (a garbage collection in another thread). `fill` takes it through
     /// `&mut self`, without locking; the getters lock it.
     inner: std::sync::Mutex<AnyReader>,
+    /// What the opener raised last, the cause of the next `InputError`.
+    failure: Failure,
 }
 
 impl PyFileReader {
@@ -184,8 +210,9 @@ impl PyFileReader {
                 "byte_range: {path} is compressed; only uncompressed files can be split"
             )));
         }
+        let failure = Failure::default();
         let source = match opener {
-            Some(opener) => Source::opened_by(path, python_opener(opener)),
+            Some(opener) => Source::opened_by(path, python_opener(opener, failure.clone())),
             None => Source::local(path),
         };
         let csv = match format {
@@ -222,7 +249,8 @@ impl PyFileReader {
                 .map(|r| AnyReader::Csv(Box::new(r))),
         });
         Ok(PyFileReader {
-            inner: std::sync::Mutex::new(inner.map_err(|e| input_error(py, e))?),
+            inner: std::sync::Mutex::new(inner.map_err(|e| input_error(py, e, &failure))?),
+            failure,
         })
     }
 
@@ -232,7 +260,8 @@ impl PyFileReader {
             .inner
             .get_mut()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        on_reader!(reader, r => fill_detached(py, loader, |l| r.fill(l)))
+        let failure = &self.failure;
+        on_reader!(reader, r => fill_detached(py, loader, failure, |l| r.fill(l)))
     }
 
     /// Records skipped as bad (on_error="skip").
