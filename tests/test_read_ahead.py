@@ -83,3 +83,19 @@ def test_closing_closes_the_stream():
     while not store.closed and time.monotonic() < deadline:
         time.sleep(0.01)
     assert store.closed and stream.read(1) == b""
+
+
+def test_the_next_chunk_is_asked_for_at_the_second_read_from_one():
+    """What reads a file's start once (a CSV header for a split) makes one request; a
+    second read from the chunk starts fetching the next while the reader parses."""
+    store = Store(bytes(300), most=10**9)
+    stream = ReadAhead(store, first=100, chunk=100)
+    assert stream.read(10) == bytes(10)
+    time.sleep(0.2)  # time enough for a fetch on the pool's thread
+    assert store.reads == 1
+    assert stream.read(10) == bytes(10)
+    deadline = time.monotonic() + 10
+    while store.reads < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert store.reads == 2  # the second chunk, fetched ahead of the reader
+    assert drain(stream, [7]) == bytes(280)

@@ -220,6 +220,23 @@ def test_a_csv_range_of_a_remote_file_takes_the_header_from_its_start(s3):
     assert second.num_rows > 0 and first.num_rows > 0
 
 
+def test_a_csv_splits_header_costs_one_request(s3):
+    """A split of a large remote CSV reads the header from the file's start: one request of
+    the first chunk, not that and the next chunk fetched ahead for nothing."""
+    row = "x" * 200 + "\n"
+    text = "name\n" + row * (12 * 2**20 // len(row))
+    uri = s3.put("csv/big.csv", text.encode())
+    start, end = 5 * 2**20, 7 * 2**20
+
+    def gets(header: bool) -> int:
+        with requests_seen() as seen:
+            rows = sum(b.num_rows for b in bl.Scan(uri, header=header, byte_range=(start, end)))
+        assert rows > 0
+        return sum(f"GET /{BUCKET}/csv/big.csv " in r for r in seen)
+
+    assert gets(header=True) - gets(header=False) == 1
+
+
 def test_an_error_in_a_remote_file_names_its_uri_and_line(s3):
     lines = [json.dumps({"a": i}) for i in range(40)]
     lines[33] = '{"a": oops}'
