@@ -220,6 +220,25 @@ def test_a_csv_range_of_a_remote_file_takes_the_header_from_its_start(s3):
     assert second.num_rows > 0 and first.num_rows > 0
 
 
+def test_a_scan_of_a_remote_folder_asks_about_it_once(s3, tmp_path):
+    """Expanding the folder tells it is one: the scan's root (where dir0 counts from) asks
+    the store no more than the expansion did."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.json").write_text('{"i": 1}\n')
+    uri = s3.mirror(tmp_path, "once") + "/a"
+
+    def asked(make):
+        locations._listed_sizes.clear()
+        locations._expanded_folders.clear()
+        with requests_seen() as seen:
+            make()
+        return len(seen)
+
+    expanding = asked(lambda: locations.expand_remote(uri))
+    assert expanding > 0
+    assert asked(lambda: bl.Scan(uri, columns=["i", "dir0"])) == expanding
+
+
 def test_a_csv_splits_header_costs_one_request(s3):
     """A split of a large remote CSV reads the header from the file's start: one request of
     the first chunk, not that and the next chunk fetched ahead for nothing."""

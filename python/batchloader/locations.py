@@ -103,12 +103,21 @@ def _file_info(uri: str) -> Any:
 
 
 def is_dir(path: str) -> bool:
-    """Whether `path` (local or a URI) is a folder."""
+    """Whether `path` (local or a URI) is a folder (a remote one this process expanded or
+    listed a file of is not asked about again)."""
     if not is_remote(path):
         return os.path.isdir(path)
+    if path in _expanded_folders:
+        return True
+    if path in _listed_sizes:
+        return False
     import pyarrow.fs as pafs
 
     return bool(_file_info(path).type == pafs.FileType.Directory)
+
+
+#: the remote folders `expand_remote` expanded (a scan then asks for its root no more)
+_expanded_folders: set[str] = set()
 
 
 #: the sizes of the remote files listed so far (a listing has them: planning the splits of
@@ -216,6 +225,9 @@ def expand_remote(path: str) -> list[str]:
         return [path]
     info = _file_info(path)
     if info.type == pafs.FileType.Directory:
+        if len(_expanded_folders) >= _MAX_LISTED_SIZES:
+            _expanded_folders.clear()
+        _expanded_folders.add(path)
         return _walk(path)
     if info.type != pafs.FileType.NotFound:
         _note_size(path, info)
