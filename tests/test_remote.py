@@ -3,8 +3,8 @@ what a scan of the same files on disk reads, file columns aside, which show the 
 
 from __future__ import annotations
 
-import contextlib
 import bz2
+import contextlib
 import gzip
 import itertools
 import json
