@@ -1422,6 +1422,35 @@ def test_non_numeric_numbers_in_other_columns(tmp_path):
     assert data_table(scan).column("i").to_pylist() == [1] and scan.skipped_lines == 1
 
 
+def test_non_numeric_numbers_in_float_columns_take_the_one_pass_path(tmp_path):
+    """In a float64 or float32 column, kept or skipped, a line with them is read in one
+    pass, and as the general path reads it."""
+    path = tmp_path / "n.json"
+    lines = ['{"x": NaN, "y": [Infinity, 1.5]}', '{"x": -Infinity, "y": [-Infinity]}']
+    write_lines(path, lines)
+    schema = pa.schema([("x", pa.float64()), ("y", pa.list_(pa.float32()))])
+    want = [{"x": math.nan, "y": [math.inf, 1.5]}, {"x": -math.inf, "y": [-math.inf]}]
+    plain = tmp_path / "plain.json"  # the same lines with numbers: the lines one pass reads
+    write_lines(plain, [re.sub(r"-?(NaN|Infinity)", "1.0", line) for line in lines])
+
+    def read(p, projection, one_pass):
+        loader = bl.ResultSetLoader(schema, projection=projection)
+        reader = bl.FileReader(str(p), discover=False, one_pass=one_pass)
+        batches = []
+        read_to_end(reader, loader, batches)
+        return pa.Table.from_batches(batches).to_pylist(), reader.one_pass_lines
+
+    for projection in (None, ["x"]):
+        for one_pass in (True, False):
+            got, one_pass_lines = read(path, projection, one_pass)
+            kept = [
+                {k: v for k, v in r.items() if projection is None or k in projection} for r in want
+            ]
+            assert _nan_aware(got) == _nan_aware(kept), (projection, one_pass)
+            assert one_pass_lines == read(plain, projection, one_pass)[1]
+            assert (one_pass_lines > 0) == one_pass
+
+
 def test_number_literals_read_as_json_loads_reads_them(tmp_path):
     """`-0` is the integer 0: it neither widens an int column nor fails an int32 one, and a
     column it starts is int64, as json.loads and pyarrow have it. In a float column a

@@ -540,10 +540,18 @@ impl<'a> JsonWriter<'a> {
     fn write_number_text<E: de::Error>(&mut self, id: ColumnId, raw: &str) -> Result<(), E> {
         match raw.as_bytes().first() {
             Some(b'-' | b'0'..=b'9') => match *self.l.field(id).data_type() {
+                DataType::Decimal128(..) if raw == "-Infinity" => {
+                    Err(self.conflict(id, &format!("{raw}: no decimal")))
+                }
                 DataType::Decimal128(_, scale) => self.write_decimal_number(id, raw, scale),
                 _ => self.write_float32_number(id, raw),
             },
             Some(b'n') => self.set(id, Value::Null),
+            // `NaN`, `Infinity` (see `respell_for_serde`): a float32 takes them
+            Some(b'N' | b'I') => match *self.l.field(id).data_type() {
+                DataType::Decimal128(..) => Err(self.conflict(id, &format!("{raw}: no decimal"))),
+                _ => self.write_float32_number(id, raw),
+            },
             Some(b'"') => {
                 let text: Cow<'_, str> = serde_json::from_str(raw).map_err(E::custom)?;
                 self.write_str(id, &text)

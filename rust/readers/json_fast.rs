@@ -459,6 +459,7 @@ impl<'a> Line<'a> {
                 None => self.number(id),
             },
             b'-' => self.number(id),
+            b'N' | b'I' => self.non_numeric(id),
             b'n' => {
                 self.word(b"null")?;
                 self.set(id, Value::Null)
@@ -669,7 +670,11 @@ impl<'a> Line<'a> {
     /// column may have to widen: the general path decides).
     fn number(&mut self, id: ColumnId) -> Quick {
         let start = self.i;
-        let (kind, negative) = self.scan_number()?;
+        let (kind, negative) = match self.scan_number() {
+            Ok(number) => number,
+            Err(_) if self.b.get(start + 1) == Some(&b'I') => return self.non_numeric(id),
+            Err(e) => return Err(e),
+        };
         match kind {
             // `-0` too: the integer 0
             Number::Whole(magnitude) => {
@@ -716,6 +721,24 @@ impl<'a> Line<'a> {
                     _ => Err(GiveUp),
                 }
             }
+        }
+    }
+
+    /// `NaN`, `Infinity` or `-Infinity` at the cursor to column `id`: a float, as Spark's
+    /// reader and Python's json take them (see `json::respell_for_serde`). A float column
+    /// takes it here; any other (an int column to widen, a decimal to refuse it) is left to
+    /// the general path.
+    #[cold]
+    #[inline(never)]
+    fn non_numeric(&mut self, id: ColumnId) -> Quick {
+        let (len, x) = non_numeric_at(self.b, self.i).ok_or(GiveUp)?;
+        self.i += len;
+        if let Some(written) = self.plain(id, Value::Float(x)) {
+            return written;
+        }
+        match *self.l.field(id).data_type() {
+            DataType::Float64 | DataType::Float32 => self.scalar_any(id, Value::Float(x)),
+            _ => Err(GiveUp),
         }
     }
 
@@ -971,7 +994,13 @@ impl<'a> Line<'a> {
                     self.i += 1;
                     self.skip_string()?;
                 }
-                b'-' | b'0'..=b'9' => self.skip_number()?,
+                b'-' | b'0'..=b'9' => {
+                    if self.skip_number().is_err() {
+                        // `-Infinity`, or no number at all
+                        self.i += non_numeric_at(self.b, self.i).ok_or(GiveUp)?.0;
+                    }
+                }
+                b'N' | b'I' => self.i += non_numeric_at(self.b, self.i).ok_or(GiveUp)?.0,
                 b'n' => self.word(b"null")?,
                 b't' => self.word(b"true")?,
                 b'f' => self.word(b"false")?,
@@ -1066,6 +1095,27 @@ impl<'a> Line<'a> {
             }
         }
     }
+}
+
+/// The length and value of `NaN`, `Infinity` or `-Infinity` at `i` of `b`, if one is there
+/// and ends there (a delimiter or the end of the line follows).
+#[cold]
+fn non_numeric_at(b: &[u8], i: usize) -> Option<(usize, f64)> {
+    let rest = &b[i..];
+    let (len, x) = if rest.starts_with(b"NaN") {
+        (3, f64::NAN)
+    } else if rest.starts_with(b"Infinity") {
+        (8, f64::INFINITY)
+    } else if rest.starts_with(b"-Infinity") {
+        (9, f64::NEG_INFINITY)
+    } else {
+        return None;
+    };
+    let ends = matches!(
+        b.get(i + len),
+        None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n')
+    );
+    ends.then_some((len, x))
 }
 
 #[cfg(test)]
