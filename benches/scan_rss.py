@@ -1,8 +1,9 @@
-"""Peak memory of a scan: `python benches/scan_rss.py FILE [batch_byte_limit]`.
+"""Peak memory of a scan: `python benches/scan_rss.py FILE [batch_byte_limit] [--multiline]`.
 
 Scans FILE with the given batch byte limit (default 16 MiB) and prints the rows, the time, the
 interpreter's RSS before the scan and the peak RSS the scan reached (ru_maxrss), so the memory
-bound can be checked on a file far larger than the limit.
+bound can be checked on a file far larger than the limit. `--multiline` reads FILE as JSON
+documents (one large array, say).
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ def rss() -> int:
 
 
 def main() -> None:
-    path = sys.argv[1]
-    limit = int(sys.argv[2]) if len(sys.argv) > 2 else 16 << 20
+    args = [a for a in sys.argv[1:] if a != "--multiline"]
+    multiline = "--multiline" in sys.argv
+    path = args[0]
+    limit = int(args[1]) if len(args) > 1 else 16 << 20
     base = rss()
     start = time.perf_counter()
     rows = largest = 0
-    for batch in bl.Scan(path, batch_byte_limit=limit):
+    for batch in bl.Scan(path, batch_byte_limit=limit, multiline=multiline):
         rows += batch.num_rows
         largest = max(largest, batch.nbytes)
     seconds = time.perf_counter() - start
