@@ -170,3 +170,22 @@ def test_a_compression_the_readers_do_not_read_is_named_in_the_error(tmp_path, s
     # read as text when told its format: the bytes say what it is
     with pytest.raises(bl.InputError, match="xz-compressed, which the readers do not read"):
         list(bl.Scan(path, format="ndjson"))
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_text_in_another_unicode_encoding_is_an_error_that_says_which(tmp_path, encoding):
+    """Excel's "Unicode Text" export (UTF-16 with a byte order mark, tab-separated) and
+    UTF-32 files: an error naming the encoding, in every mode, not lines of garbage."""
+    bom = {"utf-16-be": "\ufeff"}.get(encoding, "")  # Python writes the BOM for the others
+    tsv = tmp_path / "export.tsv"
+    tsv.write_bytes((bom + "a\tb\n1\tx\n").encode(encoding))
+    name = {"utf-16": "UTF-16LE", "utf-16-be": "UTF-16BE", "utf-32": "UTF-32LE"}[encoding]
+    for on_error in ("error", "skip", "permissive"):
+        with pytest.raises(bl.InputError, match=rf"export\.tsv: .*is {name} .*read UTF-8"):
+            list(bl.Scan(tsv, header=True, on_error=on_error))
+    doc = tmp_path / "doc.json"
+    doc.write_bytes((bom + '{"a": 1}\n').encode(encoding))
+    with pytest.raises(bl.InputError, match=name):
+        list(bl.Scan(doc))
+    with pytest.raises(bl.InputError, match=name):
+        list(bl.Scan(doc, multiline=True))

@@ -73,7 +73,7 @@ pub fn decompress(
     let buffered = |r: Box<dyn Read + Send>| Box::new(BufReader::with_capacity(READ_BUFFER, r));
     Ok(match compression {
         Compression::None => {
-            refuse_compressed(raw.fill_buf()?)?;
+            refuse_non_text(raw.fill_buf()?)?;
             Box::new(raw)
         }
         Compression::Gzip => buffered(Box::new(flate2::read::MultiGzDecoder::new(raw))),
@@ -112,8 +112,30 @@ fn peek<R: Read>(mut raw: R, n: usize) -> io::Result<(Cursor<Vec<u8>>, R)> {
     Ok((Cursor::new(head), raw))
 }
 
-/// An error if `start`, a plain file's first bytes, is the start of compressed data.
-pub fn refuse_compressed(start: &[u8]) -> io::Result<()> {
+/// The byte order marks of the Unicode encodings other than UTF-8, longest first.
+const OTHER_ENCODINGS: [(&[u8], &str); 4] = [
+    (b"\xff\xfe\x00\x00", "UTF-32LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32BE"),
+    (b"\xff\xfe", "UTF-16LE"),
+    (b"\xfe\xff", "UTF-16BE"),
+];
+
+/// An error if `start`, a plain file's first bytes, is not the start of UTF-8 text but of
+/// compressed data, or of UTF-16 or UTF-32 text (by its byte order mark: what Windows tools
+/// write as "Unicode", Excel's "Unicode Text" export among them).
+pub fn refuse_non_text(start: &[u8]) -> io::Result<()> {
+    if let Some((_, encoding)) = OTHER_ENCODINGS
+        .iter()
+        .find(|(bom, _)| start.starts_with(bom))
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "its text is {encoding} (by its byte order mark): the readers read UTF-8; \
+                 convert it first (iconv -f {encoding} -t UTF-8)"
+            ),
+        ));
+    }
     let Some(&(_, format, suffix)) = SIGNATURES.iter().find(|(magic, format, _)| {
         start.starts_with(magic)
             && (*format != "bzip2"
@@ -227,7 +249,7 @@ impl<R: BufRead> Read for Lz4Frames<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::{decompress, refuse_compressed, Compression};
+    use super::{decompress, refuse_non_text, Compression};
     use std::io::{BufReader, Read, Write};
 
     fn read(bytes: Vec<u8>, name: &str) -> std::io::Result<Vec<u8>> {
@@ -363,17 +385,27 @@ mod tests {
             e.to_string().contains("gzip-compressed") && e.to_string().contains(".gz"),
             "{e}"
         );
-        let e = refuse_compressed(b"\xfd7zXZ\x00\x00").unwrap_err();
+        let e = refuse_non_text(b"\xfd7zXZ\x00\x00").unwrap_err();
         assert!(
             e.to_string()
                 .contains("xz-compressed, which the readers do not read"),
             "{e}"
         );
-        let e = refuse_compressed(b"BZh91AY&SY\x00").unwrap_err();
+        let e = refuse_non_text(b"BZh91AY&SY\x00").unwrap_err();
         assert!(e.to_string().contains(".bz2"), "{e}");
-        // text that starts like a signature but is not one
-        for text in [&b"BZh9 is a header,x\n"[..], b"{\"a\": 1}\n", b"", b"\x1f"] {
-            assert!(refuse_compressed(text).is_ok(), "{text:?}");
+        let e = refuse_non_text(b"\xff\xfe{\x00").unwrap_err();
+        assert!(e.to_string().contains("UTF-16LE"), "{e}");
+        let e = refuse_non_text(b"\xff\xfe\x00\x00{\x00\x00\x00").unwrap_err();
+        assert!(e.to_string().contains("UTF-32LE"), "{e}");
+        // text that starts like a signature but is not one (a UTF-8 BOM is UTF-8)
+        for text in [
+            &b"BZh9 is a header,x\n"[..],
+            b"{\"a\": 1}\n",
+            b"",
+            b"\x1f",
+            b"\xef\xbb\xbf{}",
+        ] {
+            assert!(refuse_non_text(text).is_ok(), "{text:?}");
         }
     }
 }

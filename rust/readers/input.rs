@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use percent_encoding::percent_decode_str;
 
-use super::compression::{decompress, refuse_compressed, Compression};
+use super::compression::{decompress, refuse_non_text, Compression};
 use super::driver::InputError;
 use super::lines::line_breaks;
 
@@ -178,7 +178,7 @@ pub fn open_range(source: &Source, range: ByteRange) -> io::Result<(Box<dyn BufR
     // ends it.
     let mut file = BufReader::with_capacity(READ_BUFFER, source.open_at(first.saturating_sub(1))?);
     if range.start == 0 {
-        refuse_compressed(file.fill_buf()?)?;
+        refuse_non_text(file.fill_buf()?)?;
     } else {
         let mut skipped = Vec::new();
         first = range.start - 1 + file.read_until(b'\n', &mut skipped)? as u64;
