@@ -1334,6 +1334,8 @@ MALFORMED_VALUES = [
     "1e",
     "nan",
     "-NaN",
+    "+NaN",
+    "INF",
     "Infinit",
     "tru",
     "[1,]",
@@ -1405,6 +1407,22 @@ def test_non_numeric_numbers_read_as_json_loads_reads_them(tmp_path_factory, one
     assert _nan_aware(got.to_pylist()) == _nan_aware(want)
     narrow = data_table(bl.Scan(path, columns=["i"]))
     assert narrow.column("i").to_pylist() == [r["i"] for r in rows]
+
+
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_every_non_numeric_spelling_spark_takes(tmp_path, one_pass):
+    """Spark's reader takes `+Infinity`, `+INF` and `-INF` too (Python's json does not):
+    the same floats, in a new column, a given one, a list and a skipped field."""
+    tokens = {"NaN": math.nan, "Infinity": math.inf, "+Infinity": math.inf, "+INF": math.inf}
+    tokens |= {"-Infinity": -math.inf, "-INF": -math.inf}
+    path = tmp_path / "n.json"
+    write_lines(path, [f'{{"x": {t}, "l": [{t}, 1.5], "skip": {t}}}' for t in tokens])
+    want = [{"x": v, "l": [v, 1.5]} for v in tokens.values()]
+    reader = bl.FileReader(str(path), one_pass=one_pass)
+    loader = bl.ResultSetLoader(projection=["x", "l"])
+    batches = []
+    read_to_end(reader, loader, batches)
+    assert _nan_aware(pa.Table.from_batches(batches).to_pylist()) == _nan_aware(want)
 
 
 def test_non_numeric_numbers_in_other_columns(tmp_path):

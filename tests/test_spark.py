@@ -558,13 +558,19 @@ def test_json_documents_read_as_sparks_multiline_reads_them(spark, events, tmp_p
         assert rows_of(by_option) == rows_of(theirs)
 
 
+EXTRA, EXTRA_READ = ["+Infinity", "+INF", "-INF"], ["inf", "inf", "-inf"]
+
+
 def test_non_numeric_numbers_read_as_spark_reads_them(spark, tmp_path):
-    """`NaN`, `Infinity`, `-Infinity` (Python's json.dumps writes them; Spark's reader takes
-    them by default): the same doubles as Spark's."""
+    """`NaN`, `Infinity`, `-Infinity` (Python's json.dumps writes them) and `+Infinity`,
+    `+INF`, `-INF` (Spark's reader takes them all by default): the same doubles as Spark's."""
     values = [float("nan"), float("inf"), float("-inf"), 1.5, None]
     rows = [{"id": i, "x": v, "m": {"y": v}} for i, v in enumerate(values)]
     path = tmp_path / "nan.json"
-    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    lines = [json.dumps(r) for r in rows]
+    # the spellings Spark takes beyond Python's
+    lines += [f'{{"id": {5 + k}, "x": {t}, "m": {{"y": {t}}}}}' for k, t in enumerate(EXTRA)]
+    path.write_text("\n".join(lines) + "\n")
     ddl = "id long, x double, m struct<y: double>"
     ours = bls.read(spark, str(path), schema=ddl, columns=["id", "x", "m"])
     theirs = spark.read.schema(ddl).json(str(path))
@@ -580,7 +586,7 @@ def test_non_numeric_numbers_read_as_spark_reads_them(spark, tmp_path):
         )
 
     assert by_id(ours) == by_id(theirs)
-    assert [r["x"] for r in by_id(ours)] == ["nan", "inf", "-inf", "1.5", None]
+    assert [r["x"] for r in by_id(ours)] == ["nan", "inf", "-inf", "1.5", None, *EXTRA_READ]
 
 
 @pytest.fixture

@@ -216,14 +216,17 @@ pub(crate) struct JsonWriter<'a> {
     pub refused_at: Option<usize>,
 }
 
-/// The tokens Spark's JSON reader takes as floats (`allowNonNumericNumbers`, on by default)
-/// and Python's `json.dumps` writes for them, with the JSON string of the same length they
+/// The tokens Spark's JSON reader takes as floats (`allowNonNumericNumbers`, on by default;
+/// Python's `json.dumps` writes the first, second and fifth), with the JSON string of the same length they
 /// are respelled as for serde (the byte before the string's content is no quote in the line
 /// as written: that tells them from a real string, see `JsonWriter::non_numeric`).
-const NON_NUMERIC: [(&str, &str, f64); 3] = [
+const NON_NUMERIC: [(&str, &str, f64); 6] = [
     ("NaN", "\"N\"", f64::NAN),
     ("Infinity", "\"Infini\"", f64::INFINITY),
+    ("+Infinity", "\"+Infini\"", f64::INFINITY),
+    ("+INF", "\"+I\"", f64::INFINITY),
     ("-Infinity", "\"-Infini\"", f64::NEG_INFINITY),
+    ("-INF", "\"-I\"", f64::NEG_INFINITY),
 ];
 
 /// Where `text` (a JSON line) has something serde_json reads other than the line means, the
@@ -240,7 +243,7 @@ const NON_NUMERIC: [(&str, &str, f64); 3] = [
 pub(crate) fn respell_for_serde<'o>(text: &str, out: &'o mut String) -> Option<&'o str> {
     let b = text.as_bytes();
     let finder = |needle: &[u8]| memchr::memmem::find(b, needle).is_some();
-    if !(finder(b"-0") || finder(b"NaN") || finder(b"Infinity")) {
+    if !(finder(b"-0") || finder(b"NaN") || finder(b"Inf") || finder(b"INF")) {
         return None;
     }
     let starts_value =
@@ -271,7 +274,7 @@ pub(crate) fn respell_for_serde<'o>(text: &str, out: &'o mut String) -> Option<&
             {
                 Some((2, "0 "))
             }
-            b'N' | b'I' | b'-' if !in_string && starts_value(i) => NON_NUMERIC
+            b'N' | b'I' | b'-' | b'+' if !in_string && starts_value(i) => NON_NUMERIC
                 .iter()
                 .find(|(token, _, _)| b[i..].starts_with(token.as_bytes()))
                 .filter(|(token, _, _)| ends_value(i + token.len()))
@@ -540,15 +543,15 @@ impl<'a> JsonWriter<'a> {
     fn write_number_text<E: de::Error>(&mut self, id: ColumnId, raw: &str) -> Result<(), E> {
         match raw.as_bytes().first() {
             Some(b'-' | b'0'..=b'9') => match *self.l.field(id).data_type() {
-                DataType::Decimal128(..) if raw == "-Infinity" => {
+                DataType::Decimal128(..) if raw.starts_with("-I") => {
                     Err(self.conflict(id, &format!("{raw}: no decimal")))
                 }
                 DataType::Decimal128(_, scale) => self.write_decimal_number(id, raw, scale),
                 _ => self.write_float32_number(id, raw),
             },
             Some(b'n') => self.set(id, Value::Null),
-            // `NaN`, `Infinity` (see `respell_for_serde`): a float32 takes them
-            Some(b'N' | b'I') => match *self.l.field(id).data_type() {
+            // `NaN`, `Infinity`, `+INF`... (see `respell_for_serde`): a float32 takes them
+            Some(b'N' | b'I' | b'+') => match *self.l.field(id).data_type() {
                 DataType::Decimal128(..) => Err(self.conflict(id, &format!("{raw}: no decimal"))),
                 _ => self.write_float32_number(id, raw),
             },
@@ -1013,6 +1016,10 @@ mod tests {
                 Some(r#"{"a": "N", "b": ["Infini","-Infini"], "c":0 }"#),
             ),
             ("NaN", Some(r#""N""#)),
+            (
+                r#"[+Infinity, +INF, -INF, INF, +NaN]"#,
+                Some(r#"["+Infini", "+I", "-I", INF, +NaN]"#),
+            ),
             (
                 r#"{"NaN": "NaN", "a": NaNx, "b": xNaN, "c": Infinityy, "d": -Inf, "e": nan}"#,
                 None,

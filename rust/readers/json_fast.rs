@@ -459,7 +459,7 @@ impl<'a> Line<'a> {
                 None => self.number(id),
             },
             b'-' => self.number(id),
-            b'N' | b'I' => self.non_numeric(id),
+            b'N' | b'I' | b'+' => self.non_numeric(id),
             b'n' => {
                 self.word(b"null")?;
                 self.set(id, Value::Null)
@@ -724,7 +724,7 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// `NaN`, `Infinity` or `-Infinity` at the cursor to column `id`: a float, as Spark's
+    /// `NaN`, `Infinity`, `-INF`... at the cursor to column `id`: a float, as Spark's
     /// reader and Python's json take them (see `json::respell_for_serde`). A float column
     /// takes it here; any other (an int column to widen, a decimal to refuse it) is left to
     /// the general path.
@@ -1000,7 +1000,7 @@ impl<'a> Line<'a> {
                         self.i += non_numeric_at(self.b, self.i).ok_or(GiveUp)?.0;
                     }
                 }
-                b'N' | b'I' => self.i += non_numeric_at(self.b, self.i).ok_or(GiveUp)?.0,
+                b'N' | b'I' | b'+' => self.i += non_numeric_at(self.b, self.i).ok_or(GiveUp)?.0,
                 b'n' => self.word(b"null")?,
                 b't' => self.word(b"true")?,
                 b'f' => self.word(b"false")?,
@@ -1097,20 +1097,22 @@ impl<'a> Line<'a> {
     }
 }
 
-/// The length and value of `NaN`, `Infinity` or `-Infinity` at `i` of `b`, if one is there
-/// and ends there (a delimiter or the end of the line follows).
+/// The length and value of a non-numeric number at `i` of `b` (`NaN`, `Infinity`, `-INF`...:
+/// the tokens Spark's reader takes, see `json::respell_for_serde`), if one is there and ends
+/// there (a delimiter or the end of the line follows).
 #[cold]
 fn non_numeric_at(b: &[u8], i: usize) -> Option<(usize, f64)> {
+    const TOKENS: [(&[u8], f64); 6] = [
+        (b"NaN", f64::NAN),
+        (b"Infinity", f64::INFINITY),
+        (b"+Infinity", f64::INFINITY),
+        (b"+INF", f64::INFINITY),
+        (b"-Infinity", f64::NEG_INFINITY),
+        (b"-INF", f64::NEG_INFINITY),
+    ];
     let rest = &b[i..];
-    let (len, x) = if rest.starts_with(b"NaN") {
-        (3, f64::NAN)
-    } else if rest.starts_with(b"Infinity") {
-        (8, f64::INFINITY)
-    } else if rest.starts_with(b"-Infinity") {
-        (9, f64::NEG_INFINITY)
-    } else {
-        return None;
-    };
+    let &(token, x) = TOKENS.iter().find(|(token, _)| rest.starts_with(token))?;
+    let len = token.len();
     let ends = matches!(
         b.get(i + len),
         None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n')
