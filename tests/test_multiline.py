@@ -183,3 +183,25 @@ def test_compressed_documents(tmp_path):
     path.write_bytes(gzip.compress(json.dumps(rows, indent=1).encode()))
     want = data_table(bl.Scan(as_lines(tmp_path, rows)))
     assert data_table(bl.Scan(path, multiline=True)).equals(want)
+
+
+@given(
+    text=st.text(alphabet='{}[]",: \n\r\t\\ab1-NIaf.e', max_size=60),
+    on_error=st.sampled_from(["error", "skip", "permissive"]),
+)
+@settings(max_examples=300)
+def test_any_bytes_give_rows_or_an_input_error(tmp_path_factory, text, on_error):
+    """Fragments of JSON in any order (unbalanced brackets, stray commas, cut strings and
+    escapes, line breaks anywhere): rows, or an error naming the file and a line, never a
+    crash; with `skip`, every record is a row or a skipped line."""
+    path = tmp_path_factory.mktemp("junk") / "j.json"
+    path.write_text(text)
+    scan = bl.Scan(path, multiline=True, on_error=on_error, batch_byte_limit=1000)
+    try:
+        rows = sum(b.num_rows for b in scan)
+    except bl.InputError as e:
+        assert re.search(r"j\.json, line \d+", str(e)), e
+        return
+    except bl.SchemaConflictError:
+        return  # records whose types conflict (a type change between batches)
+    assert rows == scan.rows_read

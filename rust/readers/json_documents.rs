@@ -77,7 +77,7 @@ impl RecordPlaces {
         let Some(column) = column else {
             return Some((start.line, Some(start.column as usize)));
         };
-        let offset = column - 1;
+        let offset = column.saturating_sub(1);
         let before = start.breaks.partition_point(|&b| b < offset);
         Some(match before {
             0 => (start.line, Some(start.column as usize + offset)),
