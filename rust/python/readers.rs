@@ -229,13 +229,13 @@ impl PyFileReader {
                 )))
             }
         };
-        // Opening reads (a range's first line, a CSV header): without the GIL, as `fill`
-        // does (an opener takes it for each of its reads only)
         if multiline && (csv.is_some() || range.is_some()) {
             return Err(PyValueError::new_err(
                 "multiline reads a JSON file whole: not CSV, not a byte_range",
             ));
         }
+        // Opening reads (a range's first line, a CSV header): without the GIL, as `fill`
+        // does (an opener takes it for each of its reads only)
         let inner = py.detach(|| match csv {
             None => if multiline {
                 NdjsonReader::open_documents(&source, on_error, discover)

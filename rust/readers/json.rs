@@ -229,6 +229,25 @@ const NON_NUMERIC: [(&str, &str, f64); 6] = [
     ("-INF", "\"-I\"", f64::NEG_INFINITY),
 ];
 
+/// The non-numeric number (see [`NON_NUMERIC`]) at `i` of `b`, if one is there and ends
+/// there (a delimiter or the end of the line follows): both paths read them by it.
+#[cold]
+pub(crate) fn non_numeric_at(
+    b: &[u8],
+    i: usize,
+) -> Option<&'static (&'static str, &'static str, f64)> {
+    let rest = &b[i..];
+    let found = NON_NUMERIC
+        .iter()
+        .find(|(token, _, _)| rest.starts_with(token.as_bytes()))?;
+    let end = i + found.0.len();
+    let ends = matches!(
+        b.get(end),
+        None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n')
+    );
+    ends.then_some(found)
+}
+
 /// Where `text` (a JSON line) has something serde_json reads other than the line means, the
 /// same text respelled, written into `out`; `None` (`out` untouched) if it has none. Every
 /// other byte keeps its column (error messages name the same place):
@@ -248,12 +267,6 @@ pub(crate) fn respell_for_serde<'o>(text: &str, out: &'o mut String) -> Option<&
     }
     let starts_value =
         |i: usize| i == 0 || matches!(b[i - 1], b':' | b',' | b'[' | b' ' | b'\t' | b'\r' | b'\n');
-    let ends_value = |end: usize| {
-        matches!(
-            b.get(end),
-            None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n')
-        )
-    };
     let mut respelled = false;
     let mut in_string = false;
     let mut i = 0;
@@ -274,11 +287,9 @@ pub(crate) fn respell_for_serde<'o>(text: &str, out: &'o mut String) -> Option<&
             {
                 Some((2, "0 "))
             }
-            b'N' | b'I' | b'-' | b'+' if !in_string && starts_value(i) => NON_NUMERIC
-                .iter()
-                .find(|(token, _, _)| b[i..].starts_with(token.as_bytes()))
-                .filter(|(token, _, _)| ends_value(i + token.len()))
-                .map(|(token, string, _)| (token.len(), *string)),
+            b'N' | b'I' | b'-' | b'+' if !in_string && starts_value(i) => {
+                non_numeric_at(b, i).map(|&(token, string, _)| (token.len(), string))
+            }
             _ => None,
         };
         if let Some((len, with)) = replace {

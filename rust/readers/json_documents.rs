@@ -45,11 +45,10 @@ impl RecordPlaces {
 
     /// The reader has moved on to record `record`: the places before it are not needed.
     pub fn reached(&self, record: u64) {
-        let mut starts = self.starts.lock().expect("record places");
-        starts.1 = record;
-        while starts.0.front().is_some_and(|s| s.record < record) {
-            starts.0.pop_front();
-        }
+        let mut guard = self.starts.lock().expect("record places");
+        let (starts, reached) = &mut *guard;
+        *reached = record;
+        let_go(starts, record);
     }
 
     /// What a read produced: the records it started (their breaks so far), and the breaks
@@ -57,9 +56,7 @@ impl RecordPlaces {
     fn publish(&self, started: &mut Vec<RecordStart>, open: Option<(u64, &[usize])>, line: u64) {
         let mut guard = self.starts.lock().expect("record places");
         let (starts, reached) = &mut *guard;
-        while starts.front().is_some_and(|s| s.record < *reached) {
-            starts.pop_front();
-        }
+        let_go(starts, *reached);
         if let Some((record, breaks)) = open {
             if let Some(start) = starts.back_mut().filter(|s| s.record == record) {
                 start.breaks.extend_from_slice(breaks);
@@ -83,6 +80,13 @@ impl RecordPlaces {
             0 => (start.line, Some(start.column as usize + offset)),
             k => (start.line + k as u64, Some(offset - start.breaks[k - 1])),
         })
+    }
+}
+
+/// Let go of the places of the records before `reached`.
+fn let_go(starts: &mut VecDeque<RecordStart>, reached: u64) {
+    while starts.front().is_some_and(|s| s.record < reached) {
+        starts.pop_front();
     }
 }
 

@@ -1097,27 +1097,11 @@ impl<'a> Line<'a> {
     }
 }
 
-/// The length and value of a non-numeric number at `i` of `b` (`NaN`, `Infinity`, `-INF`...:
-/// the tokens Spark's reader takes, see `json::respell_for_serde`), if one is there and ends
-/// there (a delimiter or the end of the line follows).
-#[cold]
+/// The length and value of the non-numeric number (`NaN`, `-INF`...) at `i` of `b`, if one
+/// is there and ends there (see `json::non_numeric_at`).
+#[inline]
 fn non_numeric_at(b: &[u8], i: usize) -> Option<(usize, f64)> {
-    const TOKENS: [(&[u8], f64); 6] = [
-        (b"NaN", f64::NAN),
-        (b"Infinity", f64::INFINITY),
-        (b"+Infinity", f64::INFINITY),
-        (b"+INF", f64::INFINITY),
-        (b"-Infinity", f64::NEG_INFINITY),
-        (b"-INF", f64::NEG_INFINITY),
-    ];
-    let rest = &b[i..];
-    let &(token, x) = TOKENS.iter().find(|(token, _)| rest.starts_with(token))?;
-    let len = token.len();
-    let ends = matches!(
-        b.get(i + len),
-        None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n')
-    );
-    ends.then_some((len, x))
+    super::json::non_numeric_at(b, i).map(|&(token, _, x)| (token.len(), x))
 }
 
 #[cfg(test)]
