@@ -155,6 +155,42 @@ def test_an_array_cut_short_is_an_error_in_every_mode(tmp_path, on_error):
             list(bl.Scan(path, multiline=True, on_error=on_error))
 
 
+@pytest.mark.parametrize("on_error", ["error", "skip", "permissive"])
+@pytest.mark.parametrize(
+    ("edit", "place", "says"),
+    [
+        # (line to change: its new text), the fault's (line, column), what the error says
+        (None, None, None),  # no fault: the control
+        ((40, "  }"), (41, 3), "no `,` between this element"),
+        ((40, "  },,"), (40, 5), "a `,` where an element"),
+        ((61, "  },"), (62, 1), "a `,` before the array's closing `]`"),
+    ],
+)
+def test_a_comma_missing_or_extra_in_the_array_is_an_error_in_every_mode(
+    tmp_path, on_error, edit, place, says
+):
+    """A top-level array whose commas are wrong is malformed JSON (Spark's multiLine fails
+    the whole file on it), not rows read as if it were right. The error gives the file's
+    line and column of the fault in every mode: no record is bad, so none could be skipped
+    for it. The rows before it are read, none twice."""
+    lines = json.dumps([{"a": i} for i in range(20)], indent=2).split("\n")
+    assert lines[39] == "  }," and lines[60] == "  }"  # object 12's end; the last's
+    if edit is not None:
+        lines[edit[0] - 1] = edit[1]
+    path = tmp_path / "docs.json"
+    path.write_text("\n".join(lines))
+    scan = bl.Scan(path, multiline=True, on_error=on_error, row_limit=5)
+    if says is None:
+        assert data_table(scan).column("a").to_pylist() == list(range(20))
+        return
+    got = []
+    where = rf"docs\.json, line {place[0]}, column {place[1]}: {re.escape(says)}"
+    with pytest.raises(bl.InputError, match=where):
+        for batch in scan:
+            got += batch.column("a").to_pylist()
+    assert got == list(range(len(got)))
+
+
 def test_a_file_of_documents_read_as_lines_says_how_to_read_it(tmp_path):
     for text in ('[{"a": 1}]', '{\n  "a": 1\n}'):
         path = tmp_path / "docs.json"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pyarrow as pa
 import pytest
@@ -556,6 +557,23 @@ def test_json_documents_read_as_sparks_multiline_reads_them(spark, events, tmp_p
             .load(str(folder))
         )
         assert rows_of(by_option) == rows_of(theirs)
+
+
+def test_an_array_with_a_comma_missing_or_extra_fails_as_it_fails_spark(spark, tmp_path):
+    """Spark's multiLine takes an array whose commas are wrong for a malformed file (no row
+    of it in DROPMALFORMED mode); `bls.read` fails on it, saying where, not reading rows."""
+    faults = {
+        "missing": ('[\n {"a": 1}\n {"a": 2}\n]\n', "line 3, column 2: no `,` between"),
+        "trailing": ('[\n {"a": 1},\n {"a": 2},\n]\n', "line 4, column 1: a `,` before"),
+        "doubled": ('[\n {"a": 1},,\n {"a": 2}\n]\n', "line 2, column 11: a `,` where"),
+    }
+    for name, (text, says) in faults.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(text)
+        dropping = spark.read.option("multiLine", True).option("mode", "DROPMALFORMED")
+        assert dropping.schema("a long").json(str(path)).collect() == [], name
+        with pytest.raises(Exception, match=re.escape(says)):
+            bls.read(spark, str(path), multiline=True, on_error="skip").collect()
 
 
 EXTRA, EXTRA_READ = ["+Infinity", "+INF", "-INF"], ["inf", "inf", "-inf"]

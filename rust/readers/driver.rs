@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field};
 
+use super::json_documents::MalformedDocuments;
 use crate::loader::{LoaderError, ResultSetLoader, Value, ROOT};
 
 /// The column that keeps a malformed record whole under `OnError::Permissive`.
@@ -107,6 +108,19 @@ pub(crate) fn excerpt(text: &[u8], column: Option<usize>) -> String {
 
 /// An input error for an I/O failure while reading record `line` of `path`.
 pub(crate) fn io_error(path: &str, line: u64, e: &io::Error) -> InputError {
+    if let Some(fault) = e
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<MalformedDocuments>())
+    {
+        // placed where the file has it, not at the record being read
+        return InputError {
+            path: path.to_string(),
+            line: fault.line,
+            column: Some(fault.column as usize),
+            message: fault.message.to_string(),
+            excerpt: fault.excerpt.clone(),
+        };
+    }
     let what = match e.kind() {
         io::ErrorKind::UnexpectedEof => "the file is truncated (compressed stream ends early)",
         io::ErrorKind::InvalidData | io::ErrorKind::InvalidInput => {

@@ -90,6 +90,41 @@ fn let_go(starts: &mut VecDeque<RecordStart>, reached: u64) {
     }
 }
 
+/// A fault in the structure between records, where the file has it: a `,` missing or extra
+/// between the elements of a top-level array (Spark and Drill fail the file on it too).
+/// Nothing can be skipped to read on: the reader makes it an error in every `on_error` mode.
+#[derive(Debug)]
+pub struct MalformedDocuments {
+    /// The file's line and byte column (1-based) of the byte at fault.
+    pub line: u64,
+    pub column: u64,
+    /// What is wrong.
+    pub message: &'static str,
+    /// The bytes around it.
+    pub excerpt: String,
+}
+
+impl std::fmt::Display for MalformedDocuments {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for MalformedDocuments {}
+
+/// Where the transformer is in a top-level array of records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InArray {
+    /// Not in one.
+    No,
+    /// After its `[`: an element or its `]` comes next.
+    Opened,
+    /// After (or in) an element: a `,` or the `]`.
+    AfterElement,
+    /// After a `,`: an element.
+    AfterComma,
+}
+
 /// A JSON document stream as one record per line (see the module's doc).
 pub struct Documents<R> {
     inner: R,
@@ -103,8 +138,8 @@ struct Scanner {
     /// scalar, or the first byte of any record).
     in_record: bool,
     depth: u32,
-    /// Whether the records are the elements of a top-level array.
-    in_array: bool,
+    /// Whether the records are the elements of a top-level array, and what comes next in it.
+    array: InArray,
     in_string: bool,
     /// The last byte was a backslash in a string.
     escaped: bool,
@@ -131,7 +166,7 @@ impl<R: BufRead> Documents<R> {
                 places,
                 in_record: false,
                 depth: 0,
-                in_array: false,
+                array: InArray::No,
                 in_string: false,
                 escaped: false,
                 offset: 0,
@@ -176,22 +211,37 @@ impl Scanner {
     /// Whether the byte `b` (at offset `at`) between records starts one, to be read again as
     /// part of it: an object, or anything else the NDJSON reader will refuse as a record (a
     /// scalar, a stray `]`), which ends where a scalar would. The bytes that start none
-    /// (white space, an array's brackets and commas) are left out.
-    fn starts_record(&mut self, b: u8, at: u64) -> bool {
-        match b {
-            b'[' if !self.in_array => self.in_array = true,
-            b']' if self.in_array => self.in_array = false,
-            b',' if self.in_array => {}
+    /// (white space, an array's brackets and commas) are left out. A `,` missing or extra in
+    /// an array is a fault (nothing changed: the byte is read again to the same fault).
+    fn starts_record(&mut self, b: u8, at: u64) -> Result<bool, &'static str> {
+        match (b, self.array) {
+            (b'[', InArray::No) => self.array = InArray::Opened,
+            (b']', InArray::AfterComma) => {
+                return Err("a `,` before the array's closing `]` (a trailing comma)");
+            }
+            (b']', _) if self.array != InArray::No => self.array = InArray::No,
+            (b',', InArray::AfterElement) => self.array = InArray::AfterComma,
+            (b',', InArray::Opened | InArray::AfterComma) => {
+                return Err("a `,` where an element of the top-level array should be");
+            }
             // a UTF-8 byte order mark starting the file (Windows tools write one)
-            0xef | 0xbb | 0xbf if at < 3 && self.line == 1 && b == BOM[at as usize] => {}
-            b' ' | b'\t' | b'\r' => {}
-            b'\n' => self.line_break(at, false),
+            (0xef | 0xbb | 0xbf, _) if at < 3 && self.line == 1 && b == BOM[at as usize] => {}
+            (b' ' | b'\t' | b'\r', _) => {}
+            (b'\n', _) => self.line_break(at, false),
+            (_, InArray::AfterElement) => {
+                return Err(
+                    "no `,` between this element of the top-level array and the one before",
+                );
+            }
             _ => {
+                if self.array != InArray::No {
+                    self.array = InArray::AfterElement;
+                }
                 self.start_record(at);
-                return true;
+                return Ok(true);
             }
         }
-        false
+        Ok(false)
     }
 
     /// Publish what this read found (see [`RecordPlaces::publish`]).
@@ -224,8 +274,8 @@ impl<R: BufRead> Read for Documents<R> {
                     scan.in_record = false;
                     out[0] = b'\n';
                     w = 1;
-                } else if w == 0 && scan.in_array {
-                    scan.in_array = false;
+                } else if w == 0 && scan.array != InArray::No {
+                    scan.array = InArray::No;
                     break Err(io::Error::other(
                         "the file ends inside its top-level JSON array (no closing `]`): it is \
                          truncated",
@@ -233,9 +283,17 @@ impl<R: BufRead> Read for Documents<R> {
                 }
                 break Ok(w);
             }
-            let used = scan.transform(input, out, &mut w);
+            let (used, fault) = scan.transform(input, out, &mut w);
             scan.offset += used as u64;
             self.inner.consume(used);
+            if let Some(fault) = fault {
+                // the records before it are read first; the next read meets it again
+                break if w > 0 {
+                    Ok(w)
+                } else {
+                    Err(io::Error::other(fault))
+                };
+            }
             if w > 0 {
                 break Ok(w);
             }
@@ -281,14 +339,30 @@ fn copy_run(input: &[u8], out: &mut [u8], stop: u8) -> usize {
 
 impl Scanner {
     /// Transform `input` into `out[*w..]` as far as both go (leaving a byte of room for a
-    /// record's line break); the input bytes used.
-    fn transform(&mut self, input: &[u8], out: &mut [u8], w: &mut usize) -> usize {
+    /// record's line break), or up to a fault between records; the input bytes used, and
+    /// the fault.
+    fn transform(
+        &mut self,
+        input: &[u8],
+        out: &mut [u8],
+        w: &mut usize,
+    ) -> (usize, Option<MalformedDocuments>) {
         let mut i = 0;
         while i < input.len() && *w + 2 <= out.len() {
             let at = self.offset + i as u64;
             if !self.in_record {
-                if !self.starts_record(input[i], at) {
-                    i += 1;
+                match self.starts_record(input[i], at) {
+                    Ok(true) => {}
+                    Ok(false) => i += 1,
+                    Err(message) => {
+                        let fault = MalformedDocuments {
+                            line: self.line,
+                            column: at - self.line_start + 1,
+                            message,
+                            excerpt: super::driver::excerpt(input, Some(i + 1)),
+                        };
+                        return (i, Some(fault));
+                    }
                 }
                 continue;
             }
@@ -391,13 +465,13 @@ impl Scanner {
             *w += 1;
             i += 1;
         }
-        i
+        (i, None)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Documents, RecordPlaces};
+    use super::{Documents, MalformedDocuments, RecordPlaces};
     use std::io::{BufRead, BufReader, Cursor, Read};
     use std::sync::Arc;
 
@@ -462,6 +536,50 @@ mod tests {
             let e = got.unwrap_err();
             assert!(e.to_string().contains("no closing `]`"), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn a_comma_missing_or_extra_in_the_array_is_an_error_at_its_place() {
+        // (text, line, column, what the message says)
+        let cases = [
+            ("[{\"a\": 1}\n {\"a\": 2}]", 2, 2, "no `,` between"),
+            ("[{\"a\": 1} 2]", 1, 11, "no `,` between"),
+            (
+                "[{\"a\": 1},\n {\"a\": 2},\n]",
+                3,
+                1,
+                "before the array's closing `]`",
+            ),
+            ("[{\"a\": 1},, {\"a\": 2}]", 1, 11, "where an element"),
+            ("[\n  , {\"a\": 1}]", 2, 3, "where an element"),
+            ("{\"a\": 0}\n[{\"a\": 1}] [,]", 2, 13, "where an element"),
+        ];
+        for (text, line, column, says) in cases {
+            for capacity in [1, 2, 5, 64] {
+                let (got, _) = records(text, capacity);
+                let e = got.unwrap_err();
+                let fault = e
+                    .get_ref()
+                    .and_then(|e| e.downcast_ref::<MalformedDocuments>())
+                    .unwrap_or_else(|| panic!("{text:?}: {e}"));
+                assert_eq!((fault.line, fault.column), (line, column), "{text:?}");
+                assert!(e.to_string().contains(says), "{text:?}: {e}");
+            }
+        }
+        // the records before the fault are read first
+        let mut docs = Documents::new(
+            BufReader::new(Cursor::new(&b"[{\"a\": 1}, {\"a\": 2} {\"a\": 3}]"[..])),
+            Arc::new(RecordPlaces::default()),
+        );
+        let mut out = Vec::new();
+        let e = docs.read_to_end(&mut out).unwrap_err();
+        assert_eq!(out, b"{\"a\": 1}\n{\"a\": 2}\n", "{e}");
+        // commas and brackets in their places, and records outside arrays, are no fault
+        let (got, _) = records("[] [{\"a\": 1} , {\"a\": 2}\n,\n3] {\"b\": 1} {}", 3);
+        assert_eq!(
+            got.unwrap(),
+            ["{\"a\": 1}", "{\"a\": 2}", "3", "{\"b\": 1}", "{}"]
+        );
     }
 
     #[test]
