@@ -673,3 +673,90 @@ def test_a_narrow_projection_checks_the_utf8_of_the_fields_it_keeps(tmp_path, co
         return
     with pytest.raises(bl.InputError, match=rf"line {bad_line}, column \d+: field \d+ is not"):
         list(scan)
+
+
+NULL_TEXTS = ["", "NA", "null", "-"]
+
+
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.one_of(st.integers(-99, 99).map(str), st.sampled_from(NULL_TEXTS[1:])),
+            st.one_of(st.text(alphabet=list('ab,"\n é'), max_size=4), st.sampled_from(NULL_TEXTS)),
+            st.booleans(),  # quote every field of the row
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    null_values=st.lists(st.sampled_from(NULL_TEXTS), unique=True, max_size=3),
+    row_limit=st.integers(1, 5),
+)
+def test_null_values_read_as_pyarrow_csv_reads_them(tmp_path_factory, rows, null_values, row_limit):
+    """Fields whose text (quoted or not) is one of `null_values` are nulls in a string and
+    an int column, as pyarrow.csv reads them with the same `null_values`; other fields keep
+    their text (an empty one stays "" unless `""` is a null value)."""
+    # the int column holds a number or a null text: one pyarrow reads as a number is refused
+    assume(all(n.lstrip("-").isdigit() or n in null_values for n, _, _ in rows))
+    path = tmp_path_factory.mktemp("csv") / "n.csv"
+    lines = ["n,s"]
+    for n, text, quote_all in rows:
+        fields = [n, text]
+        if quote_all:
+            lines.append(",".join('"' + f.replace('"', '""') + '"' for f in fields))
+        else:
+            lines.append(",".join(quoted_field(f, ",", False) for f in fields))
+    path.write_text("\n".join(lines) + "\n")
+    schema = pa.schema([("n", pa.int64()), ("s", pa.utf8())])
+    want = pcsv.read_csv(
+        path,
+        convert_options=pcsv.ConvertOptions(
+            column_types=schema,
+            null_values=null_values,
+            strings_can_be_null=True,
+            quoted_strings_can_be_null=True,
+        ),
+    )
+    scan = bl.Scan(path, header=True, schema=schema, null_values=null_values, row_limit=row_limit)
+    assert table_of(scan).equals(want)
+    # untyped, the same strings
+    untyped = table_of(bl.Scan(path, header=True, null_values=null_values))
+    assert untyped.column("s").equals(want.column("s"))
+
+
+def test_null_values_in_drills_columns_list_and_one_text_alone(tmp_path):
+    """Without a header the `columns` list gets null elements; `null_values="NA"` is the list
+    of that one text."""
+    path = tmp_path / "n.csv"
+    path.write_text('a,,NA\n"NA","",b\n')
+    plain = table_of(bl.Scan(path, columns=["columns"])).column("columns").to_pylist()
+    assert plain == [["a", "", "NA"], ["NA", "", "b"]]
+    na = table_of(bl.Scan(path, columns=["columns"], null_values="NA"))
+    assert na.column("columns").to_pylist() == [["a", "", None], [None, "", "b"]]
+    both = table_of(bl.Scan(path, columns=["columns[1]", "columns[2]"], null_values=["", "NA"]))
+    assert both.column("columns").to_pylist() == [[None, None, None], [None, None, "b"]]
+
+
+def test_a_null_text_in_a_column_that_takes_no_null_is_refused_at_its_field(tmp_path):
+    path = tmp_path / "n.csv"
+    path.write_text("a,b\n1,x\n2,NA\n3,y\n")
+    schema = pa.schema([("a", pa.int64()), pa.field("b", pa.utf8(), nullable=False)])
+    with pytest.raises(bl.InputError, match=r"n\.csv, line 3, column 3: .*'b'"):
+        list(bl.Scan(path, header=True, schema=schema, null_values=["NA"]))
+    skipping = bl.Scan(path, header=True, schema=schema, null_values=["NA"], on_error="skip")
+    assert table_of(skipping).column("a").to_pylist() == [1, 3]
+    assert skipping.skipped_lines == 1
+
+
+def test_null_values_are_refused_where_they_cannot_apply(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('{"a": 1}\n')
+    with pytest.raises(ValueError, match="JSON has its own null"):
+        bl.Scan(path, format="ndjson", null_values=["NA"])
+    with pytest.raises(TypeError, match="a string or a list of strings"):
+        bl.Scan(path, null_values=[1])
+    # a scan of JSON and CSV files by suffix: the option is the CSV files' (the JSON file
+    # typed `a` int64, which the CSV's null text does not break)
+    csv_path = tmp_path / "b.csv"
+    csv_path.write_text("a\nNA\n")
+    got = table_of(bl.Scan([path, csv_path], header=True, null_values="NA", columns=["a"]))
+    assert got.column("a").to_pylist() == [1, None] and got.schema.field("a").type == pa.int64()

@@ -576,6 +576,42 @@ def test_an_array_with_a_comma_missing_or_extra_fails_as_it_fails_spark(spark, t
             bls.read(spark, str(path), multiline=True, on_error="skip").collect()
 
 
+def test_csv_null_values_give_sparks_nulls(spark, tmp_path):
+    """Spark reads an empty CSV field, quoted or not, as null (its `nullValue` is ""), and a
+    field equal to a `nullValue` it is given as null: `null_values` gives the same rows, and
+    the data source takes Spark's option name. Without it, empty strings stay "" (Drill)."""
+    path = tmp_path / "n.csv"
+    path.write_text('a,b,c\n1,,x\n,2,""\n"",3,NA\nNA,,"NA"\n')
+    cols = ["a", "b", "c"]
+    theirs = spark.read.option("header", True).csv(str(path))
+    ours = bls.read(spark, str(path), header=True, columns=cols, null_values="")
+    assert rows_of(ours) == rows_of(theirs)
+    assert any(r["b"] is None for r in rows_of(theirs))  # the file has what the test says
+    drills = bls.read(spark, str(path), header=True, columns=cols)
+    assert [r["b"] for r in rows_of(drills) if r["a"] == "1"] == [""]
+    # another null text: Spark also makes every unquoted empty field null, whatever its
+    # nullValue; `null_values="NA"` leaves those "" (an unquoted empty field is no "NA")
+    theirs_na = spark.read.option("header", True).option("nullValue", "NA").csv(str(path))
+    ours_na = bls.read(spark, str(path), header=True, columns=cols, null_values="NA")
+    rows = [("1", "", "x"), ("", "2", ""), ("", "3", None), (None, "", None)]
+    unquoted_empty = {(0, "b"), (1, "a"), (3, "b")}
+    want = [dict(zip(cols, r, strict=True)) for r in rows]
+    assert rows_of(ours_na) == rows_of_dicts(want)
+    for k, c in unquoted_empty:
+        want[k][c] = None
+    assert rows_of(theirs_na) == rows_of_dicts(want)
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        by_option = (
+            spark.read.format("batchloader")
+            .option("header", "true")
+            .option("nullValue", "")
+            .option("columns", ",".join(cols))
+            .load(str(path))
+        )
+        assert rows_of(by_option) == rows_of(theirs)
+
+
 EXTRA, EXTRA_READ = ["+Infinity", "+INF", "-INF"], ["inf", "inf", "-inf"]
 
 

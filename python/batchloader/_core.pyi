@@ -218,7 +218,9 @@ class FileReader:
     (a remote file, say), called for each read of it; without it `path` is a local file.
     `multiline=True` (NDJSON, read whole): the file holds JSON documents rather than lines
     (Spark's `multiLine`): a top-level array of objects, or objects over several lines one
-    after the other; each object is a row, and errors give the file's line and column."""
+    after the other; each object is a row, and errors give the file's line and column.
+    `null_values` (CSV only): field texts, quoted or not, read as nulls in any column
+    (`[""]`: empty fields are null, as Spark reads them)."""
 
     def __new__(
         cls,
@@ -235,6 +237,7 @@ class FileReader:
         one_pass: bool = True,
         opener: Callable[[int], _Readable] | None = None,
         multiline: bool = False,
+        null_values: Sequence[str] | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -214,6 +214,19 @@ def _hand_on(loader: ResultSetLoader) -> tuple[pa.RecordBatch, bool, int]:
     return batch, loader.start_batch(), size
 
 
+def _null_texts(null_values: str | Sequence[str] | None, format: Any) -> list[str] | None:
+    """`null_values=` as the CSV reader takes it: a list of texts (one text alone is a list
+    of it); refused where no CSV file is read."""
+    if null_values is None:
+        return None
+    texts = [null_values] if isinstance(null_values, str) else list(null_values)
+    if not all(isinstance(t, str) for t in texts):
+        raise TypeError(f"null_values= takes a string or a list of strings, not {null_values!r}")
+    if format in ("ndjson", "json"):
+        raise ValueError("null_values= reads CSV fields as nulls: JSON has its own null")
+    return texts
+
+
 class Scan:
     """Iterate the batches of a scan of files; every batch has `scan.schema`."""
 
@@ -243,6 +256,7 @@ class Scan:
         coalesce: bool = True,
         declared_columns: Sequence[str] | None = None,
         multiline: bool = False,
+        null_values: str | Sequence[str] | None = None,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -263,6 +277,7 @@ class Scan:
             raise ValueError("multiline= reads JSON files whole: not CSV, not a byte_range")
         self.byte_range = byte_range
         self.multiline = multiline
+        self.null_values = _null_texts(null_values, format)
         if reader is None:
             for f in self.files:
                 self._builtin_format(f)  # fail early on a file no reader can read
@@ -411,6 +426,7 @@ class Scan:
             escape=self.escape,
             byte_range=self.byte_range,
             multiline=self.multiline and fmt == "ndjson",
+            null_values=None if fmt == "ndjson" else self.null_values,
             # a column null in a whole batch is not fixed by it when types may change
             retype_nulls=self.tracker.allow_schema_change,
         )

@@ -522,7 +522,8 @@ _TEXT_OPTIONS = ("format", "on_error", "delimiter", "quote", "escape", "root", "
 
 def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
     """Spark's string options as `ScanPlan` arguments: `path` (comma-separated), `paths` (the
-    JSON array Spark writes for `load([...])`), `columns` (comma-separated), numbers, flags.
+    JSON array Spark writes for `load([...])`), `columns` (comma-separated), `nullValue` (one
+    text, `null_values`), numbers, flags.
     An option the data source does not know is an error, not silently ignored."""
     out: dict[str, Any] = {}
     for key, value in options.items():
@@ -541,8 +542,18 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
             out[key] = value.strip().lower() in ("true", "1", "yes")
         elif key in _TEXT_OPTIONS:
             out[key] = value
+        elif key in ("nullvalue", "null_values"):
+            out["null_values"] = value  # one text (Spark's `nullValue`)
         else:
-            known = ("path", "paths", "columns", *_INT_OPTIONS, *_BOOL_OPTIONS, *_TEXT_OPTIONS)
+            known = (
+                "path",
+                "paths",
+                "columns",
+                "nullValue",
+                *_INT_OPTIONS,
+                *_BOOL_OPTIONS,
+                *_TEXT_OPTIONS,
+            )
             raise ValueError(
                 f"the batchloader data source has no option {key!r}; "
                 f"it takes {', '.join(sorted(known))}"

@@ -160,7 +160,8 @@ macro_rules! on_reader {
 /// `one_pass=False` (NDJSON): every line through the general path (for checking that both
 /// paths read a file alike). `opener`: a callable `opener(offset)` returning a file object
 /// (`read(n) -> bytes`) at byte `offset` of the file `path` names (a remote file, say);
-/// without it `path` is a local file.
+/// without it `path` is a local file. `null_values` (CSV): field texts, quoted or not, read
+/// as nulls (`[""]`: empty fields are null, as Spark reads them).
 #[pyclass(module = "batchloader._core", name = "FileReader")]
 pub struct PyFileReader {
     /// In a mutex so that the class is `Sync` (a file's reader is not): Python may free it
@@ -185,7 +186,8 @@ impl PyFileReader {
     #[new]
     #[pyo3(signature = (path, format="ndjson", on_error="error", discover=true, header=false,
                         delimiter=",", quote="\"", escape=None, byte_range=None,
-                        retype_nulls=false, one_pass=true, opener=None, multiline=false))]
+                        retype_nulls=false, one_pass=true, opener=None, multiline=false,
+                        null_values=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -202,6 +204,7 @@ impl PyFileReader {
         one_pass: bool,
         opener: Option<Py<PyAny>>,
         multiline: bool,
+        null_values: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
         let range = byte_range.map(|(start, end)| ByteRange { start, end });
@@ -229,6 +232,11 @@ impl PyFileReader {
                 )))
             }
         };
+        if null_values.is_some() && csv.is_none() {
+            return Err(PyValueError::new_err(
+                "null_values reads CSV fields as nulls: JSON has its own null",
+            ));
+        }
         if multiline && (csv.is_some() || range.is_some()) {
             return Err(PyValueError::new_err(
                 "multiline reads a JSON file whole: not CSV, not a byte_range",
@@ -245,8 +253,11 @@ impl PyFileReader {
             .map(|r| {
                 AnyReader::Ndjson(Box::new(r.retyping_nulls(retype_nulls).one_pass(one_pass)))
             }),
-            Some(options) => CsvReader::open(&source, range, options, on_error)
-                .map(|r| AnyReader::Csv(Box::new(r))),
+            Some(options) => CsvReader::open(&source, range, options, on_error).map(|r| {
+                AnyReader::Csv(Box::new(
+                    r.with_null_values(null_values.as_deref().unwrap_or_default()),
+                ))
+            }),
         });
         Ok(PyFileReader {
             inner: std::sync::Mutex::new(inner.map_err(|e| input_error(py, e, &failure))?),

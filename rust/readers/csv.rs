@@ -128,9 +128,17 @@ pub struct CsvRecords {
     one_line_records: bool,
     /// Header fields (or `columns`) skipped because the projection leaves them out.
     ignored: IgnoredNames,
+    /// Field texts that stand for a null (`null_values`; none by default).
+    null_texts: Vec<Box<[u8]>>,
 }
 
 impl CsvRecords {
+    /// Whether a field of text `raw` (unquoted) is a null: one of the `null_values`.
+    #[inline(always)]
+    fn is_null_text(&self, raw: &[u8]) -> bool {
+        self.null_texts.iter().any(|t| **t == *raw)
+    }
+
     /// The current record's fields.
     fn record(&self) -> &Fields {
         &self.window.record
@@ -345,6 +353,45 @@ impl CsvRecords {
         }
     }
 
+    /// Write the current record's fields to their columns (`whole`: the record, if it was
+    /// checked as UTF-8 whole). `NULLS`: some field texts stand for nulls; the loop without
+    /// them is compiled apart, without their check.
+    #[inline(never)]
+    fn write_targets<const NULLS: bool>(
+        &self,
+        l: &mut ResultSetLoader,
+        whole: Option<&str>,
+    ) -> Result<(), InputError> {
+        let record = self.record();
+        for target in &self.targets {
+            // a short record: the rest null
+            let Some(raw) = record.get(target.field) else {
+                break;
+            };
+            if NULLS && self.is_null_text(raw) {
+                self.write_null(l, target)?;
+                continue;
+            }
+            // Text to a utf8 column, the common case, unchecked: a limit it breaks is found
+            // by the row's commit (or the next checked write), which overflows then.
+            if target.conversion == Conversion::Utf8 {
+                let text = whole.and_then(|s| s.get(record.range(target.field)?));
+                if text.is_some_and(|text| l.set_plain(target.id, Value::Str(text))) {
+                    continue;
+                }
+            }
+            self.write_field(l, target, raw, whole)?;
+        }
+        Ok(())
+    }
+
+    /// A null (a field of a null text) written to the target's column.
+    #[cold]
+    fn write_null(&self, l: &mut ResultSetLoader, target: &Target) -> Result<(), InputError> {
+        l.set(target.id, Value::Null)
+            .map_err(|e| self.at_field(target.field, loader_error(self, e)))
+    }
+
     /// `field_value` past the usual spellings: by the column's type.
     fn converted_value<'r>(
         &self,
@@ -489,8 +536,12 @@ impl RecordSource for CsvRecords {
                     }
                     _ => {}
                 }
-                let text = self.field_text(whole, f, i)?;
-                l.set(element, Value::Str(text))
+                let value = if self.is_null_text(f) {
+                    Value::Null
+                } else {
+                    Value::Str(self.field_text(whole, f, i)?)
+                };
+                l.set(element, value)
                     .and_then(|_| l.save_element(id))
                     .map_err(|e| self.at_field(i, loader_error(self, e)))?;
             }
@@ -527,22 +578,11 @@ impl RecordSource for CsvRecords {
         } else {
             std::str::from_utf8(record.as_slice()).ok()
         };
-        for target in &self.targets {
-            // a short record: the rest null
-            let Some(raw) = record.get(target.field) else {
-                break;
-            };
-            // Text to a utf8 column, the common case, unchecked: a limit it breaks is found
-            // by the row's commit (or the next checked write), which overflows then.
-            if target.conversion == Conversion::Utf8 {
-                let text = whole.and_then(|s| s.get(record.range(target.field)?));
-                if text.is_some_and(|text| l.set_plain(target.id, Value::Str(text))) {
-                    continue;
-                }
-            }
-            self.write_field(l, target, raw, whole)?;
+        if self.null_texts.is_empty() {
+            self.write_targets::<false>(l, whole)
+        } else {
+            self.write_targets::<true>(l, whole)
         }
-        Ok(())
     }
 
     /// The record as the file has it (quotes and all), without its line terminator.
@@ -629,8 +669,16 @@ impl CsvReader {
             base: input::LineBase::default(),
             one_line_records: false,
             ignored: IgnoredNames::default(),
+            null_texts: Vec::new(),
         };
         RecordReader::new(src, on_error)
+    }
+
+    /// Read a field whose text (quoted or not) is one of `texts` as a null, in any column
+    /// (pyarrow.csv's `null_values`, Spark's `nullValue`): `[""]` makes empty fields null.
+    pub fn with_null_values<S: AsRef<str>>(mut self, texts: &[S]) -> Self {
+        self.src.null_texts = texts.iter().map(|t| t.as_ref().as_bytes().into()).collect();
+        self
     }
 }
 /// A field's value in the usual spellings of numbers, booleans and timestamps, read from

@@ -931,3 +931,52 @@ fn a_pending_csv_record_is_split_again_for_a_wider_projection() {
     let c = rest.column_by_name("c").unwrap().as_string::<i32>();
     assert_eq!(c.iter().collect::<Vec<_>>(), [Some("6"), Some("9")]);
 }
+
+/// `with_null_values`: a field whose text is a null text, quoted or not, is a null in a
+/// header column and in Drill's `columns` list; an empty field stays "" unless `""` is one.
+#[test]
+fn csv_null_texts_are_nulls_quoted_or_not() {
+    let text = "a,b\nNA,\"NA\"\n,x\n";
+    let column_values = |header: bool, nulls: &[&str]| {
+        let options = CsvOptions {
+            header,
+            ..CsvOptions::default()
+        };
+        let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
+        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
+            .with_null_values(nulls);
+        let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+        l.start_batch().unwrap();
+        assert!(!r.fill(&mut l).unwrap());
+        let batch = l.harvest().unwrap();
+        let strings = |a: &dyn Array| {
+            let a = a.as_string::<i32>();
+            (0..a.len())
+                .map(|i| a.is_valid(i).then(|| a.value(i).to_string()))
+                .collect::<Vec<_>>()
+        };
+        if header {
+            vec![strings(batch.column(0)), strings(batch.column(1))]
+        } else {
+            let list = batch.column(0).as_list::<i32>();
+            (0..list.len()).map(|i| strings(&list.value(i))).collect()
+        }
+    };
+    let s = |v: Option<&str>| v.map(str::to_string);
+    assert_eq!(
+        column_values(true, &["NA"]),
+        [vec![None, s(Some(""))], vec![None, s(Some("x"))]]
+    );
+    assert_eq!(
+        column_values(true, &["", "x"]),
+        [vec![s(Some("NA")), None], vec![s(Some("NA")), None]]
+    );
+    assert_eq!(
+        column_values(false, &["b", ""]),
+        [
+            vec![s(Some("a")), None],
+            vec![s(Some("NA")), s(Some("NA"))],
+            vec![None, s(Some("x"))]
+        ]
+    );
+}
