@@ -260,6 +260,19 @@ def test_data_source_options_from_spark():
     assert bls.scan_options_from({"sample_rows": "All"}) == {"sample_rows": None}
     with pytest.raises(ValueError, match=r"no option 'on_eror'.*on_error"):
         bls.scan_options_from({"path": "/d/a.json", "on_eror": "skip"})
+    # Spark's own spellings of the mode and the delimiter
+    for mode, on_error in [("DROPMALFORMED", "skip"), ("failFast", "error")]:
+        assert bls.scan_options_from({"mode": mode}) == {"on_error": on_error}
+    assert bls.scan_options_from({"mode": "PERMISSIVE", "on_error": "permissive"}) == {
+        "on_error": "permissive"
+    }
+    assert bls.scan_options_from({"sep": ";"}) == {"delimiter": ";"}
+    with pytest.raises(ValueError, match="PERMISSIVE, DROPMALFORMED and FAILFAST"):
+        bls.scan_options_from({"mode": "lenient"})
+    with pytest.raises(ValueError, match=r"'mode' says 'skip' .* said 'error'"):
+        bls.scan_options_from({"on_error": "error", "mode": "DROPMALFORMED"})
+    with pytest.raises(ValueError, match=r"'sep' says ';' .* said ','"):
+        bls.scan_options_from({"delimiter": ",", "sep": ";"})
 
 
 def test_a_full_sample_sees_a_column_a_small_sample_misses(tmp_path):
@@ -367,6 +380,20 @@ def test_the_data_source_fills_corrupt_record_when_the_users_schema_names_it(spa
         (3, None),
         (None, '{"a": oops'),
     ]
+
+
+@needs_data_sources
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
+def test_the_data_source_takes_sparks_mode_option_as_spark_does(spark, tmp_path, mode):
+    """Spark's `mode` option spelled as Spark's readers take it: the rows Spark's JSON reader
+    gives for the same file, schema and mode."""
+    (tmp_path / "p.json").write_text('{"a": 1}\n{"a": oops\n{"a": 3}\n')
+    bls.register(spark)
+    ddl = "a long, _corrupt_record string"
+    ours = spark.read.format("batchloader").schema(ddl).option("mode", mode).load(str(tmp_path))
+    theirs = spark.read.schema(ddl).option("mode", mode).json(str(tmp_path))
+    assert rows_of(ours) == rows_of(theirs)
+    assert len(rows_of(theirs)) == (3 if mode == "PERMISSIVE" else 2)
 
 
 def test_an_empty_projection_counts_every_row_on_both_paths(spark, tmp_path):

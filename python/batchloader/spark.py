@@ -520,10 +520,15 @@ _BOOL_OPTIONS = ("header", "allow_schema_change", "multiline")
 _TEXT_OPTIONS = ("format", "on_error", "delimiter", "quote", "escape", "root", "where")
 
 
+#: Spark's `mode` option of its file readers, as `on_error`
+_SPARK_MODES = {"permissive": "permissive", "dropmalformed": "skip", "failfast": "error"}
+
+
 def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
     """Spark's string options as `ScanPlan` arguments: `path` (comma-separated), `paths` (the
     JSON array Spark writes for `load([...])`), `columns` (comma-separated), `nullValue` (one
-    text, `null_values`), numbers, flags.
+    text, `null_values`), numbers, flags; Spark's spellings `mode` (`PERMISSIVE`,
+    `DROPMALFORMED`, `FAILFAST`: `on_error`) and `sep` (`delimiter`) too.
     An option the data source does not know is an error, not silently ignored."""
     out: dict[str, Any] = {}
     for key, value in options.items():
@@ -541,15 +546,26 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
         elif key in _BOOL_OPTIONS:
             out[key] = value.strip().lower() in ("true", "1", "yes")
         elif key in _TEXT_OPTIONS:
-            out[key] = value
+            _set_once(out, key, value, key)
         elif key in ("nullvalue", "null_values"):
             out["null_values"] = value  # one text (Spark's `nullValue`)
+        elif key == "mode":
+            mode = _SPARK_MODES.get(value.strip().lower())
+            if mode is None:
+                raise ValueError(
+                    f"mode {value!r}: Spark's modes are PERMISSIVE, DROPMALFORMED and FAILFAST"
+                )
+            _set_once(out, "on_error", mode, "mode")
+        elif key == "sep":
+            _set_once(out, "delimiter", value, "sep")
         else:
             known = (
                 "path",
                 "paths",
                 "columns",
                 "nullValue",
+                "mode",
+                "sep",
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
                 *_TEXT_OPTIONS,
@@ -559,6 +575,16 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 f"it takes {', '.join(sorted(known))}"
             )
     return out
+
+
+def _set_once(out: dict[str, Any], key: str, value: Any, spelled: str) -> None:
+    """`out[key] = value`, unless another spelling of the option gave it another value."""
+    if key in out and out[key] != value:
+        raise ValueError(
+            f"option {spelled!r} says {value!r} where another spelling of {key!r} said "
+            f"{out[key]!r}: give one"
+        )
+    out[key] = value
 
 
 def source_plan(options: dict[str, str], **given: Any) -> ScanPlan:
