@@ -155,7 +155,12 @@ struct Scanner {
     /// record by this read (if an earlier read started it).
     started: Vec<RecordStart>,
     breaks: Vec<usize>,
+    /// The last bytes read before the current input (a fault's excerpt shows them).
+    recent: Vec<u8>,
 }
+
+/// How many of the last bytes read [`Scanner::recent`] keeps.
+const RECENT: usize = 120;
 
 impl<R: BufRead> Documents<R> {
     /// The records of `inner`, their places noted in `places`.
@@ -176,6 +181,7 @@ impl<R: BufRead> Documents<R> {
                 record_start: 0,
                 started: Vec::new(),
                 breaks: Vec::new(),
+                recent: Vec::with_capacity(2 * RECENT),
             },
         }
     }
@@ -244,6 +250,14 @@ impl Scanner {
         Ok(false)
     }
 
+    /// Note `used`, the bytes just read: the last of them are kept in `recent`.
+    fn keep_recent(&mut self, used: &[u8]) {
+        let tail = &used[used.len().saturating_sub(RECENT)..];
+        let keep = self.recent.len().min(RECENT - tail.len());
+        self.recent.drain(..self.recent.len() - keep);
+        self.recent.extend_from_slice(tail);
+    }
+
     /// Publish what this read found (see [`RecordPlaces::publish`]).
     fn publish(&mut self) {
         let open = (!self.breaks.is_empty()).then_some((self.records, &self.breaks[..]));
@@ -284,6 +298,7 @@ impl<R: BufRead> Read for Documents<R> {
                 break Ok(w);
             }
             let (used, fault) = scan.transform(input, out, &mut w);
+            scan.keep_recent(&input[..used]);
             scan.offset += used as u64;
             self.inner.consume(used);
             if let Some(fault) = fault {
@@ -355,11 +370,15 @@ impl Scanner {
                     Ok(true) => {}
                     Ok(false) => i += 1,
                     Err(message) => {
+                        let mut around = self.recent.clone();
+                        around.extend_from_slice(&input[..i]);
+                        let column = around.len() + 1;
+                        around.extend_from_slice(&input[i..input.len().min(i + RECENT)]);
                         let fault = MalformedDocuments {
                             line: self.line,
                             column: at - self.line_start + 1,
                             message,
-                            excerpt: super::driver::excerpt(input, Some(i + 1)),
+                            excerpt: super::driver::excerpt(&around, Some(column)),
                         };
                         return (i, Some(fault));
                     }
@@ -564,6 +583,19 @@ mod tests {
                     .unwrap_or_else(|| panic!("{text:?}: {e}"));
                 assert_eq!((fault.line, fault.column), (line, column), "{text:?}");
                 assert!(e.to_string().contains(says), "{text:?}: {e}");
+                // the excerpt shows the bytes before the fault, from earlier reads too
+                let lines_before: usize = text
+                    .split_inclusive('\n')
+                    .take(line as usize - 1)
+                    .map(str::len)
+                    .sum();
+                let at = lines_before + column as usize - 1;
+                let around = &text[at.saturating_sub(4)..=at];
+                assert!(
+                    fault.excerpt.contains(around),
+                    "{text:?}: {:?}",
+                    fault.excerpt
+                );
             }
         }
         // the records before the fault are read first
