@@ -95,6 +95,24 @@ class _Plan:
         self.made = [(at, step) for at, step in enumerate(steps) if not isinstance(step, int)]
 
 
+@dataclass
+class _Carried:
+    """A loader whose batch holds the rows of small files read so far, for the next file to
+    go on filling: what it reserved for the scan's columns (`_reserve`) and the implicit
+    values and rows of each file in it."""
+
+    loader: ResultSetLoader
+    room: tuple[int, int, int]
+    files: list[tuple[dict, int]]
+    #: the loader's schema version when it was made (see `Scan._may_carry`)
+    version: int
+
+
+def _within(room: tuple[int, int, int], kept: tuple[int, int, int]) -> bool:
+    """Whether `room` asks no more than `kept` reserved, in every part."""
+    return all(r <= k for r, k in zip(room, kept, strict=True))
+
+
 @dataclass(frozen=True)
 class ScanFile:
     """One input file of a scan."""
@@ -332,6 +350,9 @@ class Scan:
         self._plan_cache: tuple[int, pa.Schema, _Plan] | None = None
         # (schema version, room): what `_reserve` keeps for null columns, as of that version
         self._null_room_cache: tuple[int, tuple[int, int, int]] | None = None
+        # a loader whose batch the next file goes on filling (small files share batches),
+        # with what it reserved and the files whose rows it holds
+        self._carried: _Carried | None = None
 
     @property
     def ignored_columns(self) -> dict[str, int]:
@@ -365,6 +386,7 @@ class Scan:
 
     def _each_file(self) -> Iterator[tuple[pa.RecordBatch, bool, int | None]]:
         """`_file_batches` of every file in turn."""
+        path = None
         for index, path in enumerate(self.files):
             if self.limit is not None and self.rows_read >= self.limit:
                 break
@@ -373,21 +395,46 @@ class Scan:
             # per file: built once, sliced per batch
             implicit: dict[tuple[str, int], pa.Array] = {}
             with explaining_type_conflicts(self.tracker.why_fixed):
-                for batch, full, size in self._read(file, values):
-                    self.tracker.apply_reader_schema(batch.schema, path, batch)
-                    self.tracker.note_values(batch)
-                    self.tracker.missing_columns(batch.schema)
-                    out, made = self._assemble(batch, full, values, implicit)
-                    self.rows_read += out.num_rows
-                    # The first batch handed out fixes the schema (every batch has
-                    # scan.schema); an empty file says nothing.
-                    self.tracker.mark_resolved()
-                    bound = None
-                    if not full and self.coalesce:
-                        arrays = sum(type_arrays(a.type) for a in made)
-                        bound = size + columns_bound(made, out.num_rows, arrays)
-                    yield out, full, bound
+                for batch, full, size, files in self._read(file, values):
+                    # (a batch of earlier files only keeps its arrays to itself)
+                    cache = implicit if files[-1][0] is values else {}
+                    yield self._hand_out(batch, full, size, files, path, cache)
             self.files_read += 1
+        carried, self._carried = self._carried, None
+        if carried is not None:
+            assert path is not None, "a loader is carried from a file read"
+            # the last files' rows, in the batch they shared
+            batch, size = _harvest(carried.loader)
+            with explaining_type_conflicts(self.tracker.why_fixed):
+                yield self._hand_out(batch, False, size, carried.files, path, {})
+            self.tracker.note_ignored(carried.loader.ignored_columns, path)
+            carried.loader.close()
+
+    def _hand_out(
+        self,
+        batch: pa.RecordBatch,
+        full: bool,
+        size: int,
+        files: list[tuple[dict, int]],
+        path: str | None,
+        implicit: dict[tuple[str, int], pa.Array],
+    ) -> tuple[pa.RecordBatch, bool, int | None]:
+        """The output batch of a reader batch holding the rows of `files` (each file's
+        implicit values and rows, in order; `path` the file being read), as `_file_batches`
+        gives it."""
+        self.tracker.apply_reader_schema(batch.schema, path, batch)
+        self.tracker.note_values(batch)
+        self.tracker.missing_columns(batch.schema)
+        out, made = self._assemble(batch, full, files, implicit)
+        self.rows_read += out.num_rows
+        # The first batch handed out fixes the schema (every batch has scan.schema); an
+        # empty file says nothing.
+        self.tracker.mark_resolved()
+        bound = None
+        if not full and self.coalesce:
+            arrays = sum(type_arrays(a.type) for a in made)
+            bound = size + columns_bound(made, out.num_rows, arrays)
+        return out, full, bound
 
     def _builtin_format(self, path: str) -> str:
         if self.format in ("ndjson", "json", "csv", "tsv"):
@@ -453,33 +500,63 @@ class Scan:
             self._null_room_cache = (version, room)
         return self._null_room_cache[1]
 
-    def _read(self, file: ScanFile, values: dict) -> Iterator[tuple[pa.RecordBatch, bool, int]]:
-        """The loader's batches of one file, each with whether it is full and its bytes as
-        the loader counted them."""
-        limits = dict(self.loader_limits)
-        if self.limit is not None:
-            limits["limit"] = self.limit - self.rows_read
-        loader = ResultSetLoader(
-            schema=self.tracker.reader_input_schema(),
-            projection=self.tracker.reader_projection(),
-            discover=not self.tracker.strict,
-            inferred=self.tracker.reader_inferred(),
-            declared=[
-                name
-                for name in self.tracker.reader_declared()
-                if self.declared_columns is None or name.lower() in self.declared_columns
-            ],
-            reserve=self._reserve(values),
-            **limits,
-        )
-        if not loader.start_batch():
-            return
+    def _read(
+        self, file: ScanFile, values: dict
+    ) -> Iterator[tuple[pa.RecordBatch, bool, int, list[tuple[dict, int]]]]:
+        """The loader's batches of one file, each with whether it is full, its bytes as the
+        loader counted them, and the files whose rows it holds (implicit values, rows). A
+        built-in reader's small file may leave its rows in the loader for the next file
+        (`_carried`): many small files then fill batches together, as one file would."""
+        room = self._reserve(values)
+        carried, self._carried = self._carried, None
+        if carried is not None and not _within(room, carried.room):
+            # this file's values need more room than the shared batch kept: it ends here
+            batch, size = _harvest(carried.loader)
+            yield batch, False, size, carried.files
+            self.tracker.note_ignored(carried.loader.ignored_columns, file.path)
+            carried.loader.close()
+            carried = None
+        if carried is not None:
+            loader, room, files, version = (
+                carried.loader,
+                carried.room,
+                carried.files,
+                carried.version,
+            )
+        else:
+            limits = dict(self.loader_limits)
+            if self.limit is not None:
+                limits["limit"] = self.limit - self.rows_read
+            loader = ResultSetLoader(
+                schema=self.tracker.reader_input_schema(),
+                projection=self.tracker.reader_projection(),
+                discover=not self.tracker.strict,
+                inferred=self.tracker.reader_inferred(),
+                declared=[
+                    name
+                    for name in self.tracker.reader_declared()
+                    if self.declared_columns is None or name.lower() in self.declared_columns
+                ],
+                reserve=room,
+                **limits,
+            )
+            files = []
+            version = loader.schema_version
+            if not loader.start_batch():
+                return
+
+        def rows_of_this_file(batch_rows: int) -> list[tuple[dict, int]]:
+            """The files of a batch of `batch_rows` rows: the earlier ones, then this one."""
+            before = sum(rows for _, rows in files)
+            return [*files, (values, batch_rows - before)]
+
         if self.reader is None:
             reader = self._builtin_reader(file.path)
             try:
                 while reader.fill(loader):
                     batch, more, size = _hand_on(loader)
-                    yield batch, more, size
+                    yield batch, more, size, rows_of_this_file(batch.num_rows)
+                    files = []
                     if not more:
                         return
             finally:
@@ -495,7 +572,8 @@ class Scan:
             for row_index, item in enumerate(_items_of(result, file.path)):
                 if loader.is_full():
                     batch, more, size = _hand_on(loader)
-                    yield batch, more, size
+                    yield batch, more, size, rows_of_this_file(batch.num_rows)
+                    files = []
                     if not more:
                         return
                 if item is not None:
@@ -503,18 +581,40 @@ class Scan:
                         loader.write_row(item)
                     except BatchLoaderError as e:
                         raise type(e)(f"{file.path}, row {row_index}: {e}") from e
+        if self._may_carry(loader, version):
+            # a small file's rows wait in the batch for the next file's
+            files = rows_of_this_file(loader.row_count)
+            self._carried = _Carried(loader, room, files, version)
+            return
         batch, size = _harvest(loader)
         # a row that overflowed the last batch is the file's last batch
         tail = _harvest(loader) if loader.start_batch() and loader.row_count else None
         if batch.num_rows:
-            yield batch, tail is not None, size
+            yield batch, tail is not None, size, rows_of_this_file(batch.num_rows)
         elif batch.num_columns:
             # no rows, yet the reader named columns (a CSV header): the schema learns them
             self.tracker.apply_reader_schema(batch.schema, file.path)
         if tail is not None:
-            yield tail[0], False, tail[1]
+            yield tail[0], False, tail[1], [(values, tail[0].num_rows)]
         self.tracker.note_ignored(loader.ignored_columns, file.path)
         loader.close()
+
+    def _may_carry(self, loader: ResultSetLoader, version: int) -> bool:
+        """Whether the rows of a file just read may wait in `loader`'s batch for the next
+        file's (made at schema version `version`): with a built-in reader, batches joined
+        anyway (`coalesce`), once the first batch fixed what it fixes (the first file alone
+        decides what the first batch decides), in a batch not full, and while no reader
+        added a column to the loader: a reader's discoveries (a column it may widen, a type
+        it guessed) are its own, so the next file starts a loader that has them as the scan
+        learnt them, as it did before files shared batches."""
+        return (
+            self.reader is None
+            and self.coalesce
+            and self.tracker.handed_out
+            and not loader.is_full()
+            and loader.row_count > 0
+            and loader.schema_version == version
+        )
 
     def _count_corrupt(self, kept: int, path: str) -> None:
         """Count `kept` bad lines of `path` kept as rows; say so if the projection leaves
@@ -558,13 +658,16 @@ class Scan:
         self,
         batch: pa.RecordBatch,
         full: bool,
-        values: dict,
+        files: list[tuple[dict, int]],
         implicit: dict[tuple[str, int], pa.Array],
     ) -> tuple[pa.RecordBatch, list[pa.Array]]:
         """The output batch (`full`: the loader filled it) and the arrays the scan made for
         it (the reader's columns it did not take as they are: file columns, filled ones,
-        conformed ones; `implicit` keeps file columns' arrays between a file's batches)."""
+        conformed ones). `files`: the implicit values and rows of the files whose rows the
+        batch holds, in order; `implicit` keeps the last one's file columns between its
+        batches."""
         n = batch.num_rows
+        values = files[-1][0]
         schema = self.tracker.output_schema()
         plan = self._plan(batch.schema)
 
@@ -573,6 +676,10 @@ class Scan:
                 if step.reader is None:
                     return fill_column(n, step.field)
                 return conform(batch.column(step.reader), step.field.type)
+            if len(files) > 1:
+                # a batch small files share: each file's values for its rows
+                parts = [implicit_column(v.get(step), rows) for v, rows in files if rows]
+                return pa.concat_arrays(parts)
             # a file column: built once per file for its longest batch so far; a full batch
             # takes a slice of it, a small one (its last) its own array: the coalescer
             # bounds a small batch's bytes, and a slice holds the whole buffers

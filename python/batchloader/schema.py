@@ -791,6 +791,11 @@ class ScanSchemaTracker:
         """A batch was handed out: from now on the schema is fixed (unless allowed to grow)."""
         self._resolved = True
 
+    @property
+    def handed_out(self) -> bool:
+        """Whether a batch was handed out (`mark_resolved`)."""
+        return self._resolved
+
     def output_schema(self) -> pa.Schema:
         """The schema every batch carries."""
         return self._output()[2]

@@ -1,0 +1,150 @@
+"""Small files share batches: a scan goes on filling the batch a small file left unfilled
+with the next file's rows (one loader for many files, as one file would be read), instead
+of a batch per file joined afterwards. What it hands out must be what reading each file
+alone gives (`coalesce=False` reads them so), within the same limits, each row with its
+own file's columns."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import batchloader as bl
+
+from arrow_bytes import batch_buffer_sizes
+
+#: values each key takes: ints meeting floats (widening), strings or nulls (a column only
+#: null for a while), structs gaining members, lists first empty (a guessed element type)
+VALUES = {
+    "a": st.one_of(st.integers(-5, 5), st.floats(-2, 2, allow_nan=False)),
+    "b": st.one_of(st.none(), st.text(alphabet="xyé", max_size=3)),
+    "m": st.one_of(
+        st.none(),
+        st.fixed_dictionaries({"x": st.integers(0, 9)}, optional={"y": st.booleans()}),
+    ),
+    "l": st.lists(st.integers(0, 9), max_size=3),
+}
+
+row_values = st.fixed_dictionaries({}, optional=VALUES)
+
+PROJECTIONS = [None, ["id", "filename"], ["id", "fqn", "filename"], ["a", "m.x"], ["l", "dir0"], []]
+
+
+def table_of(batches: list[pa.RecordBatch]) -> pa.Table:
+    """The batches as one table, their schemas (which may grow) joined."""
+    tables = [pa.Table.from_batches([b]) for b in batches]
+    return pa.concat_tables(tables, promote_options="permissive") if tables else pa.table({})
+
+
+def rows_of(batches: list[pa.RecordBatch], names: list[str]) -> list[dict]:
+    """The batches' rows, each with every column of `names` (None where its batch, from
+    before the column was met, lacks it): batches whose schemas grew or retyped a column
+    compare by their values."""
+    out = []
+    for b in batches:
+        out += [{n: row.get(n) for n in names} for row in b.to_pylist()]
+    return out
+
+
+def read(folder, **options):
+    """(batches, scan) or the error the scan raised."""
+    scan = bl.Scan(folder, **options)
+    try:
+        return list(scan), scan
+    except bl.BatchLoaderError as e:
+        return f"{type(e).__name__}: {e}", None
+
+
+@given(
+    files=st.lists(
+        st.tuples(st.lists(row_values, max_size=6), st.integers(0, 40)), min_size=1, max_size=10
+    ),
+    allow_schema_change=st.booleans(),
+    projection=st.sampled_from(PROJECTIONS),
+    row_limit=st.integers(1, 30),
+    batch_byte_limit=st.sampled_from([None, 700, 4000]),
+    limit=st.one_of(st.none(), st.integers(0, 40)),
+)
+@settings(max_examples=150, deadline=None)
+def test_small_files_read_as_each_file_read_alone(
+    tmp_path_factory, files, allow_schema_change, projection, row_limit, batch_byte_limit, limit
+):
+    folder = tmp_path_factory.mktemp("small")
+    file_names = {}  # a file's name by its number: longer or shorter than the last one's, so a
+    # batch files share must keep room for the longest file columns among them
+    for k, (rows, longer) in enumerate(files):
+        sub = folder / f"p={k % 2}"
+        sub.mkdir(exist_ok=True)
+        file_names[k] = f"{k:03}{'x' * longer}.json"
+        lines = [json.dumps({"id": k * 100 + i, **row}) for i, row in enumerate(rows)]
+        (sub / file_names[k]).write_text("".join(line + "\n" for line in lines))
+    options = dict(
+        allow_schema_change=allow_schema_change,
+        columns=projection,
+        row_limit=row_limit,
+        batch_byte_limit=batch_byte_limit,
+        limit=limit,
+    )
+    shared, scan = read(folder, **options)
+    alone, oracle = read(folder, coalesce=False, **options)
+    if isinstance(alone, str) or isinstance(shared, str):
+        assert shared == alone  # the same error, at the same file and line
+        return
+    assert scan.schema.equals(oracle.schema)
+    names = scan.schema.names
+    assert rows_of(shared, names) == rows_of(alone, names)
+    assert (scan.rows_read, scan.files_read) == (oracle.rows_read, oracle.files_read)
+    for batch in shared:
+        assert batch.num_rows <= row_limit
+        if batch_byte_limit is not None:
+            assert sum(batch_buffer_sizes(batch)) <= batch_byte_limit
+        if "filename" in batch.schema.names and "id" in batch.schema.names:
+            # each row has its own file's name
+            ids = batch.column("id").to_pylist()
+            assert batch.column("filename").to_pylist() == [file_names[i // 100] for i in ids]
+
+
+def test_many_small_files_fill_batches_together(tmp_path):
+    """200 files of 3 rows: the rows go out in batches of the row limit, each row with its
+    own file's columns, in file order (the first file's batch alone: it fixes the schema).
+    A file that brings a new column (file 120) or widens one (150) ends the batch it
+    shares: the next file starts a loader that has the column as the scan learnt it."""
+    for k in range(200):
+        rows = [{"id": k * 3 + i} for i in range(3)]
+        if k == 120:
+            rows[0]["late"] = 1
+        if k == 150:
+            rows[0]["late"] = 2.5
+        (tmp_path / f"{k:03}.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    scan = bl.Scan(tmp_path, row_limit=100, allow_schema_change=True)
+    batches = list(scan)
+    assert [b.num_rows for b in batches] == [3, 100, 100, 100, 60, 90, 100, 47]
+    late = [str(b.schema.field("late").type) if "late" in b.schema.names else None for b in batches]
+    assert late == [None, None, None, None, "int64", "double", "double", "double"]
+    got = table_of([b.drop_columns(["late"]) if "late" in b.schema.names else b for b in batches])
+    assert got.column("id").to_pylist() == list(range(600))
+    assert got.column("filename").to_pylist() == [f"{i // 3:03}.json" for i in range(600)]
+    values = rows_of(batches, ["late"])
+    assert values[360]["late"] == 1 and values[450]["late"] == 2.5
+    assert sum(v["late"] is not None for v in values) == 2
+    assert scan.files_read == 200
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_csv_files_with_other_headers_share_batches_by_name(tmp_path, header):
+    """CSV files whose headers order the columns differently (or headerless files of
+    different widths) read into shared batches by name (by position in `columns`)."""
+    texts = ["a,b\n1,x\n2,y\n", "b,a\nz,3\n", "a,b\n4,w\n"]
+    for k, text in enumerate(texts):
+        (tmp_path / f"{k}.csv").write_text(text if header else text.split("\n", 1)[1])
+    got = table_of(list(bl.Scan(tmp_path, header=header)))
+    if header:
+        assert got.column("a").to_pylist() == ["1", "2", "3", "4"]
+        assert got.column("b").to_pylist() == ["x", "y", "z", "w"]
+    else:
+        assert got.column("columns").to_pylist() == [["1", "x"], ["2", "y"], ["z", "3"], ["4", "w"]]
+    assert got.column("filename").to_pylist() == ["0.csv", "0.csv", "1.csv", "2.csv"]
