@@ -28,4 +28,5 @@ exec .venv-floor/bin/python -m pytest -p no:cacheprovider \
   tests/test_sparse.py tests/test_splits.py tests/test_types.py tests/test_lifecycle.py \
   tests/test_scan.py tests/test_ndjson.py tests/test_tracker.py tests/test_projection.py \
   tests/test_backfill_projection.py tests/test_pruning.py tests/test_remote.py \
-  tests/test_read_ahead.py -k "not spark" "$@"
+  tests/test_read_ahead.py tests/test_small_files.py tests/test_multiline.py \
+  tests/test_compression.py -k "not spark" "$@"
