@@ -97,14 +97,13 @@ class _Plan:
 
 @dataclass
 class _Carried:
-    """A loader whose batch holds the rows of small files read so far, for the next file to
-    go on filling: what it reserved for the scan's columns (`_reserve`) and the implicit
-    values and rows of each file in it."""
+    """A loader whose batch the next file may go on filling (small files share batches):
+    what it reserved for the scan's columns (`_reserve`), the implicit values and rows of
+    each earlier file whose rows its batch holds, and its schema version when made."""
 
     loader: ResultSetLoader
     room: tuple[int, int, int]
     files: list[tuple[dict, int]]
-    #: the loader's schema version when it was made (see `Scan._may_carry`)
     version: int
 
 
@@ -400,15 +399,13 @@ class Scan:
                     cache = implicit if files[-1][0] is values else {}
                     yield self._hand_out(batch, full, size, files, path, cache)
             self.files_read += 1
-        carried, self._carried = self._carried, None
-        if carried is not None:
+        shared, self._carried = self._carried, None
+        if shared is not None:
             assert path is not None, "a loader is carried from a file read"
             # the last files' rows, in the batch they shared
-            batch, size = _harvest(carried.loader)
             with explaining_type_conflicts(self.tracker.why_fixed):
-                yield self._hand_out(batch, False, size, carried.files, path, {})
-            self.tracker.note_ignored(carried.loader.ignored_columns, path)
-            carried.loader.close()
+                for batch, full, size, files in self._let_go(shared, path):
+                    yield self._hand_out(batch, full, size, files, path, {})
 
     def _hand_out(
         self,
@@ -508,22 +505,12 @@ class Scan:
         built-in reader's small file may leave its rows in the loader for the next file
         (`_carried`): many small files then fill batches together, as one file would."""
         room = self._reserve(values)
-        carried, self._carried = self._carried, None
-        if carried is not None and not _within(room, carried.room):
+        shared, self._carried = self._carried, None
+        if shared is not None and not _within(room, shared.room):
             # this file's values need more room than the shared batch kept: it ends here
-            batch, size = _harvest(carried.loader)
-            yield batch, False, size, carried.files
-            self.tracker.note_ignored(carried.loader.ignored_columns, file.path)
-            carried.loader.close()
-            carried = None
-        if carried is not None:
-            loader, room, files, version = (
-                carried.loader,
-                carried.room,
-                carried.files,
-                carried.version,
-            )
-        else:
+            yield from self._let_go(shared, file.path)
+            shared = None
+        if shared is None:
             limits = dict(self.loader_limits)
             if self.limit is not None:
                 limits["limit"] = self.limit - self.rows_read
@@ -540,15 +527,17 @@ class Scan:
                 reserve=room,
                 **limits,
             )
-            files = []
-            version = loader.schema_version
+            shared = _Carried(loader, room, [], loader.schema_version)
             if not loader.start_batch():
                 return
+        loader = shared.loader
 
         def rows_of_this_file(batch_rows: int) -> list[tuple[dict, int]]:
-            """The files of a batch of `batch_rows` rows: the earlier ones, then this one."""
-            before = sum(rows for _, rows in files)
-            return [*files, (values, batch_rows - before)]
+            """The files of the batch of `batch_rows` rows just harvested: the earlier ones,
+            then this one (the next batch starts with this file's rows only)."""
+            before = sum(rows for _, rows in shared.files)
+            files, shared.files = [*shared.files, (values, batch_rows - before)], []
+            return files
 
         if self.reader is None:
             reader = self._builtin_reader(file.path)
@@ -556,7 +545,6 @@ class Scan:
                 while reader.fill(loader):
                     batch, more, size = _hand_on(loader)
                     yield batch, more, size, rows_of_this_file(batch.num_rows)
-                    files = []
                     if not more:
                         return
             finally:
@@ -573,7 +561,6 @@ class Scan:
                 if loader.is_full():
                     batch, more, size = _hand_on(loader)
                     yield batch, more, size, rows_of_this_file(batch.num_rows)
-                    files = []
                     if not more:
                         return
                 if item is not None:
@@ -581,10 +568,10 @@ class Scan:
                         loader.write_row(item)
                     except BatchLoaderError as e:
                         raise type(e)(f"{file.path}, row {row_index}: {e}") from e
-        if self._may_carry(loader, version):
+        if self._may_carry(shared):
             # a small file's rows wait in the batch for the next file's
-            files = rows_of_this_file(loader.row_count)
-            self._carried = _Carried(loader, room, files, version)
+            shared.files = rows_of_this_file(loader.row_count)
+            self._carried = shared
             return
         batch, size = _harvest(loader)
         # a row that overflowed the last batch is the file's last batch
@@ -599,21 +586,32 @@ class Scan:
         self.tracker.note_ignored(loader.ignored_columns, file.path)
         loader.close()
 
-    def _may_carry(self, loader: ResultSetLoader, version: int) -> bool:
-        """Whether the rows of a file just read may wait in `loader`'s batch for the next
-        file's (made at schema version `version`): with a built-in reader, batches joined
+    def _let_go(
+        self, shared: _Carried, path: str
+    ) -> Iterator[tuple[pa.RecordBatch, bool, int, list[tuple[dict, int]]]]:
+        """The batch a loader files shared holds (as `_read` gives batches), and the loader
+        closed: the batch ends before file `path`, or with the scan."""
+        batch, size = _harvest(shared.loader)
+        yield batch, False, size, shared.files
+        self.tracker.note_ignored(shared.loader.ignored_columns, path)
+        shared.loader.close()
+
+    def _may_carry(self, shared: _Carried) -> bool:
+        """Whether the rows of a file just read may wait in `shared`'s batch for the next
+        file's: with a built-in reader, batches joined
         anyway (`coalesce`), once the first batch fixed what it fixes (the first file alone
         decides what the first batch decides), in a batch not full, and while no reader
         added a column to the loader: a reader's discoveries (a column it may widen, a type
         it guessed) are its own, so the next file starts a loader that has them as the scan
         learnt them, as it did before files shared batches."""
+        loader = shared.loader
         return (
             self.reader is None
             and self.coalesce
             and self.tracker.handed_out
             and not loader.is_full()
             and loader.row_count > 0
-            and loader.schema_version == version
+            and loader.schema_version == shared.version
         )
 
     def _count_corrupt(self, kept: int, path: str) -> None:

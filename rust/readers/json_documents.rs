@@ -252,10 +252,10 @@ impl Scanner {
 
     /// Note `used`, the bytes just read: the last of them are kept in `recent`.
     fn keep_recent(&mut self, used: &[u8]) {
-        let tail = &used[used.len().saturating_sub(RECENT)..];
-        let keep = self.recent.len().min(RECENT - tail.len());
-        self.recent.drain(..self.recent.len() - keep);
-        self.recent.extend_from_slice(tail);
+        self.recent
+            .extend_from_slice(&used[used.len().saturating_sub(RECENT)..]);
+        let excess = self.recent.len().saturating_sub(RECENT);
+        self.recent.drain(..excess);
     }
 
     /// Publish what this read found (see [`RecordPlaces::publish`]).
