@@ -273,6 +273,9 @@ def test_data_source_options_from_spark():
         bls.scan_options_from({"on_error": "error", "mode": "DROPMALFORMED"})
     with pytest.raises(ValueError, match=r"'sep' says ';' .* said ','"):
         bls.scan_options_from({"delimiter": ",", "sep": ";"})
+    assert bls.scan_options_from({"nullValue": "NA"}) == {"null_values": "NA"}
+    with pytest.raises(ValueError, match=r"'nullvalue' says '' .* said 'NA'"):
+        bls.scan_options_from({"null_values": "NA", "nullValue": ""})
 
 
 def test_a_full_sample_sees_a_column_a_small_sample_misses(tmp_path):

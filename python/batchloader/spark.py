@@ -517,7 +517,19 @@ _INT_OPTIONS = (
     "parallelism",
 )
 _BOOL_OPTIONS = ("header", "allow_schema_change", "multiline")
-_TEXT_OPTIONS = ("format", "on_error", "delimiter", "quote", "escape", "root", "where")
+_TEXT_OPTIONS = (
+    "format",
+    "on_error",
+    "delimiter",
+    "quote",
+    "escape",
+    "root",
+    "where",
+    "null_values",
+)
+
+#: Spark's names of options the data source knows by another (lower-cased, as they come)
+_SPARK_NAMES = {"sep": "delimiter", "nullvalue": "null_values"}
 
 
 #: Spark's `mode` option of its file readers, as `on_error`
@@ -547,8 +559,8 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
             out[key] = value.strip().lower() in ("true", "1", "yes")
         elif key in _TEXT_OPTIONS:
             _set_once(out, key, value, key)
-        elif key in ("nullvalue", "null_values"):
-            out["null_values"] = value  # one text (Spark's `nullValue`)
+        elif key in _SPARK_NAMES:
+            _set_once(out, _SPARK_NAMES[key], value, key)
         elif key == "mode":
             mode = _SPARK_MODES.get(value.strip().lower())
             if mode is None:
@@ -556,8 +568,6 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                     f"mode {value!r}: Spark's modes are PERMISSIVE, DROPMALFORMED and FAILFAST"
                 )
             _set_once(out, "on_error", mode, "mode")
-        elif key == "sep":
-            _set_once(out, "delimiter", value, "sep")
         else:
             known = (
                 "path",
