@@ -79,6 +79,19 @@ pub enum ReadError {
     Loader(LoaderError),
 }
 
+impl std::error::Error for InputError {}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Input(e) => e.fmt(f),
+            ReadError::Loader(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
 impl From<LoaderError> for ReadError {
     fn from(e: LoaderError) -> Self {
         ReadError::Loader(e)

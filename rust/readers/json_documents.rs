@@ -93,7 +93,7 @@ fn let_go(starts: &mut VecDeque<RecordStart>, reached: u64) {
 /// A fault in the structure between records, where the file has it: a `,` missing or extra
 /// between the elements of a top-level array (Spark and Drill fail the file on it too).
 /// Nothing can be skipped to read on: the reader makes it an error in every `on_error` mode.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct MalformedDocuments {
     /// The file's line and byte column (1-based) of the byte at fault.
     pub line: u64,
@@ -102,6 +102,14 @@ pub struct MalformedDocuments {
     pub message: &'static str,
     /// The bytes around it.
     pub excerpt: String,
+}
+
+/// A fault as [`Scanner::transform`] meets it: the bytes up to it, for its excerpt.
+struct Fault {
+    line: u64,
+    column: u64,
+    message: &'static str,
+    before: Vec<u8>,
 }
 
 impl std::fmt::Display for MalformedDocuments {
@@ -129,6 +137,8 @@ enum InArray {
 pub struct Documents<R> {
     inner: R,
     scan: Scanner,
+    /// The fault met, given again by every later read (the input stops there).
+    fault: Option<MalformedDocuments>,
 }
 
 /// Where [`Documents`] is in the file's bytes and structure.
@@ -183,6 +193,7 @@ impl<R: BufRead> Documents<R> {
                 breaks: Vec::new(),
                 recent: Vec::with_capacity(2 * RECENT),
             },
+            fault: None,
         }
     }
 }
@@ -275,6 +286,9 @@ impl<R: BufRead> Read for Documents<R> {
                 "JSON documents are read two bytes at a time",
             ));
         }
+        if let Some(fault) = &self.fault {
+            return Err(io::Error::other(fault.clone()));
+        }
         let scan = &mut self.scan;
         let mut w = 0;
         let result = loop {
@@ -302,7 +316,9 @@ impl<R: BufRead> Read for Documents<R> {
             scan.offset += used as u64;
             self.inner.consume(used);
             if let Some(fault) = fault {
-                // the records before it are read first; the next read meets it again
+                let fault = fault.with_bytes_after(&mut self.inner);
+                self.fault = Some(fault.clone());
+                // the records before it are read first
                 break if w > 0 {
                     Ok(w)
                 } else {
@@ -315,6 +331,34 @@ impl<R: BufRead> Read for Documents<R> {
         };
         scan.publish();
         result
+    }
+}
+
+impl Fault {
+    /// The fault, its excerpt showing the bytes after it too, read from `input` (at the
+    /// fault): the same bytes whatever the sizes of the reads before. Nothing after a
+    /// fault is read as records, so they are consumed.
+    fn with_bytes_after(self, input: &mut impl BufRead) -> MalformedDocuments {
+        let mut around = self.before;
+        let column = around.len() + 1;
+        let end = around.len() + RECENT;
+        while around.len() < end {
+            match input.fill_buf() {
+                // (an error reading on leaves the excerpt shorter: the fault is the error)
+                Ok([]) | Err(_) => break,
+                Ok(more) => {
+                    let n = more.len().min(end - around.len());
+                    around.extend_from_slice(&more[..n]);
+                    input.consume(n);
+                }
+            }
+        }
+        MalformedDocuments {
+            line: self.line,
+            column: self.column,
+            message: self.message,
+            excerpt: super::driver::excerpt(&around, Some(column)),
+        }
     }
 }
 
@@ -356,12 +400,7 @@ impl Scanner {
     /// Transform `input` into `out[*w..]` as far as both go (leaving a byte of room for a
     /// record's line break), or up to a fault between records; the input bytes used, and
     /// the fault.
-    fn transform(
-        &mut self,
-        input: &[u8],
-        out: &mut [u8],
-        w: &mut usize,
-    ) -> (usize, Option<MalformedDocuments>) {
+    fn transform(&mut self, input: &[u8], out: &mut [u8], w: &mut usize) -> (usize, Option<Fault>) {
         let mut i = 0;
         while i < input.len() && *w + 2 <= out.len() {
             let at = self.offset + i as u64;
@@ -370,15 +409,13 @@ impl Scanner {
                     Ok(true) => {}
                     Ok(false) => i += 1,
                     Err(message) => {
-                        let mut around = self.recent.clone();
-                        around.extend_from_slice(&input[..i]);
-                        let column = around.len() + 1;
-                        around.extend_from_slice(&input[i..input.len().min(i + RECENT)]);
-                        let fault = MalformedDocuments {
+                        let mut before = self.recent.clone();
+                        before.extend_from_slice(&input[..i]);
+                        let fault = Fault {
                             line: self.line,
                             column: at - self.line_start + 1,
                             message,
-                            excerpt: super::driver::excerpt(&around, Some(column)),
+                            before,
                         };
                         return (i, Some(fault));
                     }
@@ -418,8 +455,9 @@ impl Scanner {
                 let b = input[i];
                 if b == b'\n' {
                     // a line break in a string: invalid JSON, kept invalid (a control
-                    // character) in a record that keeps its line
-                    self.line_break(at, true);
+                    // character) in a record that keeps its line (its place counted from
+                    // here, past the run: found by fuzzing)
+                    self.line_break(self.offset + i as u64, true);
                     out[*w] = b'\r';
                 } else {
                     out[*w] = b;
@@ -574,6 +612,7 @@ mod tests {
             ("{\"a\": 0}\n[{\"a\": 1}] [,]", 2, 13, "where an element"),
         ];
         for (text, line, column, says) in cases {
+            let mut excerpts = Vec::new();
             for capacity in [1, 2, 5, 64] {
                 let (got, _) = records(text, capacity);
                 let e = got.unwrap_err();
@@ -596,7 +635,11 @@ mod tests {
                     "{text:?}: {:?}",
                     fault.excerpt
                 );
+                excerpts.push(fault.excerpt.clone());
             }
+            // the bytes after the fault too, whatever the reads' sizes (found by fuzzing)
+            assert!(excerpts.iter().all(|e| *e == excerpts[0]), "{excerpts:?}");
+            assert!(excerpts[0].ends_with(&text[text.len().saturating_sub(3)..]));
         }
         // the records before the fault are read first
         let mut docs = Documents::new(
@@ -616,22 +659,36 @@ mod tests {
 
     #[test]
     fn a_byte_of_a_record_is_placed_at_its_line_and_column_in_the_file() {
-        let text = "[\n  {\"a\": 1},\n  {\n    \"b\": 2,\n  \"c\": 3\n  }\n]";
-        let (got, places) = records(text, 5);
-        let got = got.unwrap();
-        // record 2 is `{     "b": 2,   "c": 3   }`: byte 7 is `"b"`'s quote, line 4 col 5
+        // record 3 has a line break inside a string (invalid JSON, kept as a `\r`)
+        let text =
+            "[\n  {\"a\": 1},\n  {\n    \"b\": 2,\n  \"c\": 3\n  },\n  {\"s\": \"xyz\nuv\", \
+                    \"t\": 1}\n]";
         let file_lines: Vec<&str> = text.lines().collect();
-        for (record, column) in [(1, 1), (1, 7), (2, 1), (2, 7), (2, 19), (2, got[1].len())] {
-            let (line, col) = places.place(record, Some(column)).unwrap();
-            let in_file = file_lines[line as usize - 1].as_bytes()[col.unwrap() - 1];
-            let in_record = got[record as usize - 1].as_bytes()[column - 1];
-            assert_eq!(
-                in_file, in_record,
-                "record {record} byte {column}: {line}:{col:?}"
-            );
+        for capacity in [1, 2, 5, 64] {
+            let (got, places) = records(text, capacity);
+            let got = got.unwrap();
+            assert_eq!(got.len(), 3);
+            // every byte of every record (but the break kept in a string) is where the
+            // file has it, whatever the reads' sizes
+            for (record, line) in (1..).zip(&got) {
+                for (column, &in_record) in (1..).zip(line.as_bytes()) {
+                    let (at, col) = places.place(record, Some(column)).unwrap();
+                    // (white space may stand for a line break)
+                    if in_record != b'\r' && in_record != b' ' {
+                        let in_file = file_lines[at as usize - 1].as_bytes()[col.unwrap() - 1];
+                        assert_eq!(
+                            in_file, in_record,
+                            "record {record} byte {column}: {at}:{col:?} ({capacity})"
+                        );
+                    }
+                }
+            }
+            // record 2 is `{     "b": 2,   "c": 3   }`: byte 7 is `"b"`'s quote
+            assert_eq!(places.place(2, Some(7)), Some((4, Some(5))));
+            assert_eq!(places.place(1, None), Some((2, Some(3))));
+            // `"t"`'s quote, after the break in the string
+            assert_eq!(places.place(3, Some(17)), Some((8, Some(6))));
         }
-        assert_eq!(places.place(2, Some(7)), Some((4, Some(5))));
-        assert_eq!(places.place(1, None), Some((2, Some(3))));
     }
 
     #[test]

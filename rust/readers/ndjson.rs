@@ -332,12 +332,27 @@ impl NdjsonReader {
         discover: bool,
     ) -> Result<Self, InputError> {
         let (raw, _) = input::open_lines(source, None)?;
+        Ok(Self::documents_from_reader(
+            raw,
+            source.name(),
+            on_error,
+            discover,
+        ))
+    }
+
+    /// [`Self::open_documents`] over any buffered input (`path` names it in errors).
+    pub fn documents_from_reader(
+        input: Box<dyn BufRead + Send>,
+        path: &str,
+        on_error: OnError,
+        discover: bool,
+    ) -> Self {
         let places = Arc::new(RecordPlaces::default());
-        let records = Documents::new(raw, Arc::clone(&places));
+        let records = Documents::new(input, Arc::clone(&places));
         let input = Box::new(BufReader::with_capacity(input::READ_BUFFER, records));
-        let mut reader = Self::from_reader(input, source.name(), on_error, discover);
+        let mut reader = Self::from_reader(input, path, on_error, discover);
         reader.src.places = Some(places);
-        Ok(reader)
+        reader
     }
 
     /// Read from any buffered input (`path` names it in errors).
