@@ -171,8 +171,16 @@ impl CsvWindow {
     /// Read the next record: `false` at the end of the input.
     pub fn next_record(&mut self) -> io::Result<bool> {
         self.start = self.pos;
-        // the first record goes to the parser, which drops a byte order mark before it
-        if self.split && self.dropped + self.pos as u64 > 0 && self.split_record() {
+        if self.dropped + self.pos as u64 == 0 {
+            // The first record goes to the parser, which drops a byte order mark before
+            // it if its first input holds the mark's 3 bytes, and a byte more (an input
+            // left empty would be the end to it): found by fuzzing.
+            while self.filled < 4 && !self.eof {
+                self.read_more()?;
+            }
+            return self.parse_record();
+        }
+        if self.split && self.split_record() {
             return Ok(true);
         }
         self.parse_record()

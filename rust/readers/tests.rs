@@ -980,3 +980,51 @@ fn csv_null_texts_are_nulls_quoted_or_not() {
         ]
     );
 }
+
+/// A reader that gives at most `chunk` bytes a call (a network stream, a decoder).
+struct Trickle {
+    inner: Cursor<Vec<u8>>,
+    chunk: usize,
+}
+
+impl std::io::Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.chunk);
+        self.inner.read(&mut buf[..n])
+    }
+}
+
+/// A UTF-8 byte order mark starting a CSV file is not part of its first field, however few
+/// bytes the input's first read gives (found by fuzzing: with fewer than 3, it was).
+#[test]
+fn csv_byte_order_mark_is_dropped_whatever_the_first_read_gives() {
+    let text = "\u{feff}id,name\n1,\u{feff}a\n";
+    for chunk in [1, 2, 3, 64] {
+        let input = Box::new(std::io::BufReader::with_capacity(
+            chunk,
+            Trickle {
+                inner: Cursor::new(text.as_bytes().to_vec()),
+                chunk,
+            },
+        ));
+        let options = CsvOptions {
+            header: true,
+            ..CsvOptions::default()
+        };
+        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error);
+        let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+        l.start_batch().unwrap();
+        assert!(!r.fill(&mut l).unwrap());
+        let batch = l.harvest().unwrap();
+        let names: Vec<_> = batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        assert_eq!(names, ["id", "name"], "{chunk} bytes a read");
+        // a mark inside the file is data
+        let name = batch.column(1).as_string::<i32>();
+        assert_eq!(name.value(0), "\u{feff}a");
+    }
+}
