@@ -14,6 +14,7 @@ import pickle
 import random
 import re
 import sys
+import zlib
 from dataclasses import dataclass
 from unittest import mock
 
@@ -1719,6 +1720,23 @@ def test_truncated_gzip(tmp_path, on_error, one_pass):
     assert sum(b.num_rows for b in batches) < 20_000
     with pytest.raises(bl.InputError, match="truncated"):
         list(bl.Scan(path, on_error=on_error))
+
+
+@pytest.mark.parametrize("coalesce", [True, False])
+def test_a_truncated_file_hands_out_every_whole_line_before_its_error(tmp_path, coalesce):
+    """What a truncated gzip file still holds is read: every whole line zlib can decompress
+    is a row handed out before the error, in order, once."""
+    path = tmp_path / "t.json.gz"
+    write_lines(path, [json.dumps({"a": i, "b": "x" * (i % 50)}) for i in range(20_000)], gzip.open)
+    data = path.read_bytes()[: len(path.read_bytes()) // 2]
+    path.write_bytes(data)
+    text = zlib.decompressobj(wbits=31).decompress(data)
+    whole = [json.loads(line)["a"] for line in text[: text.rindex(b"\n")].splitlines()]
+    got: list[int] = []
+    with pytest.raises(bl.InputError, match="truncated"):
+        for batch in bl.Scan(path, coalesce=coalesce, row_limit=3000, columns=["a"]):
+            got.extend(batch.column("a").to_pylist())
+    assert got == whole
 
 
 @pytest.mark.parametrize("codec", ["gzip", "zstd"])

@@ -1042,3 +1042,40 @@ def test_a_scan_that_reads_no_row_has_the_schema_a_row_without_the_columns_gives
     list(lacking)
     expected = [f for f in lacking.schema if f.name != "unrelated"]
     assert list(empty.schema) == expected
+
+
+def batches_until_error(scan) -> tuple[list[pa.RecordBatch], BaseException | None]:
+    """The batches `scan` hands out before it raises, and what it raised."""
+    got = []
+    try:
+        for batch in scan:
+            got.append(batch)
+    except Exception as e:
+        return got, e
+    return got, None
+
+
+@pytest.mark.parametrize("row_limit", [2, 1000])
+@pytest.mark.parametrize("coalesce", [True, False])
+@pytest.mark.parametrize("builtin", [True, False])
+def test_every_row_before_an_error_is_handed_out_before_it(tmp_path, builtin, coalesce, row_limit):
+    """A scan stopped by bad input hands out every row before the bad one, earlier files'
+    too (which may share its batch, or wait to be joined with it), and then raises: a
+    consumer writing batches as they come has all of them, each once."""
+    write(f"{tmp_path}/a.json", [{"i": 0}, {"i": 1}])
+    write(f"{tmp_path}/b.json", [{"i": 2}, {"i": 3}])
+    (tmp_path / "c.json").write_text('{"i": 4}\n{"i": 5}\n{"i": }\n{"i": 6}\n')
+    kw = {} if builtin else {"reader": json_lines}
+    scan = bl.Scan(
+        tmp_path, columns=["i", "filename"], coalesce=coalesce, row_limit=row_limit, **kw
+    )
+    batches, error = batches_until_error(scan)
+    got = [(r["i"], r["filename"]) for b in batches for r in b.to_pylist()]
+    names = ["a.json"] * 2 + ["b.json"] * 2 + ["c.json"] * 2
+    assert got == list(zip(range(6), names, strict=True))
+    assert all(b.num_rows <= row_limit for b in batches)
+    if builtin:
+        assert isinstance(error, bl.InputError)
+        assert (error.path, error.line) == (str(tmp_path / "c.json"), 3)
+    else:
+        assert isinstance(error, json.JSONDecodeError)

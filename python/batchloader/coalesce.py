@@ -40,12 +40,36 @@ def coalesce(
     wait, at most one batch's worth. Bytes are bounded from above by the parts' total
     (joining never makes a buffer bigger than the same buffers of the parts together)."""
     pending: list[pa.RecordBatch] = []
+    try:
+        yield from _joined(batches, limits, pending)
+    except Exception:
+        # the rows before an error are handed out before it
+        if pending:
+            yield concat_batches(pending)
+        raise
+    if pending:
+        yield concat_batches(pending)
+
+
+def _joined(
+    batches: Iterable[tuple[pa.RecordBatch, bool, int | None]],
+    limits: BatchLimits,
+    pending: list[pa.RecordBatch],
+) -> Iterator[pa.RecordBatch]:
+    """`coalesce`'s batches but the last small ones, which wait in `pending`."""
     rows = size = 0
+
+    def flush() -> pa.RecordBatch:
+        nonlocal rows, size
+        joined = concat_batches(pending)
+        pending.clear()
+        rows = size = 0
+        return joined
+
     for batch, full, bound in batches:
         if full:
             if pending:
-                yield concat_batches(pending)
-                pending, rows, size = [], 0, 0
+                yield flush()
             yield batch
             continue
         more = batch.num_rows
@@ -56,15 +80,11 @@ def coalesce(
             and len(batch.schema) > 0  # no columns: nothing to join but a row count
             and batch.schema.equals(pending[0].schema)
         ):
-            yield concat_batches(pending)
-            pending, rows, size = [], 0, 0
+            yield flush()
         pending.append(batch)
         rows, size = rows + more, size + bound
         if rows >= limits.row_limit:  # nothing more can join
-            yield concat_batches(pending)
-            pending, rows, size = [], 0, 0
-    if pending:
-        yield concat_batches(pending)
+            yield flush()
 
 
 def byte_bound(batch: pa.RecordBatch) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -539,35 +539,19 @@ class Scan:
             files, shared.files = [*shared.files, (values, batch_rows - before)], []
             return files
 
-        if self.reader is None:
-            reader = self._builtin_reader(file.path)
+        try:
+            if (yield from self._fill(file, loader, rows_of_this_file)):
+                return
+        except Exception:
+            # Every row before the failing one is handed out before the error: the batch
+            # holds them (earlier files' too), and the loader took the failing row back.
             try:
-                while reader.fill(loader):
-                    batch, more, size = _hand_on(loader)
-                    yield batch, more, size, rows_of_this_file(batch.num_rows)
-                    if not more:
-                        return
-            finally:
-                self.skipped_lines += reader.skipped_lines
-                self._count_corrupt(reader.corrupt_lines, file.path)
-                self.tracker.note_ignored(reader.ignored_columns, file.path)
-                self.tracker.note_ignored_members(reader.ignored_members, file.path)
-            result = None
-        else:
-            with _naming_the_file(file.path):
-                result = self.reader(file, loader.writer)
-        if result is not None:
-            for row_index, item in enumerate(_items_of(result, file.path)):
-                if loader.is_full():
-                    batch, more, size = _hand_on(loader)
-                    yield batch, more, size, rows_of_this_file(batch.num_rows)
-                    if not more:
-                        return
-                if item is not None:
-                    try:
-                        loader.write_row(item)
-                    except BatchLoaderError as e:
-                        raise type(e)(f"{file.path}, row {row_index}: {e}") from e
+                batch, size = _harvest(loader)
+            except BatchLoaderError:
+                batch = None  # a user reader left a row open: the error says enough
+            if batch is not None and batch.num_rows:
+                yield batch, False, size, rows_of_this_file(batch.num_rows)
+            raise
         if self._may_carry(shared):
             # a small file's rows wait in the batch for the next file's
             shared.files = rows_of_this_file(loader.row_count)
@@ -585,6 +569,46 @@ class Scan:
             yield tail[0], False, tail[1], [(values, tail[0].num_rows)]
         self.tracker.note_ignored(loader.ignored_columns, file.path)
         loader.close()
+
+    def _fill(
+        self,
+        file: ScanFile,
+        loader: ResultSetLoader,
+        rows_of_this_file: Callable[[int], list[tuple[dict, int]]],
+    ) -> Generator[tuple[pa.RecordBatch, bool, int, list[tuple[dict, int]]], None, bool]:
+        """Fill `loader` with the rows of `file`, yielding each batch that fills up (as
+        `_read` gives them); whether the loader's limit was reached (nothing more to read
+        in any file)."""
+        if self.reader is None:
+            reader = self._builtin_reader(file.path)
+            try:
+                while reader.fill(loader):
+                    batch, more, size = _hand_on(loader)
+                    yield batch, more, size, rows_of_this_file(batch.num_rows)
+                    if not more:
+                        return True
+            finally:
+                self.skipped_lines += reader.skipped_lines
+                self._count_corrupt(reader.corrupt_lines, file.path)
+                self.tracker.note_ignored(reader.ignored_columns, file.path)
+                self.tracker.note_ignored_members(reader.ignored_members, file.path)
+            return False
+        with _naming_the_file(file.path):
+            result = self.reader(file, loader.writer)
+        if result is None:
+            return False
+        for row_index, item in enumerate(_items_of(result, file.path)):
+            if loader.is_full():
+                batch, more, size = _hand_on(loader)
+                yield batch, more, size, rows_of_this_file(batch.num_rows)
+                if not more:
+                    return True
+            if item is not None:
+                try:
+                    loader.write_row(item)
+                except BatchLoaderError as e:
+                    raise type(e)(f"{file.path}, row {row_index}: {e}") from e
+        return False
 
     def _let_go(
         self, shared: _Carried, path: str
