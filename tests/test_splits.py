@@ -95,6 +95,22 @@ def test_csv_ranges_read_each_record_once_or_refuse_quoted_line_breaks(tmp_path,
                 assert got.equals(whole), f"cut at {cut}"
 
 
+def test_a_csv_range_starting_at_u_feff_keeps_it_as_text(tmp_path):
+    """Only the file's first bytes can be its byte order mark: a U+FEFF starting a line
+    inside the file is a field's text, whichever range starts at that line."""
+    text = "\ufeffn,s\n1,a\n\ufeff2,b\n3,\ufeffc\n"
+    path = tmp_path / "marks.csv"
+    path.write_text(text, encoding="utf-8")
+    whole = pa.Table.from_batches(list(Scan(str(path), header=True, columns=["n", "s"])))
+    assert whole.to_pydict() == {"n": ["1", "\ufeff2", "3"], "s": ["a", "b", "\ufeffc"]}
+    data = text.encode()
+    for cut in [k + 1 for k, b in enumerate(data) if b == ord("\n")][:-1]:
+        parts = []
+        for start, end in ((0, cut), (cut, len(data))):
+            parts += Scan(str(path), header=True, columns=["n", "s"], byte_range=(start, end))
+        assert pa.Table.from_batches(parts, schema=whole.schema).equals(whole), f"cut at {cut}"
+
+
 def test_a_csv_range_names_lines_as_the_whole_file_does_whatever_the_line_breaks(tmp_path):
     """A range of a CSV file whose lines end in lone `\\r`s as well as `\\n`s: an error in it
     names the same line as reading the file whole (a lone `\\r` ends a line before the range

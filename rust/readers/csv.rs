@@ -645,6 +645,9 @@ impl CsvReader {
         }
         let (lines, base) = input::open_lines(source, range)?;
         let mut reader = Self::from_reader(lines, source.name(), options, on_error);
+        if !base.starts_file() {
+            reader.src.window.starts_inside_file();
+        }
         reader.src.base = base.ended_by_lone_cr();
         reader.src.names = names;
         reader.src.one_line_records = range.is_some();
