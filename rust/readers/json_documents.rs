@@ -161,8 +161,8 @@ struct Scanner {
     /// Records started; the offset of the current one's first byte.
     records: u64,
     record_start: u64,
-    /// Records this read started, not yet published; and the breaks found in the current
-    /// record by this read (if an earlier read started it).
+    /// Records this read started, not yet published; and the breaks this read found in the
+    /// record open when it began (started by an earlier read).
     started: Vec<RecordStart>,
     breaks: Vec<usize>,
     /// The last bytes read before the current input (a fault's excerpt shows them).
@@ -271,7 +271,10 @@ impl Scanner {
 
     /// Publish what this read found (see [`RecordPlaces::publish`]).
     fn publish(&mut self) {
-        let open = (!self.breaks.is_empty()).then_some((self.records, &self.breaks[..]));
+        // `breaks` are the record's that was open when the read began (it may have ended
+        // in the read, and others started): found by fuzzing
+        let open_record = self.started.first().map_or(self.records, |s| s.record - 1);
+        let open = (!self.breaks.is_empty()).then_some((open_record, &self.breaks[..]));
         self.places.publish(&mut self.started, open, self.line);
         self.breaks.clear();
     }
@@ -659,35 +662,40 @@ mod tests {
 
     #[test]
     fn a_byte_of_a_record_is_placed_at_its_line_and_column_in_the_file() {
-        // record 3 has a line break inside a string (invalid JSON, kept as a `\r`)
-        let text =
+        // record 3 has a line break inside a string (invalid JSON, kept as a `\r`); so has
+        // the second file's record 2, which a read may end while starting record 3
+        let texts = [
             "[\n  {\"a\": 1},\n  {\n    \"b\": 2,\n  \"c\": 3\n  },\n  {\"s\": \"xyz\nuv\", \
-                    \"t\": 1}\n]";
-        let file_lines: Vec<&str> = text.lines().collect();
-        for capacity in [1, 2, 5, 64] {
-            let (got, places) = records(text, capacity);
-            let got = got.unwrap();
-            assert_eq!(got.len(), 3);
-            // every byte of every record (but the break kept in a string) is where the
-            // file has it, whatever the reads' sizes
-            for (record, line) in (1..).zip(&got) {
-                for (column, &in_record) in (1..).zip(line.as_bytes()) {
-                    let (at, col) = places.place(record, Some(column)).unwrap();
-                    // (white space may stand for a line break)
-                    if in_record != b'\r' && in_record != b' ' {
-                        let in_file = file_lines[at as usize - 1].as_bytes()[col.unwrap() - 1];
-                        assert_eq!(
-                            in_file, in_record,
-                            "record {record} byte {column}: {at}:{col:?} ({capacity})"
-                        );
+             \"t\": 1}\n]",
+            ",,\"bNNNNNNN\n\u{2bd}\"b\"\r,\n\"a\"",
+        ];
+        for text in texts {
+            let file_lines: Vec<&str> = text.lines().collect();
+            for capacity in (1..=16).chain([64]) {
+                let (got, places) = records(text, capacity);
+                // every byte of every record (but white space, which may stand for a line
+                // break) is where the file has it, whatever the reads' sizes (found by
+                // fuzzing: a break in a string was placed wrong)
+                for (record, line) in (1..).zip(&got.unwrap()) {
+                    for (column, &in_record) in (1..).zip(line.as_bytes()) {
+                        let (at, col) = places.place(record, Some(column)).unwrap();
+                        if !matches!(in_record, b'\r' | b' ') {
+                            let in_file = file_lines[at as usize - 1].as_bytes()[col.unwrap() - 1];
+                            assert_eq!(
+                                in_file, in_record,
+                                "record {record} byte {column}: {at}:{col:?} ({capacity})"
+                            );
+                        }
                     }
                 }
+                if text.starts_with('[') {
+                    // record 2 is `{     "b": 2,   "c": 3   }`: byte 7 is `"b"`'s quote
+                    assert_eq!(places.place(2, Some(7)), Some((4, Some(5))));
+                    assert_eq!(places.place(1, None), Some((2, Some(3))));
+                    // `"t"`'s quote, after the break in the string
+                    assert_eq!(places.place(3, Some(17)), Some((8, Some(6))));
+                }
             }
-            // record 2 is `{     "b": 2,   "c": 3   }`: byte 7 is `"b"`'s quote
-            assert_eq!(places.place(2, Some(7)), Some((4, Some(5))));
-            assert_eq!(places.place(1, None), Some((2, Some(3))));
-            // `"t"`'s quote, after the break in the string
-            assert_eq!(places.place(3, Some(17)), Some((8, Some(6))));
         }
     }
 
