@@ -8,20 +8,25 @@
 //! - the same bytes read through a reader that hands over a few bytes at a time (records,
 //!   escapes and characters cut at every place) give the same batches, or the same error;
 //! - NDJSON's one-pass path and its general path give the same batches, or the same error;
+//! - the bytes opened as a file give the same, gzip-compressed too; and the lines of two
+//!   byte ranges of the file (NDJSON, CSV) are the file's lines, each once;
 //! - a read that stops with an error leaves a loader that still harvests a valid batch;
 //! - with one row per batch, the rows equal those of one big batch (when both read the file
 //!   without a bad record and the schema did not change between batches).
 
 #![no_main]
 
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Write};
 
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
+use batchloader::readers::input::{ByteRange, Source};
 use batchloader::readers::{CsvOptions, CsvReader, NdjsonReader, OnError, ReadError};
 use batchloader::{LoaderOptions, Projection, ResultSetLoader};
+use flate2::write::GzEncoder;
+use flate2::Compression;
 use libfuzzer_sys::fuzz_target;
 
 /// A reader that gives at most `chunk` bytes a call.
@@ -52,8 +57,8 @@ struct Setup {
     on_error: OnError,
     row_limit: usize,
     batch_byte_limit: Option<usize>,
-    /// Bytes handed over a call (`None`: all at once).
-    chunk: Option<usize>,
+    /// How the reader gets the bytes.
+    input: Input,
     /// NDJSON lines tried on the one-pass path first.
     one_pass: bool,
     /// Which of `PROJECTIONS` (0: every column).
@@ -88,8 +93,43 @@ fn declared_schema() -> Arc<Schema> {
     ]))
 }
 
+/// How a reader gets the bytes.
+#[derive(Clone, Copy, Debug)]
+enum Input {
+    /// From a reader of them: at most so many a read (`None`: all at once).
+    Bytes(Option<usize>),
+    /// Opened as a file (gzip-compressed, or the lines of a byte range of it).
+    File {
+        gzip: bool,
+        range: Option<ByteRange>,
+    },
+}
+
 /// The batches read, or the error's text.
 type Outcome = Result<Vec<RecordBatch>, String>;
+
+/// A file of `data` (gzip-compressed if `gzip`) named as the format's files are.
+fn source(format: Format, data: &[u8], gzip: bool) -> Source {
+    let name = match format {
+        Format::Csv { .. } => "fuzz.csv",
+        _ => "fuzz.json",
+    };
+    let (name, bytes) = if gzip {
+        let mut encoder = GzEncoder::new(Vec::new(), Compression::fast());
+        encoder.write_all(data).expect("in memory");
+        (format!("{name}.gz"), encoder.finish().expect("in memory"))
+    } else {
+        (name.to_string(), data.to_vec())
+    };
+    let bytes = Arc::new(bytes);
+    Source::opened_by(
+        &name,
+        Arc::new(move |offset| {
+            let from = bytes.len().min(offset as usize);
+            Ok(Box::new(Cursor::new(bytes[from..].to_vec())) as Box<dyn Read + Send>)
+        }),
+    )
+}
 
 fn input(data: &[u8], chunk: Option<usize>) -> Box<dyn BufRead + Send> {
     let bytes = Cursor::new(data.to_vec());
@@ -133,29 +173,10 @@ fn read(data: &[u8], setup: Setup) -> Outcome {
         ..LoaderOptions::default()
     };
     let mut l = ResultSetLoader::new(options).expect("valid limits");
-    let source = input(data, setup.chunk);
-    let mut fill: Box<dyn FnMut(&mut ResultSetLoader) -> Result<bool, ReadError>> =
-        match setup.format {
-            Format::Lines => {
-                let mut r = NdjsonReader::from_reader(source, "fuzz.json", setup.on_error, true)
-                    .one_pass(setup.one_pass);
-                Box::new(move |l| r.fill(l))
-            }
-            Format::Documents => {
-                let mut r =
-                    NdjsonReader::documents_from_reader(source, "fuzz.json", setup.on_error, true)
-                        .one_pass(setup.one_pass);
-                Box::new(move |l| r.fill(l))
-            }
-            Format::Csv { header } => {
-                let options = CsvOptions {
-                    header,
-                    ..CsvOptions::default()
-                };
-                let mut r = CsvReader::from_reader(source, "fuzz.csv", options, setup.on_error);
-                Box::new(move |l| r.fill(l))
-            }
-        };
+    let mut fill = match reader(data, setup) {
+        Ok(fill) => fill,
+        Err(e) => return Err(e.to_string().replace(".gz", "")),
+    };
     let mut out = Vec::new();
     l.start_batch().expect("a new loader starts a batch");
     loop {
@@ -168,7 +189,7 @@ fn read(data: &[u8], setup: Setup) -> Outcome {
             Err(e) => {
                 // the loader stays usable: the rows before the bad one harvest
                 checked(l.harvest().expect("a loader harvests after a read error"));
-                return Err(e.to_string());
+                return Err(e.to_string().replace(".gz", ""));
             }
         }
     }
@@ -177,6 +198,106 @@ fn read(data: &[u8], setup: Setup) -> Outcome {
         out.push(checked(l.harvest().expect("the overflow row harvests")));
     }
     Ok(out.into_iter().filter(|b| b.num_rows() > 0).collect())
+}
+
+/// The checks of `data` opened as a file (`expected`: its batches read by `whole`), and of
+/// the byte ranges before and after `cut` ninths of it.
+fn check_files(data: &[u8], whole: Setup, expected: &Outcome, cut: usize) {
+    let file = |gzip, range| Setup {
+        input: Input::File { gzip, range },
+        ..whole
+    };
+    let plain = read(data, file(false, None));
+    // (a file's first bytes are checked to be UTF-8 text, not another encoding's or a
+    // compressed file's: a reader of any bytes checks nothing of them)
+    if !plain
+        .as_ref()
+        .is_err_and(|e| e.contains("its bytes are") || e.contains("its text is"))
+    {
+        assert_eq!(&plain, expected, "opened as a file");
+        assert_eq!(read(data, file(true, None)), plain, "gzip-compressed");
+    }
+    if matches!(whole.format, Format::Documents) || !matches!(whole.on_error, OnError::Error) {
+        return; // read whole only; a bad record may be another with other batches
+    }
+    // One batch for each part, as for the whole file: types are taken from the data, and
+    // a column only null in one batch keeps its type from another (see the last check).
+    let one_batch = |range| Setup {
+        row_limit: 65536,
+        batch_byte_limit: None,
+        ..file(false, range)
+    };
+    let Ok(whole) = read(data, one_batch(None)) else {
+        return;
+    };
+    let cut = (data.len() * (1 + cut % 8) / 9) as u64;
+    let mut parts = Vec::new();
+    for (start, end) in [(0, cut), (cut, data.len() as u64)] {
+        match read(data, one_batch(Some(ByteRange { start, end }))) {
+            Ok(batches) => parts.extend(batches),
+            // a range cannot find a quoted line break's record: refused, never misread
+            Err(e) if e.contains("a quoted field holds a line break") => return,
+            Err(e) => panic!("a range failed where the whole file did not: {e}"),
+        }
+    }
+    if let (Some(parts), Some(whole)) = (joined(&parts), joined(&whole)) {
+        assert_eq!(parts, whole, "two ranges cut at {cut}");
+    }
+}
+
+/// A batch filler reading `data` as `setup` says.
+type Filler = Box<dyn FnMut(&mut ResultSetLoader) -> Result<bool, ReadError>>;
+
+fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
+    let on_error = setup.on_error;
+    let csv = |header| CsvOptions {
+        header,
+        ..CsvOptions::default()
+    };
+    Ok(match setup.input {
+        Input::Bytes(chunk) => {
+            let bytes = input(data, chunk);
+            match setup.format {
+                Format::Lines => {
+                    let mut r = NdjsonReader::from_reader(bytes, "fuzz.json", on_error, true)
+                        .one_pass(setup.one_pass);
+                    Box::new(move |l| r.fill(l))
+                }
+                Format::Documents => {
+                    let mut r =
+                        NdjsonReader::documents_from_reader(bytes, "fuzz.json", on_error, true)
+                            .one_pass(setup.one_pass);
+                    Box::new(move |l| r.fill(l))
+                }
+                Format::Csv { header } => {
+                    let mut r = CsvReader::from_reader(bytes, "fuzz.csv", csv(header), on_error);
+                    Box::new(move |l| r.fill(l))
+                }
+            }
+        }
+        Input::File { gzip, range } => {
+            let file = source(setup.format, data, gzip);
+            match setup.format {
+                Format::Lines => {
+                    let mut r = NdjsonReader::open(&file, range, on_error, true)
+                        .map_err(ReadError::Input)?
+                        .one_pass(setup.one_pass);
+                    Box::new(move |l| r.fill(l))
+                }
+                Format::Documents => {
+                    let mut r = NdjsonReader::open_documents(&file, on_error, true)
+                        .map_err(ReadError::Input)?
+                        .one_pass(setup.one_pass);
+                    Box::new(move |l| r.fill(l))
+                }
+                Format::Csv { header } => {
+                    let mut r = CsvReader::open(&file, range, csv(header), on_error)
+                        .map_err(ReadError::Input)?;
+                    Box::new(move |l| r.fill(l))
+                }
+            }
+        }
+    })
 }
 
 /// The batches as one, if they share one schema.
@@ -207,7 +328,7 @@ fn setup_of(a: u8, b: u8, c: u8) -> Setup {
             1 => Some(4096),
             _ => None,
         },
-        chunk: Some(1 + usize::from(b / 4) % 9),
+        input: Input::Bytes(Some(1 + usize::from(b / 4) % 9)),
         one_pass: true,
         projection: usize::from(c) % PROJECTIONS.len(),
         declared: c & 4 != 0,
@@ -218,16 +339,12 @@ fuzz_target!(|raw: &[u8]| {
     let [a, b, c, data @ ..] = raw else { return };
     let setup = setup_of(*a, *b, *c);
     let whole = Setup {
-        chunk: None,
+        input: Input::Bytes(None),
         ..setup
     };
     let expected = read(data, whole);
-    assert_eq!(
-        read(data, setup),
-        expected,
-        "read {:?} bytes at a time",
-        setup.chunk
-    );
+    assert_eq!(read(data, setup), expected, "read as {:?}", setup.input);
+    check_files(data, whole, &expected, usize::from(*c >> 3));
     if matches!(setup.format, Format::Lines | Format::Documents) {
         let general = Setup {
             one_pass: false,
