@@ -1079,3 +1079,20 @@ def test_every_row_before_an_error_is_handed_out_before_it(tmp_path, builtin, co
         assert (error.path, error.line) == (str(tmp_path / "c.json"), 3)
     else:
         assert isinstance(error, json.JSONDecodeError)
+
+
+def test_a_row_moved_to_the_next_batch_is_handed_out_before_an_error(tmp_path):
+    """A row that did not fit its batch waits in the next one: a reader failing right
+    after it still has it handed out, with the rows before it."""
+    write(f"{tmp_path}/a.json", [{"i": 0}])
+
+    def reader(file, writer):
+        for i in range(4):
+            yield {"i": i, "s": "x" * 300}  # the 4th does not fit 1000 bytes
+        raise KeyError("the reader failed")
+
+    scan = bl.Scan(tmp_path, reader=reader, batch_byte_limit=1000, columns=["i", "s"])
+    batches, error = batches_until_error(scan)
+    assert isinstance(error, KeyError)
+    assert [r["i"] for b in batches for r in b.to_pylist()] == [0, 1, 2, 3]
+    assert len(batches) == 2  # the row that did not fit in its own

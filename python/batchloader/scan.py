@@ -539,34 +539,33 @@ class Scan:
             files, shared.files = [*shared.files, (values, batch_rows - before)], []
             return files
 
+        def last_batches() -> Iterator[tuple[pa.RecordBatch, bool, int, list[tuple[dict, int]]]]:
+            """The batch being filled, and the next holding a row that overflowed it."""
+            batch, size = _harvest(loader)
+            tail = _harvest(loader) if loader.start_batch() and loader.row_count else None
+            if batch.num_rows:
+                yield batch, tail is not None, size, rows_of_this_file(batch.num_rows)
+            elif batch.num_columns:
+                # no rows, yet the reader named columns (a CSV header): the schema learns them
+                self.tracker.apply_reader_schema(batch.schema, file.path)
+            if tail is not None:
+                yield tail[0], False, tail[1], [(values, tail[0].num_rows)]
+
         try:
             if (yield from self._fill(file, loader, rows_of_this_file)):
                 return
         except Exception:
-            # Every row before the failing one is handed out before the error: the batch
-            # holds them (earlier files' too), and the loader took the failing row back.
-            try:
-                batch, size = _harvest(loader)
-            except BatchLoaderError:
-                batch = None  # a user reader left a row open: the error says enough
-            if batch is not None and batch.num_rows:
-                yield batch, False, size, rows_of_this_file(batch.num_rows)
+            # Every row before the failing one is handed out before the error: the batches
+            # hold them (earlier files' too), and the loader took the failing row back.
+            with contextlib.suppress(BatchLoaderError):  # a user reader left a row open
+                yield from last_batches()
             raise
         if self._may_carry(shared):
             # a small file's rows wait in the batch for the next file's
             shared.files = rows_of_this_file(loader.row_count)
             self._carried = shared
             return
-        batch, size = _harvest(loader)
-        # a row that overflowed the last batch is the file's last batch
-        tail = _harvest(loader) if loader.start_batch() and loader.row_count else None
-        if batch.num_rows:
-            yield batch, tail is not None, size, rows_of_this_file(batch.num_rows)
-        elif batch.num_columns:
-            # no rows, yet the reader named columns (a CSV header): the schema learns them
-            self.tracker.apply_reader_schema(batch.schema, file.path)
-        if tail is not None:
-            yield tail[0], False, tail[1], [(values, tail[0].num_rows)]
+        yield from last_batches()
         self.tracker.note_ignored(loader.ignored_columns, file.path)
         loader.close()
 
