@@ -1,7 +1,7 @@
 //! Differential fuzzing of the built-in readers (NDJSON lines, JSON documents, CSV) on
 //! arbitrary bytes. The first three bytes choose the format, the `on_error` policy, the
-//! limits, a projection and a declared schema (values converted to its types); the rest is
-//! the file. For every input:
+//! limits, a projection, a declared schema (values converted to its types) and for CSV the
+//! dialect and null texts; the rest is the file. For every input:
 //!
 //! - no reader panics, whatever the bytes;
 //! - every array of every batch is valid Arrow (`validate_full`: offsets, UTF-8, children);
@@ -65,7 +65,21 @@ struct Setup {
     projection: usize,
     /// Columns declared up front with these types (`declared_schema`).
     declared: bool,
+    /// The CSV dialect (`DIALECTS`) and whether `NULL_TEXTS` are nulls.
+    dialect: usize,
+    null_texts: bool,
 }
+
+/// CSV dialects: delimiter, quote, escape.
+const DIALECTS: [(u8, u8, Option<u8>); 4] = [
+    (b',', b'"', None),
+    (b';', b'\'', None),
+    (b'\t', b'"', Some(b'\\')),
+    (b',', b'"', Some(b'"')),
+];
+
+/// Field texts read as nulls when `null_texts`.
+const NULL_TEXTS: [&str; 2] = ["NA", ""];
 
 /// Projections over the names the seeds use (CSV without a header has `columns`).
 const PROJECTIONS: [&[&str]; 4] = [
@@ -250,10 +264,14 @@ type Filler = Box<dyn FnMut(&mut ResultSetLoader) -> Result<bool, ReadError>>;
 
 fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
     let on_error = setup.on_error;
+    let (delimiter, quote, escape) = DIALECTS[setup.dialect];
     let csv = |header| CsvOptions {
         header,
-        ..CsvOptions::default()
+        delimiter,
+        quote,
+        escape,
     };
+    let nulls: &[&str] = if setup.null_texts { &NULL_TEXTS } else { &[] };
     Ok(match setup.input {
         Input::Bytes(chunk) => {
             let bytes = input(data, chunk);
@@ -270,7 +288,8 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                     Box::new(move |l| r.fill(l))
                 }
                 Format::Csv { header } => {
-                    let mut r = CsvReader::from_reader(bytes, "fuzz.csv", csv(header), on_error);
+                    let mut r = CsvReader::from_reader(bytes, "fuzz.csv", csv(header), on_error)
+                        .with_null_values(nulls);
                     Box::new(move |l| r.fill(l))
                 }
             }
@@ -292,7 +311,8 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                 }
                 Format::Csv { header } => {
                     let mut r = CsvReader::open(&file, range, csv(header), on_error)
-                        .map_err(ReadError::Input)?;
+                        .map_err(ReadError::Input)?
+                        .with_null_values(nulls);
                     Box::new(move |l| r.fill(l))
                 }
             }
@@ -332,6 +352,8 @@ fn setup_of(a: u8, b: u8, c: u8) -> Setup {
         one_pass: true,
         projection: usize::from(c) % PROJECTIONS.len(),
         declared: c & 4 != 0,
+        dialect: usize::from(b / 36) % DIALECTS.len(),
+        null_texts: c & 64 != 0,
     }
 }
 
