@@ -116,6 +116,8 @@ pub struct CsvRecords {
     path: String,
     options: CsvOptions,
     names: Option<Vec<String>>,
+    /// Where the header record starts in the input (after any blank lines), once read.
+    header_offset: u64,
     /// Column of each header field in the loader (None: not projected); resolved at first use.
     ids: Option<Vec<Option<ColumnId>>>,
     /// The header fields the projection keeps, in order (from `ids`).
@@ -242,6 +244,7 @@ impl CsvRecords {
 
     /// Take the column names from the header record (the first record read).
     fn set_names(&mut self) -> Result<(), InputError> {
+        self.header_offset = self.window.record_offset();
         let mut names = Vec::new();
         // the loader's rule: names are equal if their lowercase forms are
         let mut lowercase = HashSet::new();
@@ -638,10 +641,15 @@ impl CsvReader {
         on_error: OnError,
     ) -> Result<Self, InputError> {
         let mut names = None;
-        if options.header && range.is_some_and(|r| r.start > 0) {
+        if let Some(range) = range.filter(|r| options.header && r.start > 0) {
             let mut header = Self::open(source, None, options, on_error)?;
             header.src.next_record()?;
-            names = header.src.names.take();
+            // A range that starts at the header's line or before it (after blank lines
+            // only) reads the header itself, as the file's first record (found by fuzzing:
+            // it was read as data).
+            if header.src.header_offset < range.start {
+                names = header.src.names.take();
+            }
         }
         let (lines, base) = input::open_lines(source, range)?;
         let mut reader = Self::from_reader(lines, source.name(), options, on_error);
@@ -666,6 +674,7 @@ impl CsvReader {
             path: path.to_string(),
             options,
             names: None,
+            header_offset: 0,
             ids: None,
             targets: Vec::new(),
             records: 0,

@@ -222,6 +222,12 @@ impl CsvWindow {
         self.dropped_lines + line_breaks(before, self.dropped_cr) + 1
     }
 
+    /// The offset in the input of the current record's first byte (past the line breaks
+    /// before it).
+    pub fn record_offset(&self) -> u64 {
+        self.dropped + (self.start + leading_line_breaks(self.text())) as u64
+    }
+
     /// Whether the input was read to its end and the current record is its last.
     pub fn ends_input(&self) -> bool {
         self.eof && self.pos == self.filled

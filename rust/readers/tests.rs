@@ -1028,3 +1028,30 @@ fn csv_byte_order_mark_is_dropped_whatever_the_first_read_gives() {
         assert_eq!(name.value(0), "\u{feff}a");
     }
 }
+
+/// The header is the first record after any blank lines: a byte range that starts among
+/// them, or at the header's line, reads it as the header, not as a row (found by fuzzing).
+#[test]
+fn a_csv_range_starting_before_the_header_reads_it_as_the_header() {
+    let text = b"\n\r\nid,name\n1,x\n";
+    let (source, _) = in_memory("blank.csv", text);
+    let options = CsvOptions {
+        header: true,
+        ..CsvOptions::default()
+    };
+    for cut in 1..text.len() as u64 {
+        let mut ids = Vec::new();
+        for (start, end) in [(0, cut), (cut, text.len() as u64)] {
+            let range = super::input::ByteRange { start, end };
+            let mut r = CsvReader::open(&source, Some(range), options, OnError::Error).unwrap();
+            let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+            l.start_batch().unwrap();
+            assert!(!r.fill(&mut l).unwrap());
+            let batch = l.harvest().unwrap();
+            if let Some(id) = batch.column_by_name("id") {
+                ids.extend(id.as_string::<i32>().iter().map(|v| v.unwrap().to_string()));
+            }
+        }
+        assert_eq!(ids, ["1"], "cut at {cut}");
+    }
+}
