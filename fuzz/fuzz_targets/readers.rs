@@ -259,6 +259,39 @@ fn check_files(data: &[u8], whole: Setup, expected: &Outcome, cut: usize) {
     }
 }
 
+/// A projection of top-level columns (`s`, `b`) skips the other values while parsing: where
+/// the whole file reads without an error, the projected columns are the same as in the
+/// whole read, in as many rows.
+fn check_projection(data: &[u8], whole: Setup) {
+    if whole.projection != 2 || whole.declared || !matches!(whole.on_error, OnError::Error) {
+        return;
+    }
+    let one_batch = |projection| Setup {
+        row_limit: 65536,
+        batch_byte_limit: None,
+        projection,
+        ..whole
+    };
+    let Ok(all) = read(data, one_batch(0)) else {
+        return;
+    };
+    let projected = match read(data, one_batch(2)) {
+        Ok(batches) => batches,
+        Err(e) => panic!("a projection failed where the whole read did not: {e}"),
+    };
+    let rows = |batches: &[RecordBatch]| batches.iter().map(RecordBatch::num_rows).sum::<usize>();
+    assert_eq!(rows(&projected), rows(&all), "rows of the projection");
+    let (Some(all), Some(projected)) = (joined(&all), joined(&projected)) else {
+        return;
+    };
+    for (field, column) in projected.schema().fields().iter().zip(projected.columns()) {
+        let whole_column = all
+            .column_by_name(field.name())
+            .unwrap_or_else(|| panic!("projected column {} not read whole", field.name()));
+        assert_eq!(column, whole_column, "projected column {}", field.name());
+    }
+}
+
 /// A batch filler reading `data` as `setup` says.
 type Filler = Box<dyn FnMut(&mut ResultSetLoader) -> Result<bool, ReadError>>;
 
@@ -367,6 +400,7 @@ fuzz_target!(|raw: &[u8]| {
     let expected = read(data, whole);
     assert_eq!(read(data, setup), expected, "read as {:?}", setup.input);
     check_files(data, whole, &expected, usize::from(*c >> 3));
+    check_projection(data, whole);
     if matches!(setup.format, Format::Lines | Format::Documents) {
         let general = Setup {
             one_pass: false,
