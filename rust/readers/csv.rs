@@ -118,6 +118,9 @@ pub struct CsvRecords {
     names: Option<Vec<String>>,
     /// Where the header record starts in the input (after any blank lines), once read.
     header_offset: u64,
+    /// A byte range's header names come from the file's first record: where that record
+    /// starts in the file, while the range may still meet it (it is then no row).
+    header_at: Option<u64>,
     /// Column of each header field in the loader (None: not projected); resolved at first use.
     ids: Option<Vec<Option<ColumnId>>>,
     /// The header fields the projection keeps, in order (from `ids`).
@@ -484,6 +487,17 @@ impl RecordSource for CsvRecords {
                 self.set_names()?;
                 continue;
             }
+            if let Some(header) = self.header_at {
+                // A range that starts before the header's line (after blank lines only)
+                // meets the header: no row (found by fuzzing: it was read as data).
+                let here = self.base.offset() + self.window.record_offset();
+                if here >= header {
+                    self.header_at = None;
+                    if here == header {
+                        continue;
+                    }
+                }
+            }
             return Ok(true);
         }
     }
@@ -640,16 +654,12 @@ impl CsvReader {
         options: CsvOptions,
         on_error: OnError,
     ) -> Result<Self, InputError> {
-        let mut names = None;
-        if let Some(range) = range.filter(|r| options.header && r.start > 0) {
+        let (mut names, mut header_at) = (None, None);
+        if options.header && range.is_some_and(|r| r.start > 0) {
             let mut header = Self::open(source, None, options, on_error)?;
             header.src.next_record()?;
-            // A range that starts at the header's line or before it (after blank lines
-            // only) reads the header itself, as the file's first record (found by fuzzing:
-            // it was read as data).
-            if header.src.header_offset < range.start {
-                names = header.src.names.take();
-            }
+            names = header.src.names.take();
+            header_at = Some(header.src.header_offset);
         }
         let (lines, base) = input::open_lines(source, range)?;
         let mut reader = Self::from_reader(lines, source.name(), options, on_error);
@@ -658,6 +668,7 @@ impl CsvReader {
         }
         reader.src.base = base.ended_by_lone_cr();
         reader.src.names = names;
+        reader.src.header_at = header_at;
         reader.src.one_line_records = range.is_some();
         Ok(reader)
     }
@@ -675,6 +686,7 @@ impl CsvReader {
             options,
             names: None,
             header_offset: 0,
+            header_at: None,
             ids: None,
             targets: Vec::new(),
             records: 0,

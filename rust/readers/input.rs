@@ -283,6 +283,11 @@ impl LineBase {
         self.offset == 0
     }
 
+    /// The file offset the input starts at.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
     /// The number of lines before the offset.
     pub fn get(&self) -> u64 {
         let Some(source) = self.source.as_ref().filter(|_| self.offset > 0) else {
