@@ -12,12 +12,12 @@
 //!   byte ranges of the file (NDJSON, CSV) are the file's lines, each once;
 //! - a read that stops with an error leaves a loader that still harvests a valid batch;
 //! - with one row per batch, the rows equal those of one big batch (when both read the file
-//!   without a bad record and the schema did not change between batches).
+//!   without a bad record and the schema did not change between batches);
+//! - a projection of top-level columns reads them as the whole read does.
 
 #![no_main]
 
 use std::io::{self, BufRead, BufReader, Cursor, Read, Write};
-
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
@@ -145,6 +145,7 @@ fn source(format: Format, data: &[u8], gzip: bool) -> Source {
     )
 }
 
+/// A buffered reader of `data`, giving at most `chunk` bytes a read.
 fn input(data: &[u8], chunk: Option<usize>) -> Box<dyn BufRead + Send> {
     let bytes = Cursor::new(data.to_vec());
     match chunk {
@@ -169,6 +170,7 @@ fn checked(batch: RecordBatch) -> RecordBatch {
     batch
 }
 
+/// Every batch read from `data` as `setup` says (each checked), or the error.
 fn read(data: &[u8], setup: Setup) -> Outcome {
     let paths = PROJECTIONS[setup.projection];
     let schema = setup.declared.then(declared_schema);
