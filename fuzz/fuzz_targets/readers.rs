@@ -13,7 +13,10 @@
 //! - a read that stops with an error leaves a loader that still harvests a valid batch;
 //! - with one row per batch, the rows equal those of one big batch (when both read the file
 //!   without a bad record and the schema did not change between batches);
-//! - a projection of top-level columns reads them as the whole read does.
+//! - a projection of top-level columns reads them as the whole read does;
+//! - NDJSON read without an error is JSON to serde_json line by line (but for the
+//!   non-numeric numbers the reader takes), and `permissive` keeps a row for every line
+//!   that is not blank.
 
 #![no_main]
 
@@ -294,6 +297,42 @@ fn check_projection(data: &[u8], whole: Setup) {
     }
 }
 
+/// The lines of NDJSON `data` that are not blank (only JSON white space), without the
+/// byte order mark that may start the first.
+fn lines(data: &[u8]) -> Vec<&[u8]> {
+    let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
+    data.split(|&b| b == b'\n')
+        .filter(|line| !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')))
+        .collect()
+}
+
+/// `expected`, NDJSON read whole, against the lines themselves.
+fn check_lines(data: &[u8], whole: Setup, expected: &Outcome) {
+    let Format::Lines = whole.format else { return };
+    let Ok(batches) = expected else { return };
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    match whole.on_error {
+        OnError::Error => {
+            assert_eq!(rows, lines(data).len(), "a row for every line");
+            for line in lines(data) {
+                let Err(e) = serde_json::from_slice::<serde_json::Value>(line) else {
+                    continue;
+                };
+                // beyond JSON, the reader takes `NaN`, `Infinity` and their kin (Spark's
+                // non-numeric numbers)
+                let non_numeric = line.iter().any(|b| matches!(b, b'N' | b'I' | b'+'));
+                assert!(
+                    non_numeric || e.to_string().contains("recursion limit"),
+                    "read as JSON, which serde_json refuses ({e}): {:?}",
+                    String::from_utf8_lossy(line)
+                );
+            }
+        }
+        OnError::Permissive => assert_eq!(rows, lines(data).len(), "a row for every line"),
+        OnError::Skip => assert!(rows <= lines(data).len(), "no more rows than lines"),
+    }
+}
+
 /// A batch filler reading `data` as `setup` says.
 type Filler = Box<dyn FnMut(&mut ResultSetLoader) -> Result<bool, ReadError>>;
 
@@ -403,6 +442,7 @@ fuzz_target!(|raw: &[u8]| {
     assert_eq!(read(data, setup), expected, "read as {:?}", setup.input);
     check_files(data, whole, &expected, usize::from(*c >> 3));
     check_projection(data, whole);
+    check_lines(data, whole, &expected);
     if matches!(setup.format, Format::Lines | Format::Documents) {
         let general = Setup {
             one_pass: false,
