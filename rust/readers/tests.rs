@@ -112,6 +112,23 @@ fn skip_and_permissive_lose_nothing_silently() {
     assert!(corrupt.is_null(0) && corrupt.is_null(2));
 }
 
+/// A line of JSON white space (spaces, tabs, `\r`) is blank; one holding any other byte,
+/// a form feed or a vertical tab too, is malformed: kept or counted, never dropped unseen
+/// (found by fuzzing: a form feed line was taken for blank).
+#[test]
+fn only_json_white_space_makes_a_line_blank() {
+    for other in ["\u{c}", " \u{b} ", "\u{c}\r", "\u{1c}"] {
+        for ending in ["\n", ""] {
+            let text = format!("{{\"a\": 1}}\n \t\r\n{other}{ending}");
+            let kept = read_all(&text, LoaderOptions::default(), OnError::Permissive).unwrap();
+            let rows: usize = kept.iter().map(|b| b.num_rows()).sum();
+            assert_eq!(rows, 2, "{text:?}");
+            let err = read_all(&text, LoaderOptions::default(), OnError::Error).unwrap_err();
+            assert!(err.to_string().contains("line 3"), "{text:?}: {err}");
+        }
+    }
+}
+
 #[test]
 fn provided_types_convert_values() {
     let schema = Schema::new(vec![
