@@ -1,7 +1,8 @@
 //! Differential fuzzing of the built-in readers (NDJSON lines, JSON documents, CSV) on
 //! arbitrary bytes. The first three bytes choose the format, the `on_error` policy, the
-//! limits, a projection, a declared schema (values converted to its types) and for CSV the
-//! dialect and null texts; the rest is the file. For every input:
+//! limits, a projection, a declared schema (values converted to its types; fields it lacks
+//! discovered or ignored) and for CSV the dialect and null texts; the rest is the file. For
+//! every input:
 //!
 //! - no reader panics, whatever the bytes;
 //! - every array of every batch is valid Arrow (`validate_full`: offsets, UTF-8, children);
@@ -68,6 +69,8 @@ struct Setup {
     projection: usize,
     /// Columns declared up front with these types (`declared_schema`).
     declared: bool,
+    /// Fields the schema lacks become columns (else they are ignored).
+    discover: bool,
     /// The CSV dialect (`DIALECTS`) and whether `NULL_TEXTS` are nulls.
     dialect: usize,
     null_texts: bool,
@@ -351,14 +354,19 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
             let bytes = input(data, chunk);
             match setup.format {
                 Format::Lines => {
-                    let mut r = NdjsonReader::from_reader(bytes, "fuzz.json", on_error, true)
-                        .one_pass(setup.one_pass);
+                    let mut r =
+                        NdjsonReader::from_reader(bytes, "fuzz.json", on_error, setup.discover)
+                            .one_pass(setup.one_pass);
                     Box::new(move |l| r.fill(l))
                 }
                 Format::Documents => {
-                    let mut r =
-                        NdjsonReader::documents_from_reader(bytes, "fuzz.json", on_error, true)
-                            .one_pass(setup.one_pass);
+                    let mut r = NdjsonReader::documents_from_reader(
+                        bytes,
+                        "fuzz.json",
+                        on_error,
+                        setup.discover,
+                    )
+                    .one_pass(setup.one_pass);
                     Box::new(move |l| r.fill(l))
                 }
                 Format::Csv { header } => {
@@ -372,13 +380,13 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
             let file = source(setup.format, data, gzip);
             match setup.format {
                 Format::Lines => {
-                    let mut r = NdjsonReader::open(&file, range, on_error, true)
+                    let mut r = NdjsonReader::open(&file, range, on_error, setup.discover)
                         .map_err(ReadError::Input)?
                         .one_pass(setup.one_pass);
                     Box::new(move |l| r.fill(l))
                 }
                 Format::Documents => {
-                    let mut r = NdjsonReader::open_documents(&file, on_error, true)
+                    let mut r = NdjsonReader::open_documents(&file, on_error, setup.discover)
                         .map_err(ReadError::Input)?
                         .one_pass(setup.one_pass);
                     Box::new(move |l| r.fill(l))
@@ -428,6 +436,8 @@ fn setup_of(a: u8, b: u8, c: u8) -> Setup {
         declared: c & 4 != 0,
         dialect: usize::from(b / 36) % DIALECTS.len(),
         null_texts: c & 64 != 0,
+        // a declared schema, strictly
+        discover: c & 4 == 0 || c & 128 == 0,
     }
 }
 
