@@ -96,7 +96,7 @@ struct Line<'a> {
 
 /// `true` for the four bytes JSON counts as whitespace.
 #[inline(always)]
-fn is_space(c: u8) -> bool {
+pub(super) fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\n' | b'\t' | b'\r')
 }
 
