@@ -116,14 +116,9 @@ def test_small_files_read_as_each_file_read_alone(
     assert error == oracle_error  # the same error, at the same file and line
     if error is not None:
         event(error.partition(":")[0])
-        handed, handed_alone = rows_of(shared, scan.schema), rows_of(alone, scan.schema)
-        if error.startswith("InputError"):
-            # bad input: the rows before it were handed out, each once
-            assert handed == handed_alone
-        else:
-            # a conflict found when a batch is handed out fails the batch, which may hold
-            # earlier files' rows too: fewer, never others
-            assert handed == handed_alone[: len(handed)]
+        # bad input, or a file whose types conflict with the scan's: the rows before it
+        # were handed out, each once (earlier files' rows in a batch it shared too)
+        assert rows_of(shared, scan.schema) == rows_of(alone, scan.schema)
         return
     several = any(
         len({i // 100 for i in b.column("id").to_pylist()}) > 1
@@ -142,6 +137,39 @@ def test_small_files_read_as_each_file_read_alone(
             # each row has its own file's name
             ids = batch.column("id").to_pylist()
             assert batch.column("filename").to_pylist() == [file_names[i // 100] for i in ids]
+
+
+@pytest.mark.parametrize(
+    ("columns", "earlier", "last"),
+    [
+        # a column no file had, filled with nulls of the guessed type, then an int
+        (["id", "b"], {}, {"b": 1}),
+        # the same, the column made a list by the projection
+        (["id", "b[1]"], {}, {"b": [1, 2]}),
+        # the same, the column made a struct by the projection
+        (["id", "m.x"], {}, {"m": {"x": 1}}),
+    ],
+)
+def test_a_file_whose_types_conflict_fails_after_the_rows_of_files_before_it(
+    tmp_path, columns, earlier, last
+):
+    """Files 1 and 2 share a batch (file 0's fixed the schema); file 2 has a value whose
+    type conflicts with a guess the schema fixed. The rows of files 0 and 1 go out, each
+    once, in the scan's schema; then the error names file 2."""
+    files = [[{"id": 0, **earlier}], [{"id": 100, **earlier}, {"id": 101}], [{"id": 200, **last}]]
+    for k, rows in enumerate(files):
+        (tmp_path / f"{k:03}.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    scan = bl.Scan(tmp_path, columns=columns)
+    batches = []
+    with pytest.raises(bl.SchemaConflictError, match=r"002\.json"):
+        batches.extend(scan)
+    assert all(b.schema.equals(scan.schema) for b in batches)
+    alone = bl.Scan(tmp_path, columns=columns, coalesce=False)
+    oracle = []  # a loader per file: the shared batch's rows go out before file 2 fails
+    with pytest.raises(bl.SchemaConflictError, match=r"002\.json"):
+        oracle.extend(alone)
+    assert [b.num_rows for b in oracle] == [1, 2]
+    assert table_of(batches).to_pylist() == table_of(oracle).to_pylist()
 
 
 def test_many_small_files_fill_batches_together(tmp_path):

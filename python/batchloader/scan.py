@@ -32,6 +32,7 @@ from batchloader._core import (
     FileReader,
     ResultSetLoader,
     RowWriter,
+    SchemaConflictError,
     local_path,
 )
 from batchloader.coalesce import BatchLimits, coalesce, columns_bound, type_arrays
@@ -397,7 +398,12 @@ class Scan:
                 for batch, full, size, files in self._read(file, values):
                     # (a batch of earlier files only keeps its arrays to itself)
                     cache = implicit if files[-1][0] is values else {}
-                    yield self._hand_out(batch, full, size, files, path, cache)
+                    try:
+                        out = self._hand_out(batch, full, size, files, path, cache)
+                    except SchemaConflictError:
+                        yield from self._before_conflict(batch, size, files, path)
+                        raise
+                    yield out
             self.files_read += 1
         shared, self._carried = self._carried, None
         if shared is not None:
@@ -406,6 +412,23 @@ class Scan:
             with explaining_type_conflicts(self.tracker.why_fixed):
                 for batch, full, size, files in self._let_go(shared, path):
                     yield self._hand_out(batch, full, size, files, path, {})
+
+    def _before_conflict(
+        self, batch: pa.RecordBatch, size: int, files: list[tuple[dict, int]], path: str
+    ) -> Iterator[tuple[pa.RecordBatch, bool, int | None]]:
+        """The rows of the earlier files in a batch that failed to go out for the types of
+        its last file (`path`), as `_file_batches` gives them; nothing if the batch holds
+        one file's rows, or if those rows cannot go out either. What the last file brought
+        is null in them (a column it added, a guessed type it typed), so the scan's schema
+        takes them as it took those files' rows alone."""
+        before = sum(rows for _, rows in files[:-1])
+        if not before:
+            return
+        try:
+            out = self._hand_out(batch.slice(0, before), False, size, files[:-1], path, {})
+        except SchemaConflictError:
+            return  # the earlier rows hold a value of the conflicting type too
+        yield out
 
     def _hand_out(
         self,
