@@ -148,14 +148,16 @@ def test_small_files_read_as_each_file_read_alone(
         (["id", "b[1]"], {}, {"b": [1, 2]}),
         # the same, the column made a struct by the projection
         (["id", "m.x"], {}, {"m": {"x": 1}}),
+        # a struct asked for whole, then a member the schema lacks
+        (["id", "m"], {"m": {"x": 1}}, {"m": {"x": 1, "y": 2}}),
     ],
 )
 def test_a_file_whose_types_conflict_fails_after_the_rows_of_files_before_it(
     tmp_path, columns, earlier, last
 ):
     """Files 1 and 2 share a batch (file 0's fixed the schema); file 2 has a value whose
-    type conflicts with a guess the schema fixed. The rows of files 0 and 1 go out, each
-    once, in the scan's schema; then the error names file 2."""
+    type conflicts with a guess the schema fixed, or a member it lacks. The rows of files 0
+    and 1 go out, each once, in the scan's schema; then the error names file 2."""
     files = [[{"id": 0, **earlier}], [{"id": 100, **earlier}, {"id": 101}], [{"id": 200, **last}]]
     for k, rows in enumerate(files):
         (tmp_path / f"{k:03}.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
