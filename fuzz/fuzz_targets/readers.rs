@@ -15,9 +15,9 @@
 //! - with one row per batch, the rows equal those of one big batch (when both read the file
 //!   without a bad record and the schema did not change between batches);
 //! - a projection of top-level columns reads them as the whole read does;
-//! - NDJSON read without an error is JSON to serde_json line by line (but for the
-//!   non-numeric numbers the reader takes), and `permissive` keeps a row for every line
-//!   that is not blank.
+//! - NDJSON read without an error is JSON to serde_json line by line, once the non-numeric
+//!   numbers the reader takes (`NaN`, `-Infinity`...) are zeroed outside strings; and
+//!   `permissive` keeps a row for every line that is not blank.
 
 #![no_main]
 
