@@ -7,6 +7,7 @@ import re
 import pytest
 
 from batchloader.__main__ import main
+from batchloader.bench import Result, narrow_report
 
 
 def test_demo_checks_pass_and_reproduces_the_seed_example(capsys, spark):
@@ -37,3 +38,17 @@ def test_sizes_must_be_positive_integers(capsys, argv):
         main(argv)
     assert exit_.value.code == 2
     assert f"argument {argv[1]}" in capsys.readouterr().err
+
+
+def test_the_narrow_ratio_is_taken_round_by_round():
+    """The bench reports the narrow projection's ratio from rounds that ran both scans:
+    the median of the per-round ratios, which a slow spell hitting one scan's rounds only
+    cannot move the way it moves a ratio of two medians (here 1x against 2x)."""
+    full = Result("narrow-target", "batchloader.Scan full", 10, seconds=[1.0, 2.0, 4.0])
+    narrow = Result("narrow-target", "batchloader.Scan narrow", 10, seconds=[1.0, 0.5, 4.0])
+    projected = Result("narrow-target", "projected", 10, seconds=[0.5, 0.5, 0.5])
+    full.bytes = narrow.bytes = 3 * 2**20
+    projected.bytes = 2**20
+    report = narrow_report(full, narrow, projected)
+    assert report.startswith("batchloader's narrow projection: 1.00x faster than its full scan")
+    assert "median of 3 rounds that ran both; quartiles 1.00x-2.50x" in report
