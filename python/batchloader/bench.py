@@ -259,10 +259,15 @@ def time_contenders(
     return list(results.values())
 
 
+def round_ratios(result: Result, base: Result) -> list[float]:
+    """`result`'s time over `base`'s, round by round: the two ran side by side in each
+    round, so a slow spell of the machine hits both."""
+    return [a / b for a, b in zip(result.seconds, base.seconds, strict=True)]
+
+
 def ratio_quartiles(result: Result, base: Result) -> tuple[float, float]:
-    """First and third quartiles of `result`'s time over `base`'s, round by round: the two
-    ran side by side in each round, so a slow spell of the machine hits both."""
-    ratios = [a / b for a, b in zip(result.seconds, base.seconds, strict=True)]
+    """First and third quartiles of `round_ratios`."""
+    ratios = round_ratios(result, base)
     if len(ratios) < 2:
         return ratios[0], ratios[0]
     q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
@@ -603,7 +608,7 @@ def narrow_target(
 def narrow_report(full: Result, narrow: Result, projected: Result) -> str:
     """How many times faster than the full scan the narrow one is, from rounds that ran
     both: the median and quartiles of the round-by-round ratios."""
-    ratios = [f / n for f, n in zip(full.seconds, narrow.seconds, strict=True)]
+    ratios = round_ratios(full, narrow)
     low, high = ratio_quartiles(full, narrow)
     return (
         f"batchloader's narrow projection: {statistics.median(ratios):.2f}x faster than its"
