@@ -69,6 +69,7 @@ class ResultSetLoader:
         reserve: tuple[int, int, int] = ...,
         inferred: Sequence[str] | None = None,
         declared: Sequence[str] | None = None,
+        text_guesses: Sequence[str] | None = None,
     ) -> Self:
         """`discover`: rows written with write_row/write_rows may add columns, typed from
         their first non-null value (default: True when no schema is given); a row that
@@ -81,7 +82,10 @@ class ResultSetLoader:
         as a discovered column's do.
         `declared`: top-level columns of `schema` whose types the user gave: the NDJSON
         reader writes any JSON value to a utf8 column under them, a non-string as its JSON
-        text as the line has it (Spark's rule)."""
+        text as the line has it (Spark's rule).
+        `text_guesses`: paths (`x`, `m.x`, `l[]`, any case) of parts of `schema` whose utf8
+        types were guesses a scan fixed (no value had shown them): the NDJSON reader writes
+        any JSON value to their utf8 columns as a declared one's."""
     def start_batch(self) -> bool:
         """Begin a batch; False once ``limit`` rows were harvested."""
     @property

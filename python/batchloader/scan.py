@@ -547,6 +547,7 @@ class Scan:
                     for name in self.tracker.reader_declared()
                     if self.declared_columns is None or name.lower() in self.declared_columns
                 ],
+                text_guesses=self.tracker.reader_text_guesses(),
                 reserve=room,
                 **limits,
             )

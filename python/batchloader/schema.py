@@ -443,6 +443,21 @@ class ScanSchemaTracker:
         non-string as its JSON text."""
         return [c.name for c in self._typed_for_readers() if c.declared]
 
+    def reader_text_guesses(self) -> list[str]:
+        """The parts of `reader_input_schema` (`x`, `m.x`, `l[]`, lower-case) whose types
+        were guesses the first batch fixed (no value had shown them): the NDJSON reader
+        writes any JSON value to a utf8 column among them, a non-string as its JSON text, as
+        to a declared one, so a later value of another type is kept rather than refused."""
+        if self._may_change():
+            return []
+        out = []
+        for c in self._typed_for_readers():
+            if c.declared or not c.unconfirmed or c.field is None:
+                continue
+            present = type_paths(c.field.type, c.name.lower())
+            out += sorted(p for p in c.unconfirmed if p in present)
+        return out
+
     def inferred_types(self) -> dict[str, pa.DataType]:
         """By lower-case name, the reader columns' types taken from the data so far."""
         return {c.name.lower(): c.field.type for c in self._inferred() if c.field is not None}

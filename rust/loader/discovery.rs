@@ -312,6 +312,27 @@ impl Discovery {
         Ok(())
     }
 
+    /// The batch about to be handed over fixes the schema (types may not change after it):
+    /// every column that took the null type in `settle_nulls`, and the element of every
+    /// list still seen only empty, keeps its guessed type and takes any later value, a
+    /// non-string as its JSON text (`ResultSetLoader::take_any_text`; Drill's JSON reader
+    /// reads a field null in a whole batch as JSON text too). The lists' guesses are settled.
+    pub fn fix_guesses(&mut self, l: &mut ResultSetLoader) {
+        for (id, &null_typed) in self.null_typed.iter().enumerate() {
+            if null_typed {
+                l.take_any_text(id);
+            }
+        }
+        for list in 0..self.guessed.len() {
+            if self.guessed[list] {
+                self.guessed[list] = false;
+                if let Some(element) = l.element(list) {
+                    l.take_any_text(element);
+                }
+            }
+        }
+    }
+
     /// Take back the columns the last `settle_nulls` created, before the next batch's first
     /// row (call it when schema changes are allowed): the batch handed over keeps them, and
     /// the next batch types each from its first value, or gives it the null type again.

@@ -131,6 +131,12 @@ impl ResultSetLoader {
         }
         loader.inferred = loader.top_flags(&loader.options.inferred, "inferred")?;
         loader.declared = loader.top_flags(&loader.options.declared, "declared")?;
+        for path in loader.options.text_guesses.clone() {
+            let id = loader.column_by_path(&path).ok_or_else(|| {
+                LoaderError::InvalidArgument(format!("text_guesses: no column '{path}'"))
+            })?;
+            loader.take_any_text(id);
+        }
         Ok(loader)
     }
 
@@ -164,13 +170,62 @@ impl ResultSetLoader {
             .unwrap_or(false)
     }
 
-    /// Whether column `id` is a utf8 column under a top-level column the user declared
-    /// (`LoaderOptions::declared`): it takes any JSON value, a non-string as its text.
+    /// Whether column `id` is a utf8 column that takes any JSON value, a non-string as its
+    /// text: under a top-level column the user declared (`LoaderOptions::declared`), or
+    /// typed by a guess the schema fixed (`take_any_text`).
     pub fn takes_any_text(&self, id: ColumnId) -> bool {
         self.nodes.get(id).is_some_and(|n| {
             matches!(n.physical, Some(Physical::Utf8))
-                && self.declared.get(n.top).copied().unwrap_or(false)
+                && (n.any_text || self.declared.get(n.top).copied().unwrap_or(false))
         })
+    }
+
+    /// Mark column `id` and everything below it as typed by a guess the schema fixed (no
+    /// value had shown the type): its utf8 columns take any JSON value, a non-string as its
+    /// text (`takes_any_text`), so a later value of another type is kept as text rather
+    /// than refused, as Drill's JSON reader does with a field null in a whole batch; a
+    /// member a reader finds later in a struct among them is such a column too
+    /// (`is_fixed_guess`).
+    pub fn take_any_text(&mut self, id: ColumnId) {
+        if id >= self.nodes.len() {
+            return;
+        }
+        let mut pending = vec![id];
+        while let Some(id) = pending.pop() {
+            self.nodes[id].any_text = true;
+            pending.extend(self.children(id));
+        }
+    }
+
+    /// Whether column `id` was marked by `take_any_text` (its type a guess the schema fixed).
+    pub fn is_fixed_guess(&self, id: ColumnId) -> bool {
+        self.nodes.get(id).is_some_and(|n| n.any_text)
+    }
+
+    /// The column whose path (`ResultSetLoader::path`: `m.x`, `l[]`) is `path`, in any case
+    /// (a map's entries share the map's path: the map is found).
+    pub fn column_by_path(&self, path: &str) -> Option<ColumnId> {
+        let path = path.to_lowercase();
+        let mut pending = self.children(ROOT);
+        pending.reverse();
+        while let Some(id) = pending.pop() {
+            if self.nodes[id].path.to_lowercase() == path {
+                return Some(id);
+            }
+            let mut below = self.children(id);
+            below.reverse();
+            pending.extend(below);
+        }
+        None
+    }
+
+    /// The members of struct `id`, or the element of list `id` (none for a scalar).
+    fn children(&self, id: ColumnId) -> Vec<ColumnId> {
+        match &self.nodes[id].data {
+            Data::Struct { members, .. } => members.clone(),
+            Data::List { child, .. } => vec![*child],
+            _ => Vec::new(),
+        }
     }
 
     pub(crate) fn check_open(&self) -> Result<()> {

@@ -157,6 +157,9 @@ pub(crate) struct Node {
     /// The row (`ResultSetLoader::row_stamp`) whose first write to this column whose nulls
     /// are deferred was noted.
     pub noted_in: u64,
+    /// Its type was a guess the schema fixed (no value had shown it): a utf8 column takes
+    /// any JSON value, a non-string as its text (`ResultSetLoader::take_any_text`).
+    pub any_text: bool,
 }
 
 /// The set-aside head of a node after a split: exactly what is exported.

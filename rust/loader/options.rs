@@ -275,6 +275,11 @@ pub struct LoaderOptions {
     /// opposed to types taken from data: a reader converts values to them, and a utf8 one
     /// (at any depth) takes any JSON value, a non-string as its JSON text (Spark's rule).
     pub declared: Vec<String>,
+    /// Parts of `schema` whose utf8 types were guesses the scan fixed (no value had shown
+    /// them: only nulls, lists only empty), by path as `ResultSetLoader::path` spells them
+    /// (`x`, `m.x`, `l[]`; any case): their utf8 columns (at any depth) take any JSON value,
+    /// a non-string as its JSON text, as a declared utf8 column does.
+    pub text_guesses: Vec<String>,
 }
 
 /// Bytes a consumer will add to each batch outside the loader.
@@ -318,6 +323,7 @@ impl Default for LoaderOptions {
             reserve: Reserve::default(),
             inferred: Vec::new(),
             declared: Vec::new(),
+            text_guesses: Vec::new(),
         }
     }
 }

@@ -647,6 +647,7 @@ impl ResultSetLoader {
             top,
             deferrable: None,
             noted_in: 0,
+            any_text: false,
         });
         self.nodes[id].deferrable = self.nodes[id].null_bytes_if_deferred();
         if projected {

@@ -69,7 +69,8 @@ impl PyResultSetLoader {
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (schema=None, projection=None, row_limit=65536,
                         vector_byte_limit=16 * 1024 * 1024, batch_byte_limit=None, limit=None,
-                        discover=None, reserve=(0, 0, 0), inferred=None, declared=None))]
+                        discover=None, reserve=(0, 0, 0), inferred=None, declared=None,
+                        text_guesses=None))]
     fn new(
         schema: Option<&Bound<'_, PyAny>>,
         projection: Option<&Bound<'_, PyAny>>,
@@ -81,6 +82,7 @@ impl PyResultSetLoader {
         reserve: (usize, usize, usize),
         inferred: Option<Vec<String>>,
         declared: Option<Vec<String>>,
+        text_guesses: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let positive = |name: &str, v: i64| -> PyResult<usize> {
             usize::try_from(v).ok().filter(|v| *v >= 1).ok_or_else(|| {
@@ -126,6 +128,7 @@ impl PyResultSetLoader {
             },
             inferred: inferred.unwrap_or_default(),
             declared: declared.unwrap_or_default(),
+            text_guesses: text_guesses.unwrap_or_default(),
         };
         Ok(PyResultSetLoader {
             inner: ResultSetLoader::new(options).map_err(to_pyerr)?,

@@ -671,7 +671,12 @@ impl<'a> JsonWriter<'a> {
     #[cold]
     #[inline(never)]
     fn resolve_key<'k>(&mut self, parent: ColumnId, pos: usize, key: &'k str) -> Option<Slot<'k>> {
-        let slot = self.member(parent, key);
+        let mut slot = self.member(parent, key);
+        if matches!(slot, Some(Slot::New { .. })) && self.l.is_fixed_guess(parent) {
+            if let Some(id) = self.text_member(parent, key) {
+                slot = Some(Slot::Column(id));
+            }
+        }
         match slot {
             Some(Slot::Column(c)) => {
                 self.keys
@@ -688,6 +693,22 @@ impl<'a> JsonWriter<'a> {
             _ => {} // a new column: cached once it exists
         }
         slot
+    }
+
+    /// A new member `key` of struct `parent`, whose type was a guess the schema fixed (a
+    /// struct null in a whole batch, shaped by the projection): a utf8 column made now, which
+    /// takes the value as its text, as the struct's guessed members do. `None` if it cannot
+    /// be made (the usual path then says why).
+    fn text_member(&mut self, parent: ColumnId, key: &str) -> Option<ColumnId> {
+        self.discovery.check_new_field(self.l, parent, key).ok()?;
+        let name = self.discovery.first_spelling(parent, key).to_string();
+        let id = self
+            .l
+            .add_column(parent, Field::new(name, DataType::Utf8, true))
+            .ok()?;
+        self.discovery.mark(self.l, id);
+        self.l.take_any_text(id);
+        Some(id)
     }
 
     /// Where the member `key` of struct `parent` goes (None: skip the value).

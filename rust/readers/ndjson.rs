@@ -263,7 +263,13 @@ impl RecordSource for JsonLines {
     }
 
     fn flush(&mut self, l: &mut ResultSetLoader) -> Result<(), LoaderError> {
-        self.discovery.settle_nulls(l, &DataType::Utf8)
+        self.discovery.settle_nulls(l, &DataType::Utf8)?;
+        if !self.retype_nulls {
+            // the batch handed over fixes the types it guessed: later values of another
+            // type are kept as their JSON text, not refused
+            self.discovery.fix_guesses(l);
+        }
+        Ok(())
     }
 
     fn forget_columns(&mut self) {
