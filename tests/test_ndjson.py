@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 import pytest
 from float_texts import f32_midpoint_texts
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from reading import read_to_end
 
@@ -1812,13 +1812,76 @@ def test_a_field_seen_only_as_null_takes_the_null_type(tmp_path):
     assert got.column("late").to_pylist() == [None, None, 7]
 
 
-def test_a_value_after_a_batch_of_nulls_says_why_the_column_has_the_null_type(tmp_path):
+def test_a_value_after_a_batch_of_nulls_is_kept_as_its_json_text(tmp_path):
+    """A column null in the whole first batch goes out as utf8 (a guess); that batch fixes
+    the schema, so a later value of another type is kept as its JSON text, as the line has
+    it, rather than refused (Drill's JSON reader does the same)."""
     path = tmp_path / "n.json"
-    write_lines(path, ['{"a": 1, "x": null}', '{"a": 2, "x": null}', '{"a": 3, "x": 1.5}'])
-    with pytest.raises(bl.InputError, match=r"line 3.*'x'.*null in every row of an earlier batch"):
-        list(bl.Scan(path, row_limit=2))
-    # one batch: the value types the column in time
-    assert data_table(bl.Scan(path)).column("x").to_pylist() == [None, None, 1.5]
+    values = ["1.5", "true", '{"k": [1, "z"]}', '"s"', "null", "-0", "1E+400", '["\\u00e9"]']
+    write_lines(path, [f'{{"a": {i}, "x": null}}' for i in range(2)] + [
+        f'{{"a": {i + 2}, "x": {v}}}' for i, v in enumerate(values * 2)  # the one-pass path too
+    ])
+    got = data_table(bl.Scan(path, row_limit=2))
+    assert got.schema.field("x").type == pa.utf8()
+    texts = ["1.5", "true", '{"k": [1, "z"]}', "s", None, "-0", "1E+400", '["\\u00e9"]']
+    assert got.column("x").to_pylist() == [None, None, *texts, *texts]
+    # while types may change, the next batch types the column by its value instead
+    batches = list(bl.Scan(path, row_limit=2, allow_schema_change=True, limit=3))
+    assert batches[1].schema.field("x").type == pa.float64()
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _json_text(value):
+    """What a utf8 column that takes any JSON value keeps of `value` written by json.dumps:
+    a string itself, null as null, anything else its JSON text."""
+    return value if value is None or isinstance(value, str) else json.dumps(value)
+
+
+@given(
+    values=st.lists(json_values, min_size=1, max_size=8),
+    split=st.sampled_from(["one file", "two files", "a file each"]),
+    coalesce=st.booleans(),
+    wildcard=st.booleans(),
+)
+@settings(deadline=None)
+def test_types_guessed_by_the_first_batch_keep_later_values_as_their_json_text(
+    tmp_path_factory, values, split, coalesce, wildcard
+):
+    """A column null in the whole first batch, a struct member likewise, a list only empty,
+    and (by projection) a column no row had: their types are guesses (utf8, list<utf8>),
+    which that batch fixes. Any later value, in the same file or a later one, shared batch
+    or not, is kept as its JSON text (a string as itself), on the one-pass path and the
+    general one alike: nothing is refused, nothing lost (Drill's `unknownsAsJson`)."""
+    nulls = [{"id": i, "x": None, "m": {"x": None}, "l": []} for i in range(2)]
+    later = [{"id": 2 + i, "x": v, "m": {"x": v}, "l": [v, v]} for i, v in enumerate(values)]
+    if not wildcard:
+        for row in later:
+            row["y"] = row["x"]  # projected, a column no row of the first batch had
+    folder = tmp_path_factory.mktemp("guesses")
+    parts = {"one file": [nulls + later], "two files": [nulls, later]}.get(
+        split, [nulls, *([r] for r in later)]
+    )
+    for k, rows in enumerate(parts):
+        write_lines(folder / f"{k:03}.json", [json.dumps(r) for r in rows])
+    columns = None if wildcard else ["id", "x", "m", "l", "y"]
+    got = data_table(bl.Scan(folder, row_limit=2, coalesce=coalesce, columns=columns))
+    texts = [_json_text(v) for v in values]
+    assert got.column("x").to_pylist() == [None, None, *texts]
+    assert got.column("m").to_pylist() == [{"x": None}] * 2 + [{"x": t} for t in texts]
+    assert got.column("l").to_pylist() == [[], [], *([t, t] for t in texts)]
+    assert got.schema.field("l").type == pa.list_(pa.utf8())
+    if not wildcard:
+        assert got.column("y").to_pylist() == [None, None, *texts]
 
 
 def test_with_schema_changes_allowed_a_batch_of_nulls_leaves_the_type_open(tmp_path):
@@ -2419,7 +2482,29 @@ def test_a_random_projection_over_files_and_batches_while_types_may_change(
     assert scan.skipped_lines == (len(bad) if on_error == "skip" else 0)
     # a key a row leaves out reads as null, and a batch before a column's first value may
     # not have it at all
-    assert [_without_nulls(r) for r in got] == [_without_nulls(r) for r in case.want], columns
+    if case.fixed:
+        # a type the first batch guessed keeps later values as their JSON text
+        assert len(got) == len(case.want)
+        for g, w in zip(got, case.want, strict=True):
+            assert _read_as_text(g, w), (columns, g, w)
+        as_text = [_without_nulls(r) for r in got] != [_without_nulls(r) for r in case.want]
+        event(f"the schema fixed, a value kept as its text: {as_text}")
+    else:
+        assert [_without_nulls(r) for r in got] == [_without_nulls(r) for r in case.want], columns
+
+
+def _read_as_text(got, want) -> bool:
+    """Whether `got` (read with the schema fixed) is `want` (json.loads'), but for a string
+    where `want` has another value: the JSON text of that value (a column whose type was a
+    guess when the first batch fixed it takes later values as their text). A member a row
+    lacks reads as null."""
+    if isinstance(got, str) and want is not None and not isinstance(want, str):
+        return json.loads(got) == want
+    if isinstance(got, dict) and isinstance(want, dict):
+        return all(_read_as_text(got.get(k), want.get(k)) for k in set(got) | set(want))
+    if isinstance(got, list) and isinstance(want, list):
+        return len(got) == len(want) and all(map(_read_as_text, got, want))
+    return got == want
 
 
 def _tracker_state(tracker) -> list:

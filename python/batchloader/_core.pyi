@@ -86,6 +86,10 @@ class ResultSetLoader:
         `text_guesses`: paths (`x`, `m.x`, `l[]`, any case) of parts of `schema` whose utf8
         types were guesses a scan fixed (no value had shown them): the NDJSON reader writes
         any JSON value to their utf8 columns as a declared one's."""
+    def fix_text_guesses(self, schema: pa.Schema, paths: Sequence[str]) -> None:
+        """Make the parts of `schema` at `paths` (as `text_guesses` names them) take any
+        JSON value as its text, adding each one the loader lacks: a scan tells the loader of
+        a file being read which types its first batch fixed by guess."""
     def start_batch(self) -> bool:
         """Begin a batch; False once ``limit`` rows were harvested."""
     @property

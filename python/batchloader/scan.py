@@ -604,12 +604,14 @@ class Scan:
         in any file)."""
         if self.reader is None:
             reader = self._builtin_reader(file.path)
+            fixed_at = None  # the schema version the loader last learnt the guesses of
             try:
                 while reader.fill(loader):
                     batch, more, size = _hand_on(loader)
                     yield batch, more, size, rows_of_this_file(batch.num_rows)
                     if not more:
                         return True
+                    fixed_at = self._fix_text_guesses(loader, fixed_at)
             finally:
                 self.skipped_lines += reader.skipped_lines
                 self._count_corrupt(reader.corrupt_lines, file.path)
@@ -632,6 +634,19 @@ class Scan:
                 except BatchLoaderError as e:
                     raise type(e)(f"{file.path}, row {row_index}: {e}") from e
         return False
+
+    def _fix_text_guesses(self, loader: ResultSetLoader, fixed_at: int | None) -> int | None:
+        """Tell the loader of a file being read the types the first batch fixed by guess
+        (`reader_text_guesses`), once per schema version: the columns no row of it had, the
+        members the projection asked for, which the loader lacks. Its reader then keeps a
+        later value there as its JSON text, as a later file's reader does."""
+        version = self.tracker.schema_version
+        if not self.tracker.handed_out or fixed_at == version:
+            return fixed_at
+        guesses = self.tracker.reader_text_guesses()
+        if guesses:
+            loader.fix_text_guesses(self.tracker.reader_input_schema(), guesses)
+        return version
 
     def _let_go(
         self, shared: _Carried, path: str

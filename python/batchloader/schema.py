@@ -140,6 +140,9 @@ class _Column:
     #: the type of a reader batch's column after which every path of it was confirmed:
     #: while none is unconfirmed, a batch with that type confirms nothing new
     settled: pa.DataType | None = None
+    #: lower-case paths whose types were guesses when the first batch fixed the schema
+    #: (`unconfirmed` then): for good, a reader writes any JSON value there as its text
+    text_guesses: frozenset[str] = frozenset()
 
 
 def no_value_paths(values: pa.Array, path: str) -> frozenset[str]:
@@ -393,16 +396,17 @@ class ScanSchemaTracker:
         return pa.schema([c.field for c in self._typed_for_readers()])
 
     def _typed_for_readers(self) -> list[_Column]:
-        """The reader columns a reader is given typed: known, not invented, and, while types
-        may change, with every type shown by a value (a reader retypes the rest afresh)."""
+        """The reader columns a reader is given typed: known, not invented (unless the
+        schema fixed the invention: `text_guesses`), and, while types may change, with every
+        type shown by a value (a reader retypes the rest afresh)."""
         may_change = self._may_change()
         return [
             c
             for c in self._columns
             if c.source == "reader"
             and c.field is not None
-            and not c.guessed
-            and not (may_change and c.unconfirmed)
+            and not (c.guessed and not c.text_guesses)
+            and not (may_change and (c.unconfirmed or c.guessed))
         ]
 
     def reader_projection(self) -> list[str] | None:
@@ -445,17 +449,16 @@ class ScanSchemaTracker:
 
     def reader_text_guesses(self) -> list[str]:
         """The parts of `reader_input_schema` (`x`, `m.x`, `l[]`, lower-case) whose types
-        were guesses the first batch fixed (no value had shown them): the NDJSON reader
-        writes any JSON value to a utf8 column among them, a non-string as its JSON text, as
-        to a declared one, so a later value of another type is kept rather than refused."""
+        were guesses when the first batch fixed them (no value had shown them): the NDJSON
+        reader writes any JSON value to a utf8 column among them, a non-string as its JSON
+        text, as to a declared one, so a later value of another type is kept, not refused."""
         if self._may_change():
             return []
         out = []
         for c in self._typed_for_readers():
-            if c.declared or not c.unconfirmed or c.field is None:
-                continue
-            present = type_paths(c.field.type, c.name.lower())
-            out += sorted(p for p in c.unconfirmed if p in present)
+            if c.text_guesses and c.field is not None:
+                present = type_paths(c.field.type, c.name.lower())
+                out += sorted(p for p in c.text_guesses if p in present)
         return out
 
     def inferred_types(self) -> dict[str, pa.DataType]:
@@ -803,7 +806,16 @@ class ScanSchemaTracker:
             self.missing_columns(pa.schema([]))
 
     def mark_resolved(self) -> None:
-        """A batch was handed out: from now on the schema is fixed (unless allowed to grow)."""
+        """A batch was handed out: from now on the schema is fixed (unless allowed to grow),
+        the types it guessed too (`reader_text_guesses`)."""
+        if not self._resolved and not self.allow_schema_change and not self.strict:
+            for c in self._columns:
+                if c.source != "reader" or c.declared or c.field is None:
+                    continue
+                if c.guessed:
+                    c.text_guesses = frozenset([c.name.lower()])  # no file had it
+                elif c.unconfirmed:
+                    c.text_guesses = c.unconfirmed
         self._resolved = True
 
     @property

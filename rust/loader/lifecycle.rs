@@ -197,6 +197,43 @@ impl ResultSetLoader {
         }
     }
 
+    /// `take_any_text` for the parts of `schema` at `paths` (as `LoaderOptions::text_guesses`
+    /// names them), each added first if the loader lacks it (a column no row had, a member
+    /// the projection asked for): a scan whose first batch fixed types it guessed tells the
+    /// loader of a file being read, whose reader would otherwise type them anew from a
+    /// later value. A path `schema` does not have is left alone.
+    pub fn fix_text_guesses(&mut self, schema: &Schema, paths: &[String]) -> Result<()> {
+        for path in paths {
+            let id = match self.column_by_path(path) {
+                Some(id) => id,
+                None => match self.add_from_schema(schema, path)? {
+                    Some(id) => id,
+                    None => continue,
+                },
+            };
+            self.take_any_text(id);
+        }
+        Ok(())
+    }
+
+    /// Add the column at `path` (`m.x`: a member of `m`, which must be a struct here) typed
+    /// as `schema` has it; `None` if either lacks what it takes (a list's element is never
+    /// missing: it comes with its list).
+    fn add_from_schema(&mut self, schema: &Schema, path: &str) -> Result<Option<ColumnId>> {
+        let Some(field) = field_at(schema, path) else {
+            return Ok(None);
+        };
+        let parent = match path.rsplit_once('.') {
+            Some((parent, _)) => match self.column_by_path(parent) {
+                Some(id) if self.kind(id) == ColumnKind::Struct => id,
+                _ => return Ok(None),
+            },
+            None if !path.ends_with("[]") => ROOT,
+            None => return Ok(None),
+        };
+        self.add_column(parent, field).map(Some)
+    }
+
     /// Whether column `id` was marked by `take_any_text` (its type a guess the schema fixed).
     pub fn is_fixed_guess(&self, id: ColumnId) -> bool {
         self.nodes.get(id).is_some_and(|n| n.any_text)
@@ -584,4 +621,47 @@ impl ResultSetLoader {
     pub fn check_field(field: &Field) -> Result<()> {
         validate_field(field, field.name(), 1)
     }
+}
+
+/// The field of `schema` at `path` (`m.x`, `l[]`, `l[].x`; names in any case).
+fn field_at(schema: &Schema, path: &str) -> Option<FieldRef> {
+    let mut steps = path.split('.');
+    let first = steps.next()?;
+    let (name, mut elements) = strip_elements(first);
+    let mut field = schema
+        .fields()
+        .iter()
+        .find(|f| f.name().to_lowercase() == name.to_lowercase())?
+        .clone();
+    loop {
+        for _ in 0..elements {
+            field = match field.data_type() {
+                DataType::List(f) | DataType::LargeList(f) => f.clone(),
+                _ => return None,
+            };
+        }
+        let Some(step) = steps.next() else {
+            return Some(field);
+        };
+        let (name, n) = strip_elements(step);
+        elements = n;
+        field = match field.data_type() {
+            DataType::Struct(members) => members
+                .iter()
+                .find(|f| f.name().to_lowercase() == name.to_lowercase())?
+                .clone(),
+            _ => return None,
+        };
+    }
+}
+
+/// A path step without its trailing `[]`s, and how many there were (`l[][]`: `l`, 2).
+fn strip_elements(step: &str) -> (&str, usize) {
+    let mut name = step;
+    let mut n = 0;
+    while let Some(rest) = name.strip_suffix("[]") {
+        name = rest;
+        n += 1;
+    }
+    (name, n)
 }

@@ -155,6 +155,15 @@ impl PyResultSetLoader {
         self.inner.is_full()
     }
 
+    /// Make the parts of `schema` at `paths` (`x`, `m.x`, `l[]`) take any JSON value as
+    /// its text, adding each one the loader lacks (see `text_guesses`).
+    fn fix_text_guesses(&mut self, schema: &Bound<'_, PyAny>, paths: Vec<String>) -> PyResult<()> {
+        let schema = schema_from_py(schema)?;
+        self.inner
+            .fix_text_guesses(&schema, &paths)
+            .map_err(to_pyerr)
+    }
+
     /// The completed batch as a `pyarrow.RecordBatch` (zero-copy).
     fn harvest<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let batch = self.inner.harvest().map_err(to_pyerr)?;
