@@ -1818,9 +1818,14 @@ def test_a_value_after_a_batch_of_nulls_is_kept_as_its_json_text(tmp_path):
     it, rather than refused (Drill's JSON reader does the same)."""
     path = tmp_path / "n.json"
     values = ["1.5", "true", '{"k": [1, "z"]}', '"s"', "null", "-0", "1E+400", '["\\u00e9"]']
-    write_lines(path, [f'{{"a": {i}, "x": null}}' for i in range(2)] + [
-        f'{{"a": {i + 2}, "x": {v}}}' for i, v in enumerate(values * 2)  # the one-pass path too
-    ])
+    write_lines(
+        path,
+        [f'{{"a": {i}, "x": null}}' for i in range(2)]
+        + [
+            f'{{"a": {i + 2}, "x": {v}}}'
+            for i, v in enumerate(values * 2)  # the one-pass path too
+        ],
+    )
     got = data_table(bl.Scan(path, row_limit=2))
     assert got.schema.field("x").type == pa.utf8()
     texts = ["1.5", "true", '{"k": [1, "z"]}', "s", None, "-0", "1E+400", '["\\u00e9"]']
@@ -1836,7 +1841,9 @@ json_values = st.recursive(
     | st.integers(-(2**70), 2**70)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=4),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -2747,18 +2754,20 @@ def test_permissive_counts_the_lines_it_keeps_and_says_if_their_text_is_left_out
         assert [r["_corrupt_record"] for r in rows] == [None, '{"a": ', None, "[1, 2", None]
 
 
-def test_a_guessed_member_meeting_a_value_after_the_schema_is_fixed_is_said_to_be_a_guess(
+def test_a_guessed_member_meeting_a_value_after_the_schema_is_fixed_keeps_its_text(
     tmp_path,
 ):
     """`c.k` on data whose first batch has no `c` value: the first batch fixes `k` as the
-    null type, by guess. A later value of another type cannot change it; the error says the
-    type was a guess and what to do (it said the column changed type)."""
+    null type, by guess. A later value of another type is kept as its JSON text (it was a
+    type conflict); while types may change, it types the member instead."""
     path = tmp_path / "d.json"
+    write_lines(path, ['{"c": null}'] * 3 + ['{"c": {"k": 0}}', '{"c": {"k": [true]}}'])
+    scan = bl.Scan(path, columns=["c.k"], row_limit=3)
+    assert [r["c"] for b in scan for r in b.to_pylist()] == [None] * 3 + [
+        {"k": "0"},
+        {"k": "[true]"},
+    ]
     write_lines(path, ['{"c": null}'] * 3 + ['{"c": {"k": 0}}'])
-    with pytest.raises(bl.SchemaConflictError) as e:
-        list(bl.Scan(path, columns=["c.k"], row_limit=3))
-    assert "'c.k' as string, a guess" in str(e.value)
-    assert "allow_schema_change=True" in str(e.value)
     scan = bl.Scan(path, columns=["c.k"], row_limit=3, allow_schema_change=True)
     assert [r["c"] for b in scan for r in b.to_pylist()] == [None] * 3 + [{"k": 0}]
 

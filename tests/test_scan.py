@@ -406,11 +406,20 @@ def test_member_of_a_scalar_column_is_a_conflict(tmp_path):
         scan_all(tmp_path, columns=["m.x"])
 
 
-def test_missing_column_guess_conflicting_with_a_later_file(tmp_path):
+def test_a_missing_column_the_first_batch_guessed_keeps_a_later_files_values_as_text(tmp_path):
+    """`b`, projected, is in no row of the first file: the first batch fills it with nulls
+    of the null type, a guess it fixes. A later file's values are kept as their JSON text
+    (they were a type conflict); a null type that is not utf8 takes only its own values."""
     write(f"{tmp_path}/1.json", [{"a": 1}])
-    write(f"{tmp_path}/2.json", [{"a": 2, "b": 7}])
-    with pytest.raises(bl.SchemaConflictError, match=r"'b'.*guess.*2\.json.*int64"):
+    write(f"{tmp_path}/2.json", [{"a": 2, "b": 7}, {"a": 3, "b": {"c": [1.5]}}])
+    table = pa.Table.from_batches(bl.Scan(tmp_path, columns=["a", "b"]))
+    assert table.column("b").to_pylist() == [None, "7", '{"c": [1.5]}']
+    # a reader of Python values gives them as they are: the error says why `b` is utf8
+    with pytest.raises(bl.SchemaConflictError, match=r"2\.json, row 0.*'b'.*a guess"):
         scan_all(tmp_path, columns=["a", "b"])
+    write(f"{tmp_path}/2.json", [{"a": 2, "b": 7}, {"a": 3, "b": "x"}])
+    with pytest.raises(bl.InputError, match=r"2\.json, line 2.*'b'.*a guess"):
+        list(bl.Scan(tmp_path, columns=["a", "b"], null_type=pa.int64()))
 
 
 def test_a_concrete_type_change_names_column_types_and_file(tmp_path):
@@ -537,15 +546,31 @@ def test_a_member_first_met_as_null_stays_a_guess_after_its_struct_had_values(tm
     assert scan.schema.field("s").type == pa.struct([("q", pa.int64())])
 
 
-def test_a_guess_the_first_batch_fixed_is_explained(tmp_path):
-    """By default the first batch fixes even a guessed type: a later file's value is bad
-    input, and the error says the type was a guess and what to do."""
+def test_a_guess_the_first_batch_fixed_keeps_later_values_as_text(tmp_path):
+    """By default the first batch fixes even a guessed type: a later file's values there
+    are kept as their JSON text (they were bad input), where the values showed a type
+    they are checked against it (`m.b`)."""
     _guesses_then_values(tmp_path)
+    scan = bl.Scan(tmp_path, columns=["n", "l", "m"])
+    rows = [r for b in scan for r in b.to_pylist()]
+    assert scan.schema.field("l").type == pa.list_(pa.utf8())
+    assert [(r["n"], r["l"], r["m"]) for r in rows] == [
+        (None, [], {"a": None, "b": "x"}),
+        ("5", ["1", "2"], {"a": "1.5", "b": "y"}),
+    ]
+
+
+def test_a_guess_of_another_type_than_utf8_is_explained(tmp_path):
+    """A guess that is not utf8 (here the null type given, for a column no row of the
+    first batch had) takes no text: a value that does not fit is bad input, and the error
+    says the type was a guess and what to do."""
+    write(f"{tmp_path}/1.json", [{"a": 1}])
+    write(f"{tmp_path}/2.json", [{"a": 2, "n": 5}, {"a": 3, "n": "x"}])
     with pytest.raises(bl.InputError) as caught:
-        list(bl.Scan(tmp_path, columns=["l"]))
+        list(bl.Scan(tmp_path, columns=["a", "n"], null_type=pa.int64()))
     message = str(caught.value)
-    assert "2.json, line 1" in message
-    assert "'l[]' had only nulls or empty lists before, so its type was a guess" in message
+    assert "2.json, line 2" in message
+    assert "(or no row had it), so its type was a guess" in message
     assert "allow_schema_change=True" in message
 
 

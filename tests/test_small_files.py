@@ -142,22 +142,18 @@ def test_small_files_read_as_each_file_read_alone(
 @pytest.mark.parametrize(
     ("columns", "earlier", "last"),
     [
-        # a column no file had, filled with nulls of the guessed type, then an int
-        (["id", "b"], {}, {"b": 1}),
-        # the same, the column made a list by the projection
-        (["id", "b[1]"], {}, {"b": [1, 2]}),
-        # the same, the column made a struct by the projection
-        (["id", "m.x"], {}, {"m": {"x": 1}}),
         # a struct asked for whole, then a member the schema lacks
         (["id", "m"], {"m": {"x": 1}}, {"m": {"x": 1, "y": 2}}),
+        # the same, deeper
+        (["id", "m"], {"m": {"n": {"x": 1}}}, {"m": {"n": {"x": 1, "y": [2]}}}),
     ],
 )
 def test_a_file_whose_types_conflict_fails_after_the_rows_of_files_before_it(
     tmp_path, columns, earlier, last
 ):
-    """Files 1 and 2 share a batch (file 0's fixed the schema); file 2 has a value whose
-    type conflicts with a guess the schema fixed, or a member it lacks. The rows of files 0
-    and 1 go out, each once, in the scan's schema; then the error names file 2."""
+    """Files 1 and 2 share a batch (file 0's fixed the schema); file 2 has a member the
+    schema lacks. The rows of files 0 and 1 go out, each once, in the scan's schema; then
+    the error names file 2."""
     files = [[{"id": 0, **earlier}], [{"id": 100, **earlier}, {"id": 101}], [{"id": 200, **last}]]
     for k, rows in enumerate(files):
         (tmp_path / f"{k:03}.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -172,6 +168,35 @@ def test_a_file_whose_types_conflict_fails_after_the_rows_of_files_before_it(
         oracle.extend(alone)
     assert [b.num_rows for b in oracle] == [1, 2]
     assert table_of(batches).to_pylist() == table_of(oracle).to_pylist()
+
+
+@pytest.mark.parametrize(
+    ("columns", "last", "kept"),
+    [
+        # a column no file had, filled with nulls of the guessed type, then an int
+        (["id", "b"], {"b": 1}, {"b": "1"}),
+        # the same, the column made a list by the projection
+        (["id", "b[1]"], {"b": [1, {"c": 2}]}, {"b": [None, '{"c": 2}']}),
+        # the same, the column made a struct by the projection
+        (["id", "m.x"], {"m": {"x": [1]}}, {"m": {"x": "[1]"}}),
+    ],
+)
+def test_a_later_files_value_where_the_schema_fixed_a_guess_is_kept_as_text(
+    tmp_path, columns, last, kept
+):
+    """Files 1 and 2 share a batch (file 0's fixed the schema, guessing the types of
+    columns no file had so far); file 2's value there is kept as its JSON text, as it is
+    with a loader per file."""
+    files = [[{"id": 0}], [{"id": 100}, {"id": 101}], [{"id": 200, **last}]]
+    for k, rows in enumerate(files):
+        (tmp_path / f"{k:03}.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    scan = bl.Scan(tmp_path, columns=columns)
+    batches = list(scan)
+    alone = list(bl.Scan(tmp_path, columns=columns, coalesce=False))
+    assert len(batches) < len(alone)  # files shared batches
+    rows = table_of(batches).select(list(kept)).to_pylist()
+    assert rows == table_of(alone).select(list(kept)).to_pylist()
+    assert rows[-1] == kept
 
 
 def test_many_small_files_fill_batches_together(tmp_path):

@@ -24,7 +24,9 @@ def test_explicit_projection_resolves_with_the_first_reader_schema():
     assert t.output_schema() == pa.schema(
         [("a", pa.int64()), ("b", pa.utf8()), ("filename", pa.utf8())]
     )
-    assert t.reader_input_schema() == pa.schema([("a", pa.int64())])  # b's type is a guess
+    # b's type is a guess the first batch fixed: readers get it, to keep values as text
+    assert t.reader_input_schema() == pa.schema([("a", pa.int64()), ("b", pa.utf8())])
+    assert t.reader_text_guesses() == ["b"]
 
 
 def test_schema_version_rises_only_when_the_schema_changes():

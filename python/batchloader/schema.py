@@ -475,13 +475,13 @@ class ScanSchemaTracker:
         col = self._find(top)
         if col is None or col.source != "reader" or col.declared or col.field is None:
             return None
-        if _within(path.lower(), col.unconfirmed):
+        if _within(path.lower(), col.unconfirmed) or _within(path.lower(), col.text_guesses):
             if "null type" in message:
                 return None  # the reader said so already
             return (
-                f"'{path}' had only nulls or empty lists before, so its type was a guess that "
-                "the scan's first batch fixed: give its type in schema=, or pass "
-                "allow_schema_change=True to let a later file retype it"
+                f"'{path}' had only nulls or empty lists before (or no row had it), so its type "
+                "was a guess that the scan's first batch fixed: give its type in schema=, or "
+                "pass allow_schema_change=True to let a later file retype it"
             )
         if _FRACTION_IN_INT64.search(message):
             return (

@@ -1288,3 +1288,57 @@ fn sparse_rows_defer_their_nulls_and_count_them() {
         }
     }
 }
+
+/// `text_guesses` marks the utf8 columns at and below each path as taking any JSON value
+/// as text (`takes_any_text`), in any case; other columns, and paths it does not name, are
+/// not; a path the schema lacks is refused. `fix_text_guesses` does the same on an open
+/// loader, adding a column or member it lacks from the schema given.
+#[test]
+fn text_guesses_mark_the_utf8_columns_at_and_below_their_paths() {
+    let m = DataType::Struct(Fields::from(vec![
+        Field::new("x", DataType::Utf8, true),
+        Field::new("n", DataType::Int64, true),
+    ]));
+    let l_type = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
+    let fields = vec![
+        Field::new("M", m.clone(), true),
+        Field::new("l", l_type.clone(), true),
+        Field::new("s", DataType::Utf8, true),
+    ];
+    let options = |paths: &[&str]| LoaderOptions {
+        schema: schema_of(fields.clone()),
+        text_guesses: paths.iter().map(|p| p.to_string()).collect(),
+        ..LoaderOptions::default()
+    };
+    let l = ResultSetLoader::new(options(&["m", "L[]"])).unwrap();
+    let id = |l: &ResultSetLoader, path: &str| l.column_by_path(path).unwrap();
+    assert!(l.takes_any_text(id(&l, "m.x")));
+    assert!(!l.takes_any_text(id(&l, "m.n")), "an int64 takes no text");
+    assert!(l.is_fixed_guess(id(&l, "m")) && l.is_fixed_guess(id(&l, "m.n")));
+    assert!(l.takes_any_text(id(&l, "l[]")));
+    assert!(
+        !l.is_fixed_guess(id(&l, "l")),
+        "the list itself was not named"
+    );
+    assert!(!l.takes_any_text(id(&l, "s")));
+    assert!(ResultSetLoader::new(options(&["m.y"])).is_err());
+
+    // on an open loader: a member and a column it lacks are added from the schema
+    let mut l = ResultSetLoader::new(LoaderOptions {
+        schema: schema_of(vec![Field::new(
+            "m",
+            DataType::Struct(Fields::from(vec![Field::new("n", DataType::Int64, true)])),
+            true,
+        )]),
+        ..LoaderOptions::default()
+    })
+    .unwrap();
+    let wider = Schema::new(fields.clone());
+    let paths = ["m.x", "l", "nope", "m.nope.x"].map(String::from);
+    l.fix_text_guesses(&wider, &paths).unwrap();
+    assert!(l.takes_any_text(id(&l, "m.x")));
+    assert!(l.takes_any_text(id(&l, "l[]")));
+    assert!(!l.is_fixed_guess(id(&l, "m.n")));
+    assert_eq!(l.field(id(&l, "l")).data_type(), &l_type);
+    assert!(l.column_by_path("nope").is_none() && l.column_by_path("s").is_none());
+}

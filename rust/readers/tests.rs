@@ -540,8 +540,8 @@ fn inferred_columns_widen_like_discovered_ones() {
 }
 
 /// A column null in a whole batch goes out with the null type; a reader retyping nulls lets
-/// the next batch type it from its values (top-level and member), where by default such a
-/// value is bad input.
+/// the next batch type it from its values (top-level and member), where by default the
+/// type stays and such a value is kept as its JSON text.
 #[test]
 fn a_batch_of_nulls_leaves_the_type_open_when_retyping_nulls() {
     let text = "{\"x\": null, \"s\": {\"q\": null}}\n{\"x\": null, \"s\": {\"q\": null}}\n\
@@ -571,11 +571,51 @@ fn a_batch_of_nulls_leaves_the_type_open_when_retyping_nulls() {
     let q = s.column(0).as_primitive::<Int64Type>();
     assert_eq!(q.values().to_vec(), vec![7, 8]);
 
-    let Err(ReadError::Input(e)) = read_all(text, two(), OnError::Error) else {
-        panic!("the null type took a float");
+    let batches = read_all(text, two(), OnError::Error).unwrap();
+    let utf8_q = "s: Struct(\"q\": Utf8)".to_string();
+    assert_eq!(types(&batches[1]), [utf8_q, "x: Utf8".to_string()]);
+    let x = batches[1].column(1).as_string::<i32>();
+    assert_eq!((x.value(0), x.is_null(1)), ("1.5", true));
+    let q = batches[1]
+        .column(0)
+        .as_struct()
+        .column(0)
+        .as_string::<i32>();
+    assert_eq!((q.value(0), q.value(1)), ("7", "8"));
+}
+
+/// The guesses a batch hands over fix the schema (the reader does not retype nulls): a
+/// column null in the whole batch, a list only empty, keep their guessed types, and any
+/// later value there is kept as its JSON text, on the one-pass path (lines repeated) as on
+/// the general one; a list whose elements typed it before goes on refusing other types.
+#[test]
+fn a_batch_of_guesses_keeps_later_values_as_their_json_text() {
+    let first = "{\"x\": null, \"l\": [], \"k\": [1]}\n".repeat(2);
+    let later = "{\"x\": {\"a\": [1, 2.5]}, \"l\": [true, \"s\", {}], \"k\": [2]}\n".repeat(3);
+    let two = LoaderOptions {
+        row_limit: 2,
+        ..LoaderOptions::default()
+    };
+    let batches = read_all(&(first.clone() + &later), two.clone(), OnError::Error).unwrap();
+    assert_eq!(batches.len(), 3);
+    let schema = batches[0].schema();
+    assert!(batches.iter().all(|b| b.schema() == schema));
+    let l_type = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
+    assert_eq!(schema.field_with_name("l").unwrap().data_type(), &l_type);
+    for b in &batches[1..] {
+        let x = b.column_by_name("x").unwrap().as_string::<i32>();
+        assert!((0..b.num_rows()).all(|i| x.value(i) == "{\"a\": [1, 2.5]}"));
+        let l = b.column_by_name("l").unwrap().as_list::<i32>();
+        let elements = l.value(0);
+        let elements = elements.as_string::<i32>();
+        let texts: Vec<&str> = (0..elements.len()).map(|i| elements.value(i)).collect();
+        assert_eq!(texts, ["true", "s", "{}"]);
+    }
+    let mixed = first + "{\"x\": 1, \"l\": [], \"k\": [\"no\"]}\n";
+    let Err(ReadError::Input(e)) = read_all(&mixed, two, OnError::Error) else {
+        panic!("a list typed by its elements took a string");
     };
     assert_eq!(e.line, 3);
-    assert!(e.message.contains("null in every row"), "{}", e.message);
 }
 
 /// Retyping takes back only the columns the reader gave the null type: a column the caller
