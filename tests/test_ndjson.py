@@ -1848,7 +1848,7 @@ json_values = st.recursive(
 )
 
 
-def _json_text(value):
+def _kept_text(value):
     """What a utf8 column that takes any JSON value keeps of `value` written by json.dumps:
     a string itself, null as null, anything else its JSON text."""
     return value if value is None or isinstance(value, str) else json.dumps(value)
@@ -1882,7 +1882,7 @@ def test_types_guessed_by_the_first_batch_keep_later_values_as_their_json_text(
         write_lines(folder / f"{k:03}.json", [json.dumps(r) for r in rows])
     columns = None if wildcard else ["id", "x", "m", "l", "y"]
     got = data_table(bl.Scan(folder, row_limit=2, coalesce=coalesce, columns=columns))
-    texts = [_json_text(v) for v in values]
+    texts = [_kept_text(v) for v in values]
     assert got.column("x").to_pylist() == [None, None, *texts]
     assert got.column("m").to_pylist() == [{"x": None}] * 2 + [{"x": t} for t in texts]
     assert got.column("l").to_pylist() == [[], [], *([t, t] for t in texts)]
