@@ -320,6 +320,21 @@ def test_a_number_past_the_sample_in_a_sampled_string_column_is_still_refused(tm
     assert [b.to_pylist() for b in given.scan(f"{tmp_path}/2.json")] == [[{"id": "2"}]]
 
 
+def test_a_value_past_the_sample_where_the_sample_guessed_the_type_is_kept_as_text(tmp_path):
+    """A column only null in the sample, a list only empty, a projected column the sample
+    never met: the sample guessed their types (utf8, list<utf8>), and an executor keeps a
+    value past the sample there as its JSON text, as a local scan does with the guesses its
+    first batch fixed (it failed the task)."""
+    write(f"{tmp_path}/1.json", [{"n": None, "l": []}])
+    write(f"{tmp_path}/2.json", [{"n": {"a": 1}, "l": [2, "s"], "gone": 3.5}])
+    plan = bls.ScanPlan(str(tmp_path), sample_rows=1, columns=["n", "l", "gone"])
+    assert plan.schema == pa.schema(
+        [("n", pa.utf8()), ("l", pa.list_(pa.utf8())), ("gone", pa.utf8())]
+    )
+    rows = [r for b in plan.scan(f"{tmp_path}/2.json") for r in b.to_pylist()]
+    assert rows == [{"n": '{"a": 1}', "l": ["2", "s"], "gone": "3.5"}]
+
+
 def test_a_fraction_past_the_sample_says_the_type_came_from_the_sample(tmp_path):
     """An executor meeting a value the sampled type cannot take says why the column has that
     type and how to widen the sample; sample_rows=None reads it as float64."""

@@ -273,6 +273,7 @@ class Scan:
         byte_range: tuple[int, int] | None = None,
         coalesce: bool = True,
         declared_columns: Sequence[str] | None = None,
+        text_guesses: Sequence[str] | None = None,
         multiline: bool = False,
         null_values: str | Sequence[str] | None = None,
         **loader_limits: Any,
@@ -339,6 +340,10 @@ class Scan:
             implicit=implicit,
             partition_depth=depth,
         )
+        # the parts of schema= whose types a driver's sample guessed (`guessed_paths`): the
+        # NDJSON reader keeps any value there as its JSON text, as a scan does with the
+        # guesses its own first batch fixed
+        self.tracker.take_text_guesses(text_guesses or [])
         self.rows_read = 0
         self.files_read = 0
         self.skipped_lines = 0

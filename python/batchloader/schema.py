@@ -11,7 +11,7 @@ import contextlib
 import logging
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,6 +160,17 @@ def no_value_paths(values: pa.Array, path: str) -> frozenset[str]:
         elements = values.flatten()
         return no_value_paths(elements, f"{path}[]") if len(elements) else frozenset([f"{path}[]"])
     return frozenset()
+
+
+def _guesses(col: _Column) -> frozenset[str]:
+    """The lower-case paths of reader column `col` whose types no value has shown: the
+    whole column if no file had it (a type invented), else its unconfirmed parts; none for
+    a column the user typed."""
+    if col.source != "reader" or col.declared or col.field is None:
+        return frozenset()
+    if col.guessed:
+        return frozenset([col.name.lower()])
+    return col.unconfirmed or frozenset()
 
 
 def memo_holds(memo: tuple[Any, ...] | None, version: int, schema: pa.Schema) -> bool:
@@ -810,13 +821,23 @@ class ScanSchemaTracker:
         the types it guessed too (`reader_text_guesses`)."""
         if not self._resolved and not self.allow_schema_change and not self.strict:
             for c in self._columns:
-                if c.source != "reader" or c.declared or c.field is None:
-                    continue
-                if c.guessed:
-                    c.text_guesses = frozenset([c.name.lower()])  # no file had it
-                elif c.unconfirmed:
-                    c.text_guesses = c.unconfirmed
+                c.text_guesses = _guesses(c)
         self._resolved = True
+
+    def guessed_paths(self) -> list[str]:
+        """Lower-case paths (`x`, `m.x`, `l[]`) of the reader columns' types no value has
+        shown (only nulls or empty lists, or no file had the column), as a driver's sample
+        leaves them for the executors' scans (`take_text_guesses`)."""
+        return [p for c in self._columns for p in sorted(_guesses(c))]
+
+    def take_text_guesses(self, paths: Iterable[str]) -> None:
+        """Take `paths` (as `guessed_paths` gives them) as types guessed elsewhere (by a
+        driver's sample) and fixed: readers keep any value there as its JSON text
+        (`reader_text_guesses`)."""
+        for path in paths:
+            col = self._find(top_name(path))
+            if col is not None and col.source == "reader":
+                col.text_guesses = col.text_guesses | {path.lower()}
 
     @property
     def handed_out(self) -> bool:

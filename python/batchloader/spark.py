@@ -305,8 +305,10 @@ class ScanPlan:
             scan_options,
             root=root,
             schema=reader_schema,
-            # only the user's own types read any value into a string column as its text
+            # only the user's own types read any value into a string column as its text,
+            # and the types the sample guessed (no value showed them), as a local scan's
             declared_columns=[f.name for f in scan_options.get("schema") or []],
+            text_guesses=probe.tracker.guessed_paths(),
             strict_schema=True,
         )
         self.options.pop("limit", None)
