@@ -241,3 +241,16 @@ def test_any_bytes_give_rows_or_an_input_error(tmp_path_factory, text, on_error)
     except bl.SchemaConflictError:
         return  # records whose types conflict (a type change between batches)
     assert rows == scan.rows_read
+
+
+def test_a_type_guessed_from_nulls_keeps_later_records_values_as_their_json_text(tmp_path):
+    """JSON documents go through the lines' writer: a column null in the whole first batch
+    keeps its guessed utf8 type, and a later record's value there is its JSON text (its line
+    breaks as spaces: it parses back to the value)."""
+    values = [5, [1, {"a": None}], "s", True]
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps([{"x": None}, {"x": None}] + [{"x": v} for v in values], indent=2))
+    got = data_table(bl.Scan(path, multiline=True, row_limit=2)).column("x").to_pylist()
+    assert got[:3] == [None, None, "5"]
+    assert [json.loads(t) for t in got[3:4]] == values[1:2]
+    assert got[4:] == ["s", "true"]

@@ -13,7 +13,8 @@
 //!   byte ranges of the file (NDJSON, CSV) are the file's lines, each once;
 //! - a read that stops with an error leaves a loader that still harvests a valid batch;
 //! - with one row per batch, the rows equal those of one big batch (when both read the file
-//!   without a bad record and the schema did not change between batches);
+//!   without a bad record, in one schema: a type a one-row batch guessed, from a null or an
+//!   empty list, stays and takes later values as their text, where one batch types them);
 //! - a projection of top-level columns reads them as the whole read does;
 //! - NDJSON read without an error is JSON to serde_json line by line, once the non-numeric
 //!   numbers the reader takes (`NaN`, `-Infinity`...) are zeroed outside strings; and
@@ -523,7 +524,9 @@ fuzz_target!(|raw: &[u8]| {
         };
         if let (Ok(small), Ok(big)) = (&expected, read(data, big)) {
             if let (Some(small), Some(big)) = (joined(small), joined(&big)) {
-                assert_eq!(small, big, "one row a batch against one batch");
+                if small.schema() == big.schema() {
+                    assert_eq!(small, big, "one row a batch against one batch");
+                }
             }
         }
     }

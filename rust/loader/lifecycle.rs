@@ -1,5 +1,6 @@
 //! The loader itself: options, lifecycle, counters and column lookup.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -131,8 +132,9 @@ impl ResultSetLoader {
         }
         loader.inferred = loader.top_flags(&loader.options.inferred, "inferred")?;
         loader.declared = loader.top_flags(&loader.options.declared, "declared")?;
+        let index = loader.columns_by_path();
         for path in loader.options.text_guesses.clone() {
-            let id = loader.column_by_path(&path).ok_or_else(|| {
+            let id = *index.get(&path.to_lowercase()).ok_or_else(|| {
                 LoaderError::InvalidArgument(format!("text_guesses: no column '{path}'"))
             })?;
             loader.take_any_text(id);
@@ -203,11 +205,15 @@ impl ResultSetLoader {
     /// loader of a file being read, whose reader would otherwise type them anew from a
     /// later value. A path `schema` does not have is left alone.
     pub fn fix_text_guesses(&mut self, schema: &Schema, paths: &[String]) -> Result<()> {
+        let mut index = self.columns_by_path();
         for path in paths {
-            let id = match self.column_by_path(path) {
-                Some(id) => id,
-                None => match self.add_from_schema(schema, path)? {
-                    Some(id) => id,
+            let id = match index.get(&path.to_lowercase()) {
+                Some(&id) => id,
+                None => match self.add_from_schema(schema, path, &index)? {
+                    Some(id) => {
+                        index = self.columns_by_path();
+                        id
+                    }
                     None => continue,
                 },
             };
@@ -219,13 +225,18 @@ impl ResultSetLoader {
     /// Add the column at `path` (`m.x`: a member of `m`, which must be a struct here) typed
     /// as `schema` has it; `None` if either lacks what it takes (a list's element is never
     /// missing: it comes with its list).
-    fn add_from_schema(&mut self, schema: &Schema, path: &str) -> Result<Option<ColumnId>> {
+    fn add_from_schema(
+        &mut self,
+        schema: &Schema,
+        path: &str,
+        index: &HashMap<String, ColumnId>,
+    ) -> Result<Option<ColumnId>> {
         let Some(field) = field_at(schema, path) else {
             return Ok(None);
         };
         let parent = match path.rsplit_once('.') {
-            Some((parent, _)) => match self.column_by_path(parent) {
-                Some(id) if self.kind(id) == ColumnKind::Struct => id,
+            Some((parent, _)) => match index.get(&parent.to_lowercase()) {
+                Some(&id) if self.kind(id) == ColumnKind::Struct => id,
                 _ => return Ok(None),
             },
             None if !path.ends_with("[]") => ROOT,
@@ -242,18 +253,22 @@ impl ResultSetLoader {
     /// The column whose path (`ResultSetLoader::path`: `m.x`, `l[]`) is `path`, in any case
     /// (a map's entries share the map's path: the map is found).
     pub fn column_by_path(&self, path: &str) -> Option<ColumnId> {
-        let path = path.to_lowercase();
+        self.columns_by_path().get(&path.to_lowercase()).copied()
+    }
+
+    /// Every column the row reaches, by its path in lower case (one walk of the tree, for
+    /// callers that look up many paths).
+    fn columns_by_path(&self) -> HashMap<String, ColumnId> {
+        let mut index = HashMap::new();
         let mut pending = self.children(ROOT);
-        pending.reverse();
         while let Some(id) = pending.pop() {
-            if self.nodes[id].path.to_lowercase() == path {
-                return Some(id);
-            }
-            let mut below = self.children(id);
-            below.reverse();
-            pending.extend(below);
+            // a map before its entries, which share its path
+            index
+                .entry(self.nodes[id].path.to_lowercase())
+                .or_insert(id);
+            pending.extend(self.children(id));
         }
-        None
+        index
     }
 
     /// The members of struct `id`, or the element of list `id` (none for a scalar).
