@@ -277,6 +277,23 @@ def test_a_column_first_seen_after_the_first_batch_keeps_every_batch_on_one_sche
     assert batches[1].column("x").to_pylist() == [None, None, None, 1.5]
 
 
+def test_a_column_of_mixed_types_the_fixed_wildcard_leaves_out_fails_nothing(tmp_path, caplog):
+    """A column first met after the first batch fixed a wildcard scan's schema is left out
+    of the batches (with a warning): its values, of mixed types, are read past, in the
+    file whose batch fixed the schema as in a later one (a list then an object in `y`
+    failed the line: the reader made `y` a column the scan then dropped)."""
+    rows = [{"a": 0}, {"a": 1}, {"a": 2, "y": []}, {"a": 3, "y": {}}, {"a": 4, "y": 1}]
+    write(f"{tmp_path}/1.json", rows)
+    write(f"{tmp_path}/2.json", rows[2:])
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan = bl.Scan(tmp_path, row_limit=2)
+        got = [r["a"] for b in scan for r in b.to_pylist()]
+    assert got == [0, 1, 2, 3, 4, 2, 3, 4]
+    assert "y" not in scan.schema.names
+    assert caplog.text.count(f"ignoring new column 'y' in file {tmp_path}/1.json") == 1
+    assert scan.ignored_columns == {"y": 2}
+
+
 @pytest.mark.parametrize("columns", [None, ["a", "m"]], ids=["wildcard", "whole-struct"])
 def test_a_struct_member_first_seen_after_the_first_batch_is_never_dropped_unsaid(
     tmp_path, caplog, columns

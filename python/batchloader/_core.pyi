@@ -260,6 +260,10 @@ class FileReader:
     @property
     def one_pass_lines(self) -> int:
         """NDJSON lines the one-pass path wrote (0 for CSV)."""
+    def stop_adding_columns(self) -> None:
+        """From the next record on, NDJSON top-level fields without a column are skipped
+        and noted (`ignored_columns`) rather than made columns; struct members are still
+        found."""
     @property
     def ignored_columns(self) -> list[str]:
         """Top-level fields skipped because the loader's projection leaves them out."""

@@ -617,6 +617,10 @@ class Scan:
                     if not more:
                         return True
                     fixed_at = self._fix_text_guesses(loader, fixed_at)
+                    if self._wildcard_fixed():
+                        # columns the file brings from now on are left out of the batches:
+                        # read past them (a value of mixed types in one would fail its line)
+                        reader.stop_adding_columns()
             finally:
                 self.skipped_lines += reader.skipped_lines
                 self._count_corrupt(reader.corrupt_lines, file.path)
@@ -639,6 +643,17 @@ class Scan:
                 except BatchLoaderError as e:
                     raise type(e)(f"{file.path}, row {row_index}: {e}") from e
         return False
+
+    def _wildcard_fixed(self) -> bool:
+        """Whether the scan takes every column and a batch handed out fixed which: columns
+        met later are left out (with a warning), as the loader of a later file leaves them."""
+        tracker = self.tracker
+        return (
+            self.projection.kind == "all"
+            and tracker.handed_out
+            and not tracker.allow_schema_change
+            and not tracker.strict
+        )
 
     def _fix_text_guesses(self, loader: ResultSetLoader, fixed_at: int | None) -> int | None:
         """Tell the loader of a file being read the types the first batch fixed by guess

@@ -309,6 +309,14 @@ impl PyFileReader {
         }
     }
 
+    /// From the next record on, NDJSON top-level fields without a column are skipped and
+    /// noted (`ignored_columns`) rather than made columns (CSV: nothing to do).
+    fn stop_adding_columns(&self) {
+        if let AnyReader::Ndjson(r) = &mut *self.reader() {
+            r.stop_adding_columns();
+        }
+    }
+
     /// Top-level fields of the input skipped because the loader's projection leaves them
     /// out, in first-seen order.
     #[getter]

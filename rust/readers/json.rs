@@ -197,6 +197,8 @@ pub(crate) struct JsonWriter<'a> {
     pub keys: &'a mut KeyCache,
     /// Unknown fields become columns (else they are ignored).
     pub discover: bool,
+    /// With `discover`: unknown top-level fields too (else only struct members).
+    pub new_columns: bool,
     /// The loader error that stopped the value (serde itself carries only a message).
     pub error: Option<LoaderError>,
     /// Top-level keys skipped because the projection leaves them out.
@@ -716,7 +718,10 @@ impl<'a> JsonWriter<'a> {
         match self.l.column(parent, key) {
             Some(id) if self.l.is_projected(id) => Some(Slot::Column(id)),
             Some(_) => None,
-            None if self.discover && self.l.would_project(parent, key) => {
+            None if self.discover
+                && (parent != ROOT || self.new_columns)
+                && self.l.would_project(parent, key) =>
+            {
                 Some(Slot::New { parent, name: key })
             }
             None => None,

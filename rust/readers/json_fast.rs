@@ -76,6 +76,8 @@ pub(crate) fn write_common(
 pub(crate) struct Known<'a> {
     /// Unknown fields become columns (else they are skipped).
     pub discover: bool,
+    /// With `discover`: unknown top-level fields too (else only struct members).
+    pub new_columns: bool,
     /// Top-level fields the general path noted as left out by the projection.
     pub ignored: &'a IgnoredNames,
     /// Struct members the general path noted as missing from the fixed schema.
@@ -310,7 +312,10 @@ impl<'a> Line<'a> {
     fn resolve(&mut self, parent: ColumnId, pos: usize, key: &str) -> Quick<Option<ColumnId>> {
         let target = match self.l.column(parent, key) {
             Some(id) => self.l.is_projected(id).then(|| cached_target(self.l, id)),
-            None if self.known.discover && self.l.would_project(parent, key) => {
+            None if self.known.discover
+                && (parent != ROOT || self.known.new_columns)
+                && self.l.would_project(parent, key) =>
+            {
                 // a column to come, typed by the field's first value that is not null
                 self.keys
                     .put_null_only(parent, pos, key, self.l.column_ids());

@@ -25,6 +25,9 @@ pub struct JsonLines {
     lines: LineWindow,
     path: String,
     discover: bool,
+    /// With `discover`: top-level fields without a column become columns too (else only
+    /// struct members do; see `stop_adding_columns`).
+    new_columns: bool,
     discovery: Discovery,
     keys: KeyCache,
     line_no: u64,
@@ -88,6 +91,7 @@ impl JsonLines {
         };
         let known = json_fast::Known {
             discover: self.discover,
+            new_columns: self.new_columns,
             ignored: &self.ignored,
             ignored_members: &self.ignored_members,
         };
@@ -185,6 +189,7 @@ impl RecordSource for JsonLines {
             discovery: &mut self.discovery,
             keys: &mut self.keys,
             discover: self.discover,
+            new_columns: self.new_columns,
             error: None,
             ignored: &mut self.ignored,
             ignored_members: &mut self.ignored_members,
@@ -373,6 +378,7 @@ impl NdjsonReader {
             lines: LineWindow::new(input),
             path: path.to_string(),
             discover,
+            new_columns: true,
             discovery: Discovery::default(),
             keys: KeyCache::default(),
             line_no: 0,
@@ -410,6 +416,16 @@ impl NdjsonReader {
     /// Lines the one-pass path wrote so far.
     pub fn one_pass_lines(&self) -> u64 {
         self.src.one_pass_lines
+    }
+
+    /// From the next line on, top-level fields without a column are skipped (and noted, as
+    /// `ignored_columns` says) rather than made columns; struct members are still found. A
+    /// consumer whose columns the batches so far fixed would drop such columns, and a
+    /// value of mixed types in one would fail its line for nothing.
+    pub fn stop_adding_columns(&mut self) {
+        if std::mem::replace(&mut self.src.new_columns, false) {
+            self.src.keys = KeyCache::default(); // keys cached as fields to come
+        }
     }
 }
 
