@@ -2832,3 +2832,21 @@ def test_what_an_opener_raised_is_the_cause_of_the_input_error():
     with pytest.raises(bl.InputError, match=r"z\.json, line 2") as info:
         read_to_end(reader, bl.ResultSetLoader(), [])
     assert info.value.__cause__ is None
+
+
+def test_a_null_type_given_types_fields_null_in_a_whole_batch_and_lists_only_empty(tmp_path):
+    """`null_type` is the type of a field null in a whole batch and of the elements of a
+    list only empty, not only of a column a file lacks (Drill's JSON `nullType`). Only a
+    utf8 guess takes later values as text: an int64 one takes ints, and a string there is
+    bad input whose error says why the column has the type."""
+    path = tmp_path / "n.json"
+    rows = [{"x": None, "l": []}] * 2 + [{"x": 5, "l": [6]}]
+    write_lines(path, [json.dumps(r) for r in rows])
+    scan = bl.Scan(path, row_limit=2, null_type=pa.int64())
+    got = data_table(scan)
+    assert got.schema.field("x").type == pa.int64()
+    assert got.schema.field("l").type == pa.list_(pa.int64())
+    assert got.select(["x", "l"]).to_pylist() == rows
+    write_lines(path, [json.dumps(r) for r in rows[:2]] + ['{"x": "s", "l": []}'])
+    with pytest.raises(bl.InputError, match=r"line 3.*'x'.*null in every row of an earlier batch"):
+        list(bl.Scan(path, row_limit=2, null_type=pa.int64()))

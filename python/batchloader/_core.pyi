@@ -228,7 +228,9 @@ class FileReader:
     (Spark's `multiLine`): a top-level array of objects, or objects over several lines one
     after the other; each object is a row, and errors give the file's line and column.
     `null_values` (CSV only): field texts, quoted or not, read as nulls in any column
-    (`[""]`: empty fields are null, as Spark reads them)."""
+    (`[""]`: empty fields are null, as Spark reads them). `null_type` (NDJSON, default utf8):
+    the type of a field null in a whole batch and of the elements of a list only empty (a
+    guess; a utf8 one later takes any value as its JSON text)."""
 
     def __new__(
         cls,
@@ -246,6 +248,7 @@ class FileReader:
         opener: Callable[[int], _Readable] | None = None,
         multiline: bool = False,
         null_values: Sequence[str] | None = None,
+        null_type: pa.DataType | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

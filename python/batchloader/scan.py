@@ -501,6 +501,7 @@ class Scan:
             null_values=None if fmt == "ndjson" else self.null_values,
             # a column null in a whole batch is not fixed by it when types may change
             retype_nulls=self.tracker.allow_schema_change,
+            null_type=self.tracker.null_type if fmt == "ndjson" else None,
         )
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:

@@ -351,20 +351,28 @@ impl Discovery {
 }
 
 /// The type of a list column that no element has typed yet, member `name` of `parent`: a
-/// list of what its projection implies of the elements (`c.x`: structs), else of utf8. A
-/// guess (see [`Discovery::guess`]) the first element replaces if it is of another type.
-pub fn unknown_list_type(l: &ResultSetLoader, parent: ColumnId, name: &str) -> DataType {
+/// list of what its projection implies of the elements (`c.x`: structs), else of
+/// `null_type`. A guess (see [`Discovery::guess`]) the first element replaces if it is of
+/// another type.
+pub fn unknown_list_type(
+    l: &ResultSetLoader,
+    parent: ColumnId,
+    name: &str,
+    null_type: &DataType,
+) -> DataType {
     let element = l
         .member_projection(parent, name)
-        .map_or(DataType::Utf8, |p| unknown_element_type(p.element()));
+        .map_or(null_type.clone(), |p| {
+            unknown_element_type(p.element(), null_type)
+        });
     DataType::List(Arc::new(Field::new("item", element, true)))
 }
 
 /// The guessed type of the elements of a list seen only empty, the elements projected as
-/// `element`: the shape the projection implies (`c.x`: structs), else utf8 (DESIGN.md: the
-/// scan's default null type).
-pub fn unknown_element_type(element: &Projection) -> DataType {
-    null_shape(element, &DataType::Utf8)
+/// `element`: the shape the projection implies (`c.x`: structs), else `null_type` (utf8 by
+/// default: DESIGN.md's null type).
+pub fn unknown_element_type(element: &Projection, null_type: &DataType) -> DataType {
+    null_shape(element, null_type)
 }
 
 /// The type of a column seen only as null: the shape its projection implies, else `null_type`.

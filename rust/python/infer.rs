@@ -109,7 +109,7 @@ fn infer_type(
         }
         DataType::List(Arc::new(Field::new(
             "item",
-            element.unwrap_or_else(|| unknown_element_type(projection.element())),
+            element.unwrap_or_else(|| unknown_element_type(projection.element(), &DataType::Utf8)),
             true,
         )))
     } else {

@@ -1,10 +1,12 @@
 //! Python access to the Rust readers: fill a loader's batch from a file, GIL released.
 
+use arrow_schema::DataType;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict};
 
+use super::arrow::type_from_py;
 use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
 use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
@@ -187,7 +189,7 @@ impl PyFileReader {
     #[pyo3(signature = (path, format="ndjson", on_error="error", discover=true, header=false,
                         delimiter=",", quote="\"", escape=None, byte_range=None,
                         retype_nulls=false, one_pass=true, opener=None, multiline=false,
-                        null_values=None))]
+                        null_values=None, null_type=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -205,8 +207,13 @@ impl PyFileReader {
         opener: Option<Py<PyAny>>,
         multiline: bool,
         null_values: Option<Vec<String>>,
+        null_type: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
+        let null_type = null_type
+            .map(type_from_py)
+            .transpose()?
+            .unwrap_or(DataType::Utf8);
         let range = byte_range.map(|(start, end)| ByteRange { start, end });
         if range.is_some() && is_compressed(path) {
             return Err(PyValueError::new_err(format!(
@@ -251,7 +258,11 @@ impl PyFileReader {
                 NdjsonReader::open(&source, range, on_error, discover)
             }
             .map(|r| {
-                AnyReader::Ndjson(Box::new(r.retyping_nulls(retype_nulls).one_pass(one_pass)))
+                AnyReader::Ndjson(Box::new(
+                    r.retyping_nulls(retype_nulls)
+                        .one_pass(one_pass)
+                        .with_null_type(null_type),
+                ))
             }),
             Some(options) => CsvReader::open(&source, range, options, on_error).map(|r| {
                 AnyReader::Csv(Box::new(

@@ -199,6 +199,8 @@ pub(crate) struct JsonWriter<'a> {
     pub discover: bool,
     /// With `discover`: unknown top-level fields too (else only struct members).
     pub new_columns: bool,
+    /// The element type of a list seen only empty (a guess).
+    pub null_type: &'a DataType,
     /// The loader error that stopped the value (serde itself carries only a message).
     pub error: Option<LoaderError>,
     /// Top-level keys skipped because the projection leaves them out.
@@ -430,7 +432,7 @@ impl<'a> JsonWriter<'a> {
             Slot::Column(id) => Ok(Some(id)),
             Slot::New { parent, name } => {
                 let dt = match shape {
-                    Shape::Array => Some(unknown_list_type(self.l, parent, name)),
+                    Shape::Array => Some(unknown_list_type(self.l, parent, name, self.null_type)),
                     shape => discovered_type(shape),
                 };
                 let Some(dt) = dt else {

@@ -28,6 +28,9 @@ pub struct JsonLines {
     /// With `discover`: top-level fields without a column become columns too (else only
     /// struct members do; see `stop_adding_columns`).
     new_columns: bool,
+    /// The type of a field null in a whole batch, and of the elements of a list seen only
+    /// empty (a guess; utf8 unless told otherwise, see `with_null_type`).
+    null_type: DataType,
     discovery: Discovery,
     keys: KeyCache,
     line_no: u64,
@@ -190,6 +193,7 @@ impl RecordSource for JsonLines {
             keys: &mut self.keys,
             discover: self.discover,
             new_columns: self.new_columns,
+            null_type: &self.null_type,
             error: None,
             ignored: &mut self.ignored,
             ignored_members: &mut self.ignored_members,
@@ -268,7 +272,7 @@ impl RecordSource for JsonLines {
     }
 
     fn flush(&mut self, l: &mut ResultSetLoader) -> Result<(), LoaderError> {
-        self.discovery.settle_nulls(l, &DataType::Utf8)?;
+        self.discovery.settle_nulls(l, &self.null_type)?;
         if !self.retype_nulls {
             // the batch handed over fixes the types it guessed: later values of another
             // type are kept as their JSON text, not refused
@@ -379,6 +383,7 @@ impl NdjsonReader {
             path: path.to_string(),
             discover,
             new_columns: true,
+            null_type: DataType::Utf8,
             discovery: Discovery::default(),
             keys: KeyCache::default(),
             line_no: 0,
@@ -410,6 +415,14 @@ impl NdjsonReader {
     /// file alike.
     pub fn one_pass(mut self, on: bool) -> Self {
         self.src.one_pass = on;
+        self
+    }
+
+    /// Give a field null in a whole batch, and the elements of a list seen only empty, the
+    /// type `null_type` rather than utf8 (a scan's `null_type`, as Drill's JSON reader's
+    /// `nullType`). Only utf8 takes later values of other types as their JSON text.
+    pub fn with_null_type(mut self, null_type: DataType) -> Self {
+        self.src.null_type = null_type;
         self
     }
 
