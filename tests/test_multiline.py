@@ -250,7 +250,9 @@ def test_a_type_guessed_from_nulls_keeps_later_records_values_as_their_json_text
     values = [5, [1, {"a": None}], "s", True]
     path = tmp_path / "a.json"
     path.write_text(json.dumps([{"x": None}, {"x": None}] + [{"x": v} for v in values], indent=2))
-    got = data_table(bl.Scan(path, multiline=True, row_limit=2)).column("x").to_pylist()
+    scan = bl.Scan(path, multiline=True, row_limit=2)
+    got = data_table(scan).column("x").to_pylist()
+    assert scan.text_kept == {"x": 3}  # the string is no such value
     assert got[:3] == [None, None, "5"]
     assert [json.loads(t) for t in got[3:4]] == values[1:2]
     assert got[4:] == ["s", "true"]

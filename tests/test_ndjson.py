@@ -1812,7 +1812,7 @@ def test_a_field_seen_only_as_null_takes_the_null_type(tmp_path):
     assert got.column("late").to_pylist() == [None, None, 7]
 
 
-def test_a_value_after_a_batch_of_nulls_is_kept_as_its_json_text(tmp_path):
+def test_a_value_after_a_batch_of_nulls_is_kept_as_its_json_text(tmp_path, caplog):
     """A column null in the whole first batch goes out as utf8 (a guess); that batch fixes
     the schema, so a later value of another type is kept as its JSON text, as the line has
     it, rather than refused (Drill's JSON reader does the same)."""
@@ -1826,10 +1826,16 @@ def test_a_value_after_a_batch_of_nulls_is_kept_as_its_json_text(tmp_path):
             for i, v in enumerate(values * 2)  # the one-pass path too
         ],
     )
-    got = data_table(bl.Scan(path, row_limit=2))
+    scan = bl.Scan(path, row_limit=2)
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        got = data_table(scan)
     assert got.schema.field("x").type == pa.utf8()
     texts = ["1.5", "true", '{"k": [1, "z"]}', "s", None, "-0", "1E+400", '["\\u00e9"]']
     assert got.column("x").to_pylist() == [None, None, *texts, *texts]
+    # said once, with the file, and counted
+    assert scan.text_kept == {"x": 12}
+    said = [r.getMessage() for r in caplog.records if "by a guess" in r.getMessage()]
+    assert len(said) == 1 and "'x'" in said[0] and str(path) in said[0], said
     # while types may change, the next batch types the column by its value instead
     batches = list(bl.Scan(path, row_limit=2, allow_schema_change=True, limit=3))
     assert batches[1].schema.field("x").type == pa.float64()
@@ -1881,8 +1887,13 @@ def test_types_guessed_by_the_first_batch_keep_later_values_as_their_json_text(
     for k, rows in enumerate(parts):
         write_lines(folder / f"{k:03}.json", [json.dumps(r) for r in rows])
     columns = None if wildcard else ["id", "x", "m", "l", "y"]
-    got = data_table(bl.Scan(folder, row_limit=2, coalesce=coalesce, columns=columns))
+    scan = bl.Scan(folder, row_limit=2, coalesce=coalesce, columns=columns)
+    got = data_table(scan)
     texts = [_kept_text(v) for v in values]
+    # every value kept as text is counted, once, by column
+    n = sum(v is not None and not isinstance(v, str) for v in values)
+    counts = {"x": n, "m.x": n, "l[]": 2 * n} | ({} if wildcard else {"y": n})
+    assert scan.text_kept == {path: k for path, k in counts.items() if k}
     assert got.column("x").to_pylist() == [None, None, *texts]
     assert got.column("m").to_pylist() == [{"x": None}] * 2 + [{"x": t} for t in texts]
     assert got.column("l").to_pylist() == [[], [], *([t, t] for t in texts)]

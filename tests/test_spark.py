@@ -477,6 +477,30 @@ def test_columns_the_sample_missed_are_counted_in_an_accumulator(spark, tmp_path
     assert complete.value == {}
 
 
+@pytest.mark.parametrize("through", ["data source", "mapInArrow"])
+def test_values_kept_as_text_past_the_sample_are_counted_in_an_accumulator(
+    spark, tmp_path, through
+):
+    """A column the sample saw only as null is utf8 by guess: the executors keep a later
+    number or list there as its JSON text and add each such value to the `text_kept`
+    accumulator by column (a string is no such value)."""
+    write(f"{tmp_path}/a.json", [{"id": 1, "n": None}])
+    write(f"{tmp_path}/b.json", [{"id": 2, "n": 5}, {"id": 3, "n": "s"}])
+    write(f"{tmp_path}/c.json", [{"id": 4, "n": [1, {"k": True}]}])
+    kept = bls.text_kept_accumulator(spark)
+    if through == "data source":
+        if not HAS_PYTHON_DATA_SOURCES:
+            pytest.skip("Python data sources arrived in Spark 4")
+        df = bls.read(spark, str(tmp_path), sample_rows=1, text_kept=kept)
+    else:
+        plan = bls.ScanPlan(str(tmp_path), sample_rows=1, parallelism=1)
+        plan.text_kept = kept
+        df = bls._read_with_map_in_arrow(spark, plan)
+    got = sorted((r.id, r.n) for r in df.collect())
+    assert got == [(1, None), (2, "5"), (3, "s"), (4, '[1, {"k": true}]')]
+    assert kept.value == {"n": 2}
+
+
 def test_a_large_file_is_split_at_line_boundaries_and_read_once(spark, tmp_path):
     path = tmp_path / "big.json"
     rows = _big_ndjson(path)

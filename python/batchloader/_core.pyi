@@ -90,6 +90,9 @@ class ResultSetLoader:
         """Make the parts of `schema` at `paths` (as `text_guesses` names them) take any
         JSON value as its text, adding each one the loader lacks: a scan tells the loader of
         a file being read which types its first batch fixed by guess."""
+    def take_text_kept(self) -> list[tuple[str, int]]:
+        """The values a reader kept as their JSON text in columns typed by a guess, by
+        column path (`m.x`, `l[]`), in rows saved since the last call; the counts restart."""
     def start_batch(self) -> bool:
         """Begin a batch; False once ``limit`` rows were harvested."""
     @property

@@ -367,6 +367,14 @@ class Scan:
         return self.tracker.ignored_columns()
 
     @property
+    def text_kept(self) -> dict[str, int]:
+        """The values kept as their JSON text, by column path (`m.x`, `l[]`), because the
+        column's utf8 type was a guess the first batch fixed (it held only nulls, or empty
+        lists) and a later value was of another type: logged for the first file that had
+        any in a column."""
+        return self.tracker.text_kept()
+
+    @property
     def schema(self) -> pa.Schema:
         """The output schema (complete once the first file with data was read, or, if no
         file had any, once the scan has ended)."""
@@ -627,6 +635,7 @@ class Scan:
                 self._count_corrupt(reader.corrupt_lines, file.path)
                 self.tracker.note_ignored(reader.ignored_columns, file.path)
                 self.tracker.note_ignored_members(reader.ignored_members, file.path)
+                self.tracker.note_text_kept(loader.take_text_kept(), file.path)
             return False
         with _naming_the_file(file.path):
             result = self.reader(file, loader.writer)

@@ -296,6 +296,8 @@ class ScanSchemaTracker:
         self._warned: set[tuple[str, str]] = set()  # (column, file) told about ignoring
         #: by lower-case name, the columns (and members) ignored so far
         self._ignored: dict[str, _Ignored] = {}
+        #: by column path, the values readers kept as JSON text in guessed utf8 columns
+        self._text_kept: dict[str, int] = {}
         self._columns: list[_Column] = []
         declared = defined_schema or provided_schema
         if defined_schema is not None and projection.kind == "some":
@@ -672,6 +674,29 @@ class ScanSchemaTracker:
                     ignored.last,
                 )
                 ignored.unsaid = 0
+
+    def note_text_kept(self, counts: list[tuple[str, int]], file: str) -> None:
+        """Count the values a reader of `file` kept as their JSON text in columns (by path)
+        whose utf8 type the first batch fixed by guess; the first file that has any in a
+        column says so, the counts are `text_kept`."""
+        for path, count in counts:
+            before = self._text_kept.get(path)
+            self._text_kept[path] = (before or 0) + count
+            if before is None:
+                log.warning(
+                    "column '%s' is utf8 by a guess: the batch that fixed the schema had no "
+                    "value there to show its type (only nulls, or empty lists); %d value(s) "
+                    "of another type in file %s were kept as their JSON text, and later ones "
+                    "will be too (give its type in schema=, or pass allow_schema_change=True)",
+                    path,
+                    count,
+                    file,
+                )
+
+    def text_kept(self) -> dict[str, int]:
+        """The values readers kept as their JSON text because the column's utf8 type was a
+        guess the first batch fixed, by column path (`m.x`, `l[]`)."""
+        return dict(self._text_kept)
 
     def ignored_columns(self) -> dict[str, int]:
         """The columns (and members, `m.x`) the scan dropped because the schema was fixed

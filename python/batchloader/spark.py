@@ -112,6 +112,19 @@ def ignored_columns_accumulator(spark: Any) -> Any:
     """An accumulator for `read(..., ignored_columns=...)`: after an action, its `value`
     maps each column the executors left out (the sampled schema lacks it) to the number of
     splits that had it; empty when nothing was lost."""
+    return _column_counts(spark)
+
+
+def text_kept_accumulator(spark: Any) -> Any:
+    """An accumulator for `read(..., text_kept=...)`: after an action, its `value` maps
+    each column (by path, `m.x`, `l[]`) whose utf8 type the sample guessed (it held only
+    nulls there, or only empty lists) to the number of values of another type the
+    executors kept there as their JSON text; empty when every value was a string."""
+    return _column_counts(spark)
+
+
+def _column_counts(spark: Any) -> Any:
+    """A new accumulator of counts by column (`ColumnCounts`)."""
     return spark.sparkContext.accumulator({}, ColumnCounts())
 
 
@@ -262,6 +275,9 @@ class ScanPlan:
         #: a Spark accumulator (`ignored_columns_accumulator`) the executors add the columns
         #: they left out to (the sample had not met them), each with its files
         self.ignored_columns: Any = None
+        #: a Spark accumulator (`text_kept_accumulator`) the executors add the values they
+        #: kept as JSON text to, by column (the sample guessed the column's type)
+        self.text_kept: Any = None
 
     def _sample(
         self,
@@ -358,6 +374,8 @@ class ScanPlan:
             self.skipped_lines.add(scan.skipped_lines)
         if scan.ignored_columns and self.ignored_columns is not None:
             self.ignored_columns.add(scan.ignored_columns)
+        if scan.text_kept and self.text_kept is not None:
+            self.text_kept.add(scan.text_kept)
 
     def scan_task(self, task: list[Split]) -> Iterator[pa.RecordBatch]:
         """The batches of one task's splits: its whole files in one scan (small files share
@@ -420,6 +438,7 @@ def read(
     skipped_lines: Any = None,
     where: str | None = None,
     ignored_columns: Any = None,
+    text_kept: Any = None,
     **scan_options: Any,
 ) -> Any:
     """Scan `paths` in Spark's executors: a task per `split_bytes` byte range of a large
@@ -450,6 +469,12 @@ def read(
     lacks, whose values the DataFrame cannot have, each with the number of splits that had
     it (the executors' logs name the files); counted as `skipped_lines` is.
 
+    `text_kept`: an accumulator from `text_kept_accumulator(spark)`, to which each task adds
+    the values it kept as their JSON text, by column: where the sample saw only nulls (or
+    only empty lists) it guessed utf8, and a later value of another type (`5`, `{"a": 1}`)
+    is kept as its text, not refused (the executors' logs name the files); counted as
+    `skipped_lines` is.
+
     `schema=` (types for the columns it names, as in `Scan`) may also be a Spark
     `StructType` or a DDL string (`"id long, address struct<city: string>"`).
     """
@@ -459,6 +484,7 @@ def read(
     plan = ScanPlan(paths, sample_rows, split_bytes, where, parallelism, **scan_options)
     plan.skipped_lines = skipped_lines
     plan.ignored_columns = ignored_columns
+    plan.text_kept = text_kept
     df = _dataframe(spark, plan)
     return df if where is None else df.where(where)
 

@@ -82,6 +82,11 @@ pub struct ResultSetLoader {
     pub(crate) inferred: Vec<bool>,
     /// Per top-level column: its type was declared by the user (`LoaderOptions::declared`).
     pub(crate) declared: Vec<bool>,
+    /// The columns typed by a guess that the row being written gave a non-string value,
+    /// kept as its JSON text (`note_text_kept`), once per value: counted when it is saved.
+    pub(crate) row_texts: Vec<ColumnId>,
+    /// Per such column, the values kept as text in rows saved since `take_text_kept`.
+    pub(crate) texts_kept: HashMap<ColumnId, u64>,
 }
 
 impl ResultSetLoader {
@@ -117,6 +122,8 @@ impl ResultSetLoader {
             widened: Vec::new(),
             inferred: Vec::new(),
             declared: Vec::new(),
+            row_texts: Vec::new(),
+            texts_kept: HashMap::new(),
         };
         loader.build_node(
             &root_field,
@@ -250,6 +257,28 @@ impl ResultSetLoader {
         self.nodes.get(id).is_some_and(|n| n.any_text)
     }
 
+    /// Note that the row being written keeps a value that is not a string (a number, an
+    /// object...) as its JSON text in column `id` (`takes_any_text`). Counted only for a
+    /// column typed by a guess (`is_fixed_guess`; a declared utf8 column asks for text), and
+    /// only once the row is saved: a row discarded or written again is not counted.
+    pub fn note_text_kept(&mut self, id: ColumnId) {
+        if self.is_fixed_guess(id) {
+            self.row_texts.push(id);
+        }
+    }
+
+    /// The values kept as text in columns typed by a guess (`note_text_kept`), by column
+    /// path (`m.x`, `l[]`, in path order), in rows saved since the last call; the counts
+    /// start again.
+    pub fn take_text_kept(&mut self) -> Vec<(String, u64)> {
+        let mut kept: Vec<(String, u64)> = std::mem::take(&mut self.texts_kept)
+            .into_iter()
+            .map(|(id, n)| (self.nodes[id].path.clone(), n))
+            .collect();
+        kept.sort_unstable();
+        kept
+    }
+
     /// The column whose path (`ResultSetLoader::path`: `m.x`, `l[]`) is `path`, in any case
     /// (a map's entries share the map's path: the map is found).
     pub fn column_by_path(&self, path: &str) -> Option<ColumnId> {
@@ -378,6 +407,9 @@ impl ResultSetLoader {
         self.after_write(ROOT)?;
         self.row_pos += 1;
         self.row_open = false;
+        for id in self.row_texts.drain(..) {
+            *self.texts_kept.entry(id).or_default() += 1;
+        }
         Ok(())
     }
 
@@ -414,12 +446,14 @@ impl ResultSetLoader {
         }
         self.lazy_written = (0, 0);
         self.lazy_utf8.clear();
+        self.row_texts.clear();
         self.row_stamp += 1;
     }
 
     /// Drop everything written for the current row, at every level.
     pub fn discard_row(&mut self) {
         self.truncate(ROOT, self.row_pos);
+        self.row_texts.clear();
         self.forget_uncommitted_nulls();
         self.row_open = false;
         self.breach = None;

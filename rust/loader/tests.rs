@@ -1342,3 +1342,43 @@ fn text_guesses_mark_the_utf8_columns_at_and_below_their_paths() {
     assert_eq!(l.field(id(&l, "l")).data_type(), &l_type);
     assert!(l.column_by_path("nope").is_none() && l.column_by_path("s").is_none());
 }
+
+/// A value kept as text is counted for a column typed by a guess, not for a declared utf8
+/// column, and only in a row saved: a row written again or discarded counts nothing.
+#[test]
+fn text_kept_counts_guessed_columns_in_rows_saved() {
+    let mut l = ResultSetLoader::new(LoaderOptions {
+        schema: schema_of(vec![
+            Field::new("g", DataType::Utf8, true),
+            Field::new("d", DataType::Utf8, true),
+        ]),
+        text_guesses: vec!["g".into()],
+        declared: vec!["d".into()],
+        ..LoaderOptions::default()
+    })
+    .unwrap();
+    let (g, d) = (l.column(ROOT, "g").unwrap(), l.column(ROOT, "d").unwrap());
+    assert!(l.takes_any_text(g) && l.takes_any_text(d));
+    l.start_batch().unwrap();
+    let row = |l: &mut ResultSetLoader, save: bool| {
+        l.start_row().unwrap();
+        for id in [g, d] {
+            l.note_text_kept(id);
+            l.set(id, Value::Str("1")).unwrap();
+        }
+        if save {
+            l.save_row().unwrap();
+        }
+    };
+    row(&mut l, true);
+    row(&mut l, false);
+    l.restart_row();
+    l.note_text_kept(g);
+    l.save_row().unwrap();
+    row(&mut l, false);
+    l.discard_row();
+    row(&mut l, false); // discarded by the next start_row
+    row(&mut l, true);
+    assert_eq!(l.take_text_kept(), [("g".to_string(), 3)]);
+    assert_eq!(l.row_count(), 3);
+}

@@ -164,6 +164,13 @@ impl PyResultSetLoader {
             .map_err(to_pyerr)
     }
 
+    /// The values a reader kept as their JSON text in columns typed by a guess (a number
+    /// in a column null in the whole first batch, say), by column path, in rows saved since
+    /// the last call; the counts start again.
+    fn take_text_kept(&mut self) -> Vec<(String, u64)> {
+        self.inner.take_text_kept()
+    }
+
     /// The completed batch as a `pyarrow.RecordBatch` (zero-copy).
     fn harvest<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let batch = self.inner.harvest().map_err(to_pyerr)?;

@@ -664,7 +664,10 @@ impl<'a> JsonWriter<'a> {
                 let text: Cow<'_, str> = serde_json::from_str(raw).map_err(E::custom)?;
                 self.set(id, Value::Str(&text))
             }
-            _ => self.set(id, Value::Str(raw)),
+            _ => {
+                self.l.note_text_kept(id);
+                self.set(id, Value::Str(raw))
+            }
         }
     }
 

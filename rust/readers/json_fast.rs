@@ -410,6 +410,7 @@ impl<'a> Line<'a> {
         let line: &'a [u8] = self.b;
         // its strings were checked by the skip; the rest is ASCII
         let text = std::str::from_utf8(&line[start..self.i]).map_err(|_| GiveUp)?;
+        self.l.note_text_kept(id);
         self.set(id, Value::Str(text))
     }
 

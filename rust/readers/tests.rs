@@ -618,6 +618,44 @@ fn a_batch_of_guesses_keeps_later_values_as_their_json_text() {
     assert_eq!(e.line, 3);
 }
 
+/// The values kept as text in guessed columns are counted per column (`take_text_kept`),
+/// once each, on the one-pass path (lines repeated) and the general one alike: a string
+/// or a null is not counted, nor is a value of a line skipped as malformed after it, nor
+/// anything in the batch that fixed the guesses.
+#[test]
+fn values_kept_as_text_in_guessed_columns_are_counted_once() {
+    let text = [
+        "{\"x\": null, \"l\": []}\n".repeat(2),
+        "{\"x\": 5, \"l\": [true, \"s\", {}]}\n".repeat(3),
+        "{\"x\": \"str\", \"l\": [null]}\n".to_string(),
+        "{\"x\": 7, \"l\": [1], \"oops\"}\n".to_string(),
+        "{\"l\": [[2]], \"x\": {\"a\": 1}}\n".to_string(),
+        // a new column: the general path writes the line
+        "{\"x\": [1], \"new\": {\"b\": 1}, \"l\": [false]}\n".to_string(),
+    ]
+    .concat();
+    let mut l = ResultSetLoader::new(LoaderOptions {
+        row_limit: 2,
+        ..LoaderOptions::default()
+    })
+    .unwrap();
+    let mut r = ndjson_reader(&text, OnError::Skip);
+    let mut rows = 0;
+    l.start_batch().unwrap();
+    while r.fill(&mut l).unwrap() {
+        rows += l.harvest().unwrap().num_rows();
+        if rows == 2 {
+            assert!(l.take_text_kept().is_empty(), "nothing kept yet");
+        }
+        l.start_batch().unwrap();
+    }
+    rows += l.harvest().unwrap().num_rows();
+    assert_eq!((rows, r.skipped_lines()), (8, 1));
+    let kept = l.take_text_kept();
+    assert_eq!(kept, [("l[]".to_string(), 8), ("x".to_string(), 5)]);
+    assert!(l.take_text_kept().is_empty(), "the counts start again");
+}
+
 /// Retyping takes back only the columns the reader gave the null type: a column the caller
 /// added to the loader between two fills stays, and so do the null-typed ones then.
 #[test]
