@@ -277,21 +277,59 @@ def test_a_column_first_seen_after_the_first_batch_keeps_every_batch_on_one_sche
     assert batches[1].column("x").to_pylist() == [None, None, None, 1.5]
 
 
-def test_a_column_of_mixed_types_the_fixed_wildcard_leaves_out_fails_nothing(tmp_path, caplog):
-    """A column first met after the first batch fixed a wildcard scan's schema is left out
-    of the batches (with a warning): its values, of mixed types, are read past, in the
-    file whose batch fixed the schema as in a later one (a list then an object in `y`
-    failed the line: the reader made `y` a column the scan then dropped)."""
-    rows = [{"a": 0}, {"a": 1}, {"a": 2, "y": []}, {"a": 3, "y": {}}, {"a": 4, "y": 1}]
+def _placed(at: str, i: int, value: object = None, *, present: bool = True) -> dict:
+    """Row `i` with `value` at `at` (`y`, `m.y`, `ev[].y`) if `present`; `m` and `ev` are
+    always there, so only `y` is new."""
+    row: dict = {"a": i, "m": {"k": i}, "ev": [{"k": i}]}
+    if present:
+        if at == "y":
+            row["y"] = value
+        elif at == "m.y":
+            row["m"]["y"] = value
+        else:
+            row["ev"][0]["y"] = value
+    return row
+
+
+@pytest.mark.parametrize("at", ["y", "m.y", "ev[].y"])
+def test_a_field_of_mixed_types_the_fixed_wildcard_leaves_out_fails_nothing(tmp_path, caplog, at):
+    """A column, a struct member or a member of a list's structs first met after the first
+    batch fixed a wildcard scan's schema is left out of the batches (with a warning): its
+    values, of mixed types, are read past, in the file whose batch fixed the schema as in a
+    later one (a list then an object there failed the line: the reader made a column the
+    scan then dropped)."""
+    values = [[], {}, 1]
+    rows = [_placed(at, i, present=False) for i in range(2)]
+    rows += [_placed(at, 2 + i, v) for i, v in enumerate(values)]
+    write(f"{tmp_path}/1.json", rows)
+    write(f"{tmp_path}/2.json", rows[2:])
+    for coalesce in [True, False]:
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="batchloader"):
+            scan = bl.Scan(tmp_path, row_limit=2, coalesce=coalesce)
+            got = [(r["a"], r["m"], r["ev"]) for b in scan for r in b.to_pylist()]
+        want = [(r["a"], {"k": r["a"]}, [{"k": r["a"]}]) for r in rows + rows[2:]]
+        assert got == want
+        assert scan.schema.names[:3] == ["a", "m", "ev"] and "y" not in scan.schema.names
+        said = f"ignoring new column '{at}' in file {tmp_path}/1.json"
+        assert caplog.text.count(said) == 1, caplog.text
+        assert scan.ignored_columns == {at: 2}
+
+
+@pytest.mark.parametrize("at", ["m.y", "ev[].y"])
+def test_a_member_only_null_the_fixed_wildcard_leaves_out_goes_unsaid(tmp_path, caplog, at):
+    """A struct member first met after the first batch, only ever null, loses nothing when
+    the scan leaves it out: no warning, nothing in `ignored_columns`, in the file whose
+    batch fixed the schema and in a later one."""
+    rows = [_placed(at, i, present=i > 1) for i in range(6)]
     write(f"{tmp_path}/1.json", rows)
     write(f"{tmp_path}/2.json", rows[2:])
     with caplog.at_level(logging.WARNING, logger="batchloader"):
         scan = bl.Scan(tmp_path, row_limit=2)
         got = [r["a"] for b in scan for r in b.to_pylist()]
-    assert got == [0, 1, 2, 3, 4, 2, 3, 4]
-    assert "y" not in scan.schema.names
-    assert caplog.text.count(f"ignoring new column 'y' in file {tmp_path}/1.json") == 1
-    assert scan.ignored_columns == {"y": 2}
+    assert got == [0, 1, 2, 3, 4, 5, 2, 3, 4, 5]
+    assert "ignoring" not in caplog.text
+    assert scan.ignored_columns == {}
 
 
 @pytest.mark.parametrize("columns", [None, ["a", "m"]], ids=["wildcard", "whole-struct"])
@@ -331,9 +369,10 @@ def test_a_member_a_strict_schema_lacks_is_named_in_a_warning(tmp_path, caplog, 
     """With a strict schema (what Spark's executors scan with: the driver's sample), a
     struct member the schema lacks is skipped by the reader; when the projection wants it
     (the struct whole), the scan says so, naming it and the file, as of a column. A member
-    the projection leaves out is skipped without a word."""
+    the projection leaves out is skipped without a word, and so is one only null (`m.n`:
+    nulls lose nothing)."""
     write(f"{tmp_path}/a.json", [{"a": 1, "m": {"k": 1}, "ev": [{"k": 1}]}])
-    rows = [{"a": 2, "m": {"k": 2, "x": 1.5}, "ev": [{"k": 2, "y": "s"}]}] * 3
+    rows = [{"a": 2, "m": {"k": 2, "x": 1.5, "n": None}, "ev": [{"k": 2, "y": "s"}]}] * 3
     write(f"{tmp_path}/b.json", rows)
     member = pa.struct([("k", pa.int64())])
     schema = pa.schema([("a", pa.int64()), ("m", member), ("ev", pa.list_(member))])
@@ -343,6 +382,8 @@ def test_a_member_a_strict_schema_lacks_is_named_in_a_warning(tmp_path, caplog, 
     assert got == [({"k": 1}, [{"k": 1}])] + [({"k": 2}, [{"k": 2}])] * 3
     for path in ["m.x", "ev[].y"]:
         assert caplog.text.count(f"ignoring new column '{path}' in file {tmp_path}/b.json") == 1
+    assert "'m.n'" not in caplog.text
+    assert scan.ignored_columns == {"m.x": 1, "ev[].y": 1}
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="batchloader"):
         scan = bl.Scan(tmp_path, schema=schema, columns=["a", "m.k"], strict_schema=True)

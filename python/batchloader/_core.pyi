@@ -267,13 +267,12 @@ class FileReader:
     def one_pass_lines(self) -> int:
         """NDJSON lines the one-pass path wrote (0 for CSV)."""
     def stop_adding_columns(self) -> None:
-        """From the next record on, NDJSON top-level fields without a column are skipped
-        and noted (`ignored_columns`) rather than made columns; struct members are still
-        found."""
+        """From the next record on, NDJSON fields without a column are skipped and noted
+        (`ignored_columns`, struct members in `ignored_members`) rather than made columns."""
     @property
     def ignored_columns(self) -> list[str]:
         """Top-level fields skipped because the loader's projection leaves them out."""
     @property
     def ignored_members(self) -> list[str]:
         """Struct members (by path, `m.x`) the projection wants but the loader's fixed
-        schema lacks, skipped, in first-seen order."""
+        schema lacks (or met after `stop_adding_columns`), skipped, in first-seen order."""

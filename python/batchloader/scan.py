@@ -619,6 +619,8 @@ class Scan:
         if self.reader is None:
             reader = self._builtin_reader(file.path)
             fixed_at = None  # the schema version the loader last learnt the guesses of
+            if self._wildcard_fixed():
+                reader.stop_adding_columns()
             try:
                 while reader.fill(loader):
                     batch, more, size = _hand_on(loader)
@@ -627,8 +629,9 @@ class Scan:
                         return True
                     fixed_at = self._fix_text_guesses(loader, fixed_at)
                     if self._wildcard_fixed():
-                        # columns the file brings from now on are left out of the batches:
-                        # read past them (a value of mixed types in one would fail its line)
+                        # columns (and members) the file brings from now on are left out of
+                        # the batches: read past them (a value of mixed types in one would
+                        # fail its line for nothing)
                         reader.stop_adding_columns()
             finally:
                 self.skipped_lines += reader.skipped_lines

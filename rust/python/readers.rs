@@ -320,8 +320,8 @@ impl PyFileReader {
         }
     }
 
-    /// From the next record on, NDJSON top-level fields without a column are skipped and
-    /// noted (`ignored_columns`) rather than made columns (CSV: nothing to do).
+    /// From the next record on, NDJSON fields without a column are skipped and noted
+    /// (`ignored_columns`, `ignored_members`) rather than made columns (CSV: nothing to do).
     fn stop_adding_columns(&self) {
         if let AnyReader::Ndjson(r) = &mut *self.reader() {
             r.stop_adding_columns();
@@ -336,7 +336,7 @@ impl PyFileReader {
     }
 
     /// Struct members of the input (by path, `m.x`) the projection wants but the loader's
-    /// fixed schema lacks, skipped, in first-seen order.
+    /// fixed schema lacks (or met after `stop_adding_columns`), skipped, in first-seen order.
     #[getter]
     fn ignored_members(&self) -> Vec<String> {
         on_reader!(&*self.reader(), r => r.ignored_members().to_vec())

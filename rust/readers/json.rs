@@ -49,6 +49,25 @@ pub(crate) fn cached_target(l: &ResultSetLoader, id: ColumnId) -> ColumnId {
     }
 }
 
+/// Whether field `key` of struct `parent`, which has no column in `l`, may become one
+/// (typed by its first value that is not null) for a reader that discovers columns
+/// (`discover`) and adds new ones (`new_columns`); else its values are skipped and it is
+/// noted (`ignored_columns`, `ignored_members`). Without `new_columns` (a consumer whose
+/// columns are fixed would drop it, and a value of mixed types in it would fail its line for
+/// nothing) only a member of a struct typed by a guess the schema fixed may: it takes its
+/// values as text (`JsonWriter::text_member`). The projection must want it.
+pub(crate) fn may_become_column(
+    l: &ResultSetLoader,
+    discover: bool,
+    new_columns: bool,
+    parent: ColumnId,
+    key: &str,
+) -> bool {
+    discover
+        && (new_columns || (parent != ROOT && l.is_fixed_guess(parent)))
+        && l.would_project(parent, key)
+}
+
 /// Per struct (by column id), the keys its objects had, in order, and where each went
 /// (`None`: skipped). Objects of one file mostly repeat their key order, so a key is usually
 /// resolved by one comparison with the key seen at the same position, without hashing.
@@ -197,7 +216,8 @@ pub(crate) struct JsonWriter<'a> {
     pub keys: &'a mut KeyCache,
     /// Unknown fields become columns (else they are ignored).
     pub discover: bool,
-    /// With `discover`: unknown top-level fields too (else only struct members).
+    /// With `discover`: unknown fields at any level (else only the members of a struct
+    /// typed by a guess, see [`may_become_column`]).
     pub new_columns: bool,
     /// The element type of a list seen only empty (a guess).
     pub null_type: &'a DataType,
@@ -208,6 +228,10 @@ pub(crate) struct JsonWriter<'a> {
     /// Struct members the projection wants that the loader's fixed schema lacks (skipped),
     /// by path (`m.x`).
     pub ignored_members: &'a mut IgnoredNames,
+    /// The path of the member whose key `resolve_key` just skipped without noting it (the
+    /// reader adds no columns: its schema is fixed, see [`may_become_column`]): noted in
+    /// `ignored_members` only if its value is not null, as nulls lose nothing.
+    pub unnoted: Option<String>,
     /// Arrays and objects open around the value being read (the row object is 1).
     pub depth: usize,
     /// The text serde reads: the line, or its respelling (see [`respell_for_serde`]),
@@ -693,13 +717,25 @@ impl<'a> JsonWriter<'a> {
                 if parent == ROOT {
                     self.ignored.note(key);
                 } else if self.l.would_project(parent, key) {
-                    self.ignored_members.note(&self.l.member_path(parent, key));
+                    let path = self.l.member_path(parent, key);
+                    if !self.adds_columns() && !self.ignored_members.contains(&path) {
+                        // not cached: a later value that is not null notes it
+                        self.unnoted = Some(path);
+                        return None;
+                    }
+                    self.ignored_members.note(&path);
                 }
                 self.keys.put(parent, pos, key, None)
             }
             _ => {} // a new column: cached once it exists
         }
         slot
+    }
+
+    /// Whether unknown fields become columns at every level (else the schema is fixed, but
+    /// for the members of structs typed by a guess).
+    fn adds_columns(&self) -> bool {
+        self.discover && self.new_columns
     }
 
     /// A new member `key` of struct `parent`, whose type was a guess the schema fixed (a
@@ -723,10 +759,7 @@ impl<'a> JsonWriter<'a> {
         match self.l.column(parent, key) {
             Some(id) if self.l.is_projected(id) => Some(Slot::Column(id)),
             Some(_) => None,
-            None if self.discover
-                && (parent != ROOT || self.new_columns)
-                && self.l.would_project(parent, key) =>
-            {
+            None if may_become_column(self.l, self.discover, self.new_columns, parent, key) => {
                 Some(Slot::New { parent, name: key })
             }
             None => None,
@@ -920,9 +953,16 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                             map.next_value_seed(TextSeed { w: self.w, id: c })?
                         }
                         Some(slot) => map.next_value_seed(ValueSeed { w: self.w, slot })?,
-                        None => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
+                        None => match self.w.unnoted.take() {
+                            None => {
+                                map.next_value::<IgnoredAny>()?;
+                            }
+                            Some(path) => {
+                                if map.next_value::<Option<IgnoredAny>>()?.is_some() {
+                                    self.w.ignored_members.note(&path);
+                                }
+                            }
+                        },
                     }
                 }
                 self.w.shallower();

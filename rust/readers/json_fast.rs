@@ -11,7 +11,9 @@
 //! added to the general path must be added here too, or made a reason to give up.
 
 use super::driver::IgnoredNames;
-use super::json::{cached_target, same_key, CachedKey, KeyCache, ANY_TEXT, NULL_ONLY};
+use super::json::{
+    cached_target, may_become_column, same_key, CachedKey, KeyCache, ANY_TEXT, NULL_ONLY,
+};
 use super::numbers::{
     decimal_fraction, digits_end, digits_value, eight_digits, not_digits, word_at,
 };
@@ -76,13 +78,25 @@ pub(crate) fn write_common(
 pub(crate) struct Known<'a> {
     /// Unknown fields become columns (else they are skipped).
     pub discover: bool,
-    /// With `discover`: unknown top-level fields too (else only struct members).
+    /// With `discover`: unknown fields at any level (see `json::may_become_column`).
     pub new_columns: bool,
     /// Top-level fields the general path noted as left out by the projection.
     pub ignored: &'a IgnoredNames,
     /// Struct members the general path noted as missing from the fixed schema.
     pub ignored_members: &'a IgnoredNames,
 }
+
+impl Known<'_> {
+    /// Whether unknown fields become columns at every level (see `JsonWriter`'s).
+    fn adds_columns(&self) -> bool {
+        self.discover && self.new_columns
+    }
+}
+
+/// The target `Line::resolve` gives a member skipped and not yet noted (see
+/// `JsonWriter::unnoted`): a null is read past, any other value is left to the general
+/// path, which notes the member. Never cached; not a column id (see [`ANY_TEXT`]).
+const UNNOTED: ColumnId = NULL_ONLY - 1;
 
 struct Line<'a> {
     b: &'a [u8],
@@ -312,9 +326,13 @@ impl<'a> Line<'a> {
     fn resolve(&mut self, parent: ColumnId, pos: usize, key: &str) -> Quick<Option<ColumnId>> {
         let target = match self.l.column(parent, key) {
             Some(id) => self.l.is_projected(id).then(|| cached_target(self.l, id)),
-            None if self.known.discover
-                && (parent != ROOT || self.known.new_columns)
-                && self.l.would_project(parent, key) =>
+            None if may_become_column(
+                self.l,
+                self.known.discover,
+                self.known.new_columns,
+                parent,
+                key,
+            ) =>
             {
                 // a column to come, typed by the field's first value that is not null
                 self.keys
@@ -336,6 +354,11 @@ impl<'a> Line<'a> {
                         .contains(&self.l.member_path(parent, key))
             };
             if !noted {
+                if parent != ROOT && !self.known.adds_columns() {
+                    // a member the reader adds no column for, noted once a value that is not
+                    // null shows it (by the general path): nulls lose nothing. Not cached.
+                    return Ok(Some(UNNOTED));
+                }
                 return Err(GiveUp);
             }
         }
@@ -349,10 +372,26 @@ impl<'a> Line<'a> {
     fn member_value(&mut self, parent: ColumnId, pos: usize, target: Option<ColumnId>) -> Quick {
         match target {
             Some(id) if id < ANY_TEXT => self.value(id),
-            Some(NULL_ONLY) => self.null_only(parent, pos),
+            Some(target @ UNNOTED..=NULL_ONLY) => self.no_column(parent, pos, target),
             Some(flagged) => self.any_text(flagged & !ANY_TEXT),
             None => self.skip(),
         }
+    }
+
+    /// The value of member `pos` of an object of struct `parent` whose key has no column
+    /// (`target`: [`NULL_ONLY`] or [`UNNOTED`]). Out of line: only a struct's first objects,
+    /// or fields that stay null, come here.
+    #[cold]
+    #[inline(never)]
+    fn no_column(&mut self, parent: ColumnId, pos: usize, target: ColumnId) -> Quick {
+        if target == UNNOTED {
+            // a member skipped and not yet noted: read past a null, leave anything else
+            return match self.peek()? {
+                b'n' => self.word(b"null"),
+                _ => Err(GiveUp),
+            };
+        }
+        self.null_only(parent, pos)
     }
 
     /// The value of member `pos` of an object of struct `parent`, whose key the cache holds
@@ -360,8 +399,6 @@ impl<'a> Line<'a> {
     /// the key is resolved anew; else a null is noted as the general path notes it (with
     /// its checks: a field named twice in a row, a name no column can have), and anything
     /// else is left to the general path, which makes the column.
-    #[cold]
-    #[inline(never)]
     fn null_only(&mut self, parent: ColumnId, pos: usize) -> Quick {
         let key = self.keys.at(parent, pos).ok_or(GiveUp)?;
         if key.columns != self.l.column_ids() {

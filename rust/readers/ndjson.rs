@@ -197,6 +197,7 @@ impl RecordSource for JsonLines {
             error: None,
             ignored: &mut self.ignored,
             ignored_members: &mut self.ignored_members,
+            unnoted: None,
             depth: 0,
             parsed,
             written: respelled.map(|_| text),
@@ -431,10 +432,11 @@ impl NdjsonReader {
         self.src.one_pass_lines
     }
 
-    /// From the next line on, top-level fields without a column are skipped (and noted, as
-    /// `ignored_columns` says) rather than made columns; struct members are still found. A
-    /// consumer whose columns the batches so far fixed would drop such columns, and a
-    /// value of mixed types in one would fail its line for nothing.
+    /// From the next line on, fields without a column are skipped rather than made
+    /// columns, and noted: top-level ones in `ignored_columns`, struct members (`m.x`) in
+    /// `ignored_members` (a member of a struct typed by a guess is still made a text column,
+    /// see `json::may_become_column`). A consumer whose columns the batches so far fixed
+    /// would drop them, and a value of mixed types in one would fail its line for nothing.
     pub fn stop_adding_columns(&mut self) {
         if std::mem::replace(&mut self.src.new_columns, false) {
             self.src.keys = KeyCache::default(); // keys cached as fields to come

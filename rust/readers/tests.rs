@@ -476,6 +476,48 @@ fn top_level_keys_left_out_by_the_projection_are_reported_once() {
     assert_eq!(r.ignored_columns(), ["a", "z"]);
 }
 
+/// After `stop_adding_columns` a struct member without a column is read past rather than
+/// made a column: values of mixed types in it fail no line; it is noted once a value that
+/// is not null shows it (nulls lose nothing), and lines that have it only null stay on the
+/// one-pass path. A new top-level field is noted as before.
+#[test]
+fn members_met_after_columns_stop_are_read_past_and_noted_once_they_hold_a_value() {
+    let first = "{\"m\": {\"a\": 1}, \"ev\": [{\"k\": 1}]}\n".repeat(2);
+    let nulls = "{\"m\": {\"a\": 2, \"n\": null}, \"ev\": [{\"k\": 2, \"z\": null}]}\n";
+    let mixed = [
+        "{\"m\": {\"a\": 3, \"b\": []}, \"ev\": [{\"k\": 3, \"z\": {}}]}\n",
+        "{\"m\": {\"a\": 4, \"b\": {\"c\": 1}}, \"ev\": [{\"k\": 4, \"z\": 5}], \"top\": 1}\n",
+    ]
+    .concat();
+    // a new top-level field sends its line to the general path
+    let general = "{\"top\": null, \"m\": {\"n\": null, \"a\": 2}, \"ev\": [{\"z\": null}]}\n";
+    let text = first + general + &nulls.repeat(3) + &mixed;
+    let mut l = ResultSetLoader::new(LoaderOptions {
+        row_limit: 2,
+        ..LoaderOptions::default()
+    })
+    .unwrap();
+    let mut r = ndjson_reader(&text, OnError::Error);
+    let mut batches = Vec::new();
+    l.start_batch().unwrap();
+    while r.fill(&mut l).unwrap() {
+        batches.push(l.harvest().unwrap());
+        l.start_batch().unwrap();
+        r.stop_adding_columns();
+    }
+    let after_nulls = r.src.one_pass_lines;
+    batches.push(l.harvest().unwrap());
+    assert!(batches.iter().all(|b| b.schema() == batches[0].schema()));
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 8);
+    assert_eq!(r.ignored_members(), ["m.b", "ev[].z"]);
+    assert_eq!(r.ignored_columns(), ["top"]);
+    // the lines whose new members are only null stay on the one-pass path
+    assert!(after_nulls >= 3, "{after_nulls}");
+    let a = batches[3].column(0).as_struct().column(0);
+    assert_eq!(a.as_primitive::<Int64Type>().values().to_vec(), vec![3, 4]);
+}
+
 #[test]
 fn a_byte_order_mark_is_skipped_on_the_first_line_only() {
     let text = "\u{feff}{\"s\": \"a\"}\r\n{\"s\": \"\u{feff}b\"}\r\n";
