@@ -1902,6 +1902,43 @@ def test_types_guessed_by_the_first_batch_keep_later_values_as_their_json_text(
         assert got.column("y").to_pylist() == [None, None, *texts]
 
 
+@pytest.mark.parametrize("first", ["null", "absent"])
+@pytest.mark.parametrize("columns", [None, ["a", "s", "y"]], ids=["wildcard", "projection"])
+def test_the_first_value_in_the_row_that_overflows_the_first_batch_is_kept(
+    tmp_path, first, columns
+):
+    """A field null in (or missing from) every row of the first batch, whose first value
+    comes in the row that overflows that batch: the batch is handed out with the field
+    (its type a guess, or invented for the projection), the row is read again at the start
+    of the next batch, and its value is kept as text there, as it would be had the batch
+    ended by its row count. (The field went missing from a wildcard scan, and a projection
+    refused the row as a type change.) Every byte limit that ends the first batch before
+    that row is tried; with it inside, the value types the field."""
+    y = {"null": {"y": None}, "absent": {}}[first]
+    rows = [{"a": i, "s": "x" * 40} | y for i in range(12)]
+    rows += [{"a": 12, "s": "x" * 40, "y": 5}, {"a": 13, "y": {"k": [1]}}]
+    path = tmp_path / "o.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    tried = 0
+    for limit in range(300, 3000, 11):
+        scan = bl.Scan(path, columns=columns, batch_byte_limit=limit)
+        batches = iter(scan)
+        head = next(batches)
+        if head.num_rows > 12:
+            continue  # the value is in the first batch: it types the column
+        tried += 1
+        table = pa.Table.from_batches([head, *batches])
+        if columns is None and first == "absent":
+            # a column first seen after the first batch is left out (with a warning)
+            assert "y" not in scan.schema.names and table.num_rows == 14
+            continue
+        got = table.select(["a", "y"]).to_pylist()
+        assert [r["a"] for r in got] == list(range(14)), limit
+        assert [r["y"] for r in got] == [None] * 12 + ["5", '{"k": [1]}'], limit
+        assert scan.text_kept == {"y": 2}, limit
+    assert tried > 20
+
+
 def test_with_schema_changes_allowed_a_batch_of_nulls_leaves_the_type_open(tmp_path):
     """A column null in a whole batch goes out with the null type; with schema changes
     allowed, a value in a later batch of the same file types it (top-level and member)

@@ -31,6 +31,8 @@ pub struct Discovery {
     /// The row being written: the columns before it, how many null-only fields were noted
     /// before it, and the lists whose guess it settled.
     row: Option<(SchemaMark, usize)>,
+    /// The loader's schema version when the row being written began.
+    row_schema: u64,
     settled: Vec<ColumnId>,
     /// The loader's columns before and after the last `settle_nulls` that created some.
     null_settled: Option<(SchemaMark, SchemaMark)>,
@@ -149,10 +151,17 @@ impl Discovery {
     #[inline]
     pub fn begin_row(&mut self, l: &mut ResultSetLoader) {
         self.row = Some((l.schema_mark(), self.null_only.len()));
+        self.row_schema = l.schema_version();
         if !self.settled.is_empty() {
             self.settled.clear();
         }
         self.row_nulls.clear();
+    }
+
+    /// Whether the row being written changed the loader's schema (added, widened or
+    /// retyped a column).
+    pub fn row_changed_schema(&self, l: &ResultSetLoader) -> bool {
+        l.schema_version() != self.row_schema
     }
 
     /// The row begun last is written again from its start (a faster path gave up on it
@@ -302,7 +311,8 @@ impl Discovery {
             }
             if let Some(projection) = l.member_projection(parent, &name) {
                 let dt = null_shape(projection, null_type);
-                let id = l.add_column(parent, Field::new(name, dt, true))?;
+                // the rows that had it only null may be a batch set aside by an overflow
+                let id = l.add_null_column_set_aside_too(parent, Field::new(name, dt, true))?;
                 self.mark(l, id);
                 set_flag(&mut self.null_typed, id, true);
             }

@@ -301,7 +301,7 @@ impl ResultSetLoader {
     }
 
     /// The members of struct `id`, or the element of list `id` (none for a scalar).
-    fn children(&self, id: ColumnId) -> Vec<ColumnId> {
+    pub(crate) fn children(&self, id: ColumnId) -> Vec<ColumnId> {
         match &self.nodes[id].data {
             Data::Struct { members, .. } => members.clone(),
             Data::List { child, .. } => vec![*child],
@@ -395,9 +395,33 @@ impl ResultSetLoader {
     /// Commit the row: back-fill the columns it did not write. The commit itself can overflow
     /// (a fill takes a buffer over its limit) or reject the row (`RowTooLarge`).
     pub fn save_row(&mut self) -> Result<()> {
+        self.commit_row(false).map(|_| ())
+    }
+
+    /// `save_row`, unless the row overflowed (in a write, or now, in its commit): then it
+    /// is left open and unsaved, the rows before it set aside as the batch to harvest, and
+    /// `false` is returned; discard it next (`discard_row`, or a discovery's `undo_row`).
+    /// For a reader whose row changed the schema: written again at the start of the next
+    /// batch, after its consumer has seen the batch set aside (and perhaps fixed its
+    /// schema), it is read as if it had not been written before that batch ended.
+    pub fn save_row_unless_moved(&mut self) -> Result<bool> {
+        self.commit_row(true)
+    }
+
+    /// Whether the row being written overflowed: it is the first of the look-ahead batch,
+    /// the rows before it set aside as the batch to harvest.
+    pub fn row_moved(&self) -> bool {
+        self.row_open && self.row_pos == 0 && self.frozen.is_some()
+    }
+
+    /// `save_row`; if `unless_moved`, a row that overflowed is left open (`false`).
+    fn commit_row(&mut self, unless_moved: bool) -> Result<bool> {
         self.check_active("save()")?;
         if !self.row_open {
             return Err(LoaderError::State("save() without start()".into()));
+        }
+        if unless_moved && self.row_moved() {
+            return Ok(false);
         }
         if let Err(e) = self.finalize_row(self.row_pos) {
             self.discard_row();
@@ -405,12 +429,16 @@ impl ResultSetLoader {
         }
         self.defer_row_nulls(self.row_pos);
         self.after_write(ROOT)?;
+        if unless_moved && self.row_moved() {
+            // its commit overflowed: the nulls it deferred go with it (`discard_row`)
+            return Ok(false);
+        }
         self.row_pos += 1;
         self.row_open = false;
         for id in self.row_texts.drain(..) {
             *self.texts_kept.entry(id).or_default() += 1;
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Drop what the row being written wrote and begin it again in its place (a reader

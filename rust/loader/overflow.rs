@@ -264,3 +264,65 @@ impl ResultSetLoader {
         own + self.count_lazy_debt()
     }
 }
+
+impl ResultSetLoader {
+    /// `add_column`, and if a batch is set aside (a row overflowed), the column in it too,
+    /// all null: for a column of nulls the set-aside rows had (a field seen only as null,
+    /// typed when the batch is handed over), which `add_column` alone would give only to
+    /// the rows after them.
+    pub fn add_null_column_set_aside_too(
+        &mut self,
+        parent: ColumnId,
+        field: impl Into<arrow_schema::FieldRef>,
+    ) -> Result<ColumnId, LoaderError> {
+        let id = self.add_column(parent, field)?;
+        let Some(mut frozen) = self.frozen.take() else {
+            return Ok(id);
+        };
+        let len = frozen
+            .nodes
+            .get(parent)
+            .and_then(|n| n.as_ref())
+            .map(|n| n.len);
+        if let (Some(len), true) = (len, self.nodes[id].projected) {
+            frozen.bytes += self.freeze_nulls(id, len, &mut frozen.nodes);
+            if let Some(Some(p)) = frozen.nodes.get_mut(parent) {
+                p.children.push(id);
+            }
+        }
+        self.frozen = Some(frozen);
+        Ok(id)
+    }
+
+    /// Frozen buffers of `len` nulls for column `id` and the columns below it (a list's
+    /// element, a struct's members), put in `frozen`; their bytes.
+    fn freeze_nulls(&self, id: ColumnId, len: usize, frozen: &mut Vec<Option<Frozen>>) -> usize {
+        let node = &self.nodes[id];
+        let data_type = node.field.data_type().clone();
+        let nulls = arrow_array::new_null_array(&data_type, len).to_data();
+        let child_len = match node.data {
+            Data::Struct { .. } => len,
+            _ => 0, // a list's (or map's) element: its nulls have no entries
+        };
+        let children: Vec<ColumnId> = (self.children(id).into_iter())
+            .filter(|&c| self.nodes[c].projected)
+            .collect();
+        let mut bytes = 0;
+        for &c in &children {
+            bytes += self.freeze_nulls(c, child_len, frozen);
+        }
+        let node = Frozen {
+            data_type,
+            len,
+            validity: nulls.nulls().map(|n| n.inner().clone()),
+            buffers: nulls.buffers().to_vec(),
+            children,
+        };
+        bytes += node.bytes();
+        if frozen.len() <= id {
+            frozen.resize_with(id + 1, || None);
+        }
+        frozen[id] = Some(node);
+        bytes
+    }
+}

@@ -1382,3 +1382,109 @@ fn text_kept_counts_guessed_columns_in_rows_saved() {
     assert_eq!(l.take_text_kept(), [("g".to_string(), 3)]);
     assert_eq!(l.row_count(), 3);
 }
+
+/// A row that overflowed is not saved by `save_row_unless_moved`, whether a write moved it
+/// or its commit did: discarded, with the columns it added, it leaves the batch set aside
+/// whole, and it can be written again as the first row of the next batch.
+#[test]
+fn save_row_unless_moved_leaves_a_row_that_overflowed_unsaved() {
+    // moved by a write
+    let mut l = loader(vec![Field::new("s", DataType::Utf8, true)], 64);
+    let s = l.column(ROOT, "s").unwrap();
+    for _ in 0..3 {
+        l.start_row().unwrap();
+        l.set(s, Value::Str("0123456789")).unwrap();
+        assert!(
+            l.save_row_unless_moved().unwrap(),
+            "a row that fits is saved"
+        );
+    }
+    let mark = l.schema_mark();
+    l.start_row().unwrap();
+    let b = l
+        .add_column(ROOT, Field::new("b", DataType::Int64, true))
+        .unwrap();
+    l.set(b, Value::Int(1)).unwrap();
+    l.set(s, Value::Str(&"x".repeat(50))).unwrap();
+    assert!(l.row_moved());
+    assert!(!l.save_row_unless_moved().unwrap());
+    assert!(l.row_moved() && l.row_open());
+    l.forget_columns_since(mark);
+    l.discard_row();
+    let batch = l.harvest().unwrap();
+    assert_eq!(
+        (batch.num_rows(), batch.num_columns()),
+        (3, 1),
+        "b went with the row"
+    );
+    l.start_batch().unwrap();
+    l.start_row().unwrap();
+    l.set(s, Value::Str(&"x".repeat(50))).unwrap();
+    assert!(
+        l.save_row_unless_moved().unwrap(),
+        "the first row of a batch stays"
+    );
+    assert_eq!(l.harvest().unwrap().num_rows(), 1);
+
+    // moved by its commit: rows that write nothing take back-filled nulls until the
+    // int64 column's 8 bytes a row pass the limit
+    let mut l = loader(vec![Field::new("b", DataType::Int64, true)], 64);
+    let mut saved = 0;
+    loop {
+        l.start_row().unwrap();
+        assert!(!l.row_moved());
+        if !l.save_row_unless_moved().unwrap() {
+            break;
+        }
+        saved += 1;
+        assert!(saved < 100, "the commit never overflowed");
+    }
+    assert!(l.row_moved() && l.row_open());
+    l.discard_row();
+    assert_eq!(l.harvest().unwrap().num_rows(), saved);
+    l.start_batch().unwrap();
+    assert_eq!(l.row_count(), 0);
+    assert_eq!(l.active_bytes(), l.recount_bytes());
+    l.start_row().unwrap();
+    l.save_row().unwrap();
+    assert_eq!(l.harvest().unwrap().num_rows(), 1);
+}
+
+/// `add_null_column_set_aside_too` after an overflow gives the column to the batch set
+/// aside as well, all null (a struct with its member too), where `add_column` gives it to
+/// the rows after it only.
+#[test]
+fn a_null_column_added_after_an_overflow_reaches_the_batch_set_aside() {
+    let mut l = loader(vec![Field::new("s", DataType::Utf8, true)], 64);
+    let s = l.column(ROOT, "s").unwrap();
+    for text in ["0123456789", "0123456789", &"x".repeat(50)] {
+        l.start_row().unwrap();
+        l.set(s, Value::Str(text)).unwrap();
+        l.save_row().unwrap();
+    }
+    assert!(l.is_full(), "the third row overflowed");
+    let m = DataType::Struct(Fields::from(vec![Field::new("x", DataType::Utf8, true)]));
+    l.add_null_column_set_aside_too(ROOT, Field::new("y", DataType::Utf8, true))
+        .unwrap();
+    l.add_null_column_set_aside_too(ROOT, Field::new("m", m.clone(), true))
+        .unwrap();
+    l.add_column(ROOT, Field::new("late", DataType::Int64, true))
+        .unwrap();
+    let set_aside = l.harvest().unwrap();
+    let names: Vec<&str> = set_aside
+        .schema_ref()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(names, ["s", "y", "m"]);
+    assert_eq!(set_aside.num_rows(), 2);
+    assert_eq!(set_aside.column(1).null_count(), 2);
+    assert_eq!(set_aside.column(2).data_type(), &m);
+    assert_eq!(set_aside.column(2).null_count(), 2);
+    l.start_batch().unwrap();
+    let next = l.harvest().unwrap();
+    assert_eq!(next.num_rows(), 1);
+    assert_eq!(next.num_columns(), 4);
+    assert_eq!(next.column(1).null_count(), 1);
+}

@@ -170,6 +170,12 @@ pub(crate) trait RecordSource {
     fn take_read_error(&mut self) -> Option<InputError> {
         None
     }
+    /// Whether writing the current record changed the loader's schema (a column added,
+    /// widened or retyped): if the row overflowed, it is written again at the start of the
+    /// next batch rather than moved (see `ResultSetLoader::save_row_unless_moved`).
+    fn row_changed_schema(&self, _l: &ResultSetLoader) -> bool {
+        false
+    }
     /// The current record as text, for `_corrupt_record`.
     fn raw(&self) -> String;
     /// An input error about the current record.
@@ -277,11 +283,27 @@ impl Driver {
                 self.write_corrupt(src, l)?;
                 continue;
             }
-            let written = src
-                .write(l)
-                .and_then(|_| l.save_row().map_err(|e| loader_error(src, e)));
+            let written = src.write(l).and_then(|_| {
+                let saved = if src.row_changed_schema(l) {
+                    l.save_row_unless_moved()
+                } else {
+                    l.save_row().map(|_| true)
+                };
+                saved.map_err(|e| loader_error(src, e))
+            });
             match written {
-                Ok(()) => self.rows += 1,
+                Ok(true) => self.rows += 1,
+                Ok(false) => {
+                    // The row overflowed having changed the schema: the batch set aside is
+                    // handed over without what the row discovered, and the row is written
+                    // again first in the next batch, after the consumer has seen that
+                    // batch's schema (a scan fixes its guesses then), as it would be had
+                    // the batch ended just before it.
+                    src.discard(l);
+                    self.pending = true;
+                    src.flush(l)?;
+                    return Ok(true);
+                }
                 Err(e) => {
                     src.discard(l);
                     if let Some(failed) = src.take_read_error() {

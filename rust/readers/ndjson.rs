@@ -253,6 +253,10 @@ impl RecordSource for JsonLines {
         }
     }
 
+    fn row_changed_schema(&self, l: &ResultSetLoader) -> bool {
+        self.discovery.row_changed_schema(l)
+    }
+
     fn raw(&self) -> String {
         String::from_utf8_lossy(self.line()).into_owned()
     }
