@@ -451,6 +451,20 @@ def test_lines_skipped_in_the_executors_are_counted_in_an_accumulator(spark, tmp
     assert plan.skipped_lines.value == bad
 
 
+def _read_sampling_one_row(spark, path: str, through: str, **accumulators):
+    """`path` read with a schema sampled from one row, through the data source (skipped
+    before Spark 4) or `mapInArrow`, the executors adding to `accumulators` (`read`'s
+    `ignored_columns=`, `text_kept=`)."""
+    if through == "data source":
+        if not HAS_PYTHON_DATA_SOURCES:
+            pytest.skip("Python data sources arrived in Spark 4")
+        return bls.read(spark, path, sample_rows=1, **accumulators)
+    plan = bls.ScanPlan(path, sample_rows=1, parallelism=1)
+    for name, accumulator in accumulators.items():
+        setattr(plan, name, accumulator)
+    return bls._read_with_map_in_arrow(spark, plan)
+
+
 @pytest.mark.parametrize("through", ["data source", "mapInArrow"])
 def test_columns_the_sample_missed_are_counted_in_an_accumulator(spark, tmp_path, through):
     """A column (and a struct member) the driver's sample did not meet cannot reach the
@@ -461,14 +475,7 @@ def test_columns_the_sample_missed_are_counted_in_an_accumulator(spark, tmp_path
     write(f"{tmp_path}/b.json", [{"id": 2, "late": "x", "m": {"k": 2, "x": 1.5}}])
     write(f"{tmp_path}/c.json", [{"id": 3, "late": "y"}])
     ignored = bls.ignored_columns_accumulator(spark)
-    if through == "data source":
-        if not HAS_PYTHON_DATA_SOURCES:
-            pytest.skip("Python data sources arrived in Spark 4")
-        df = bls.read(spark, str(tmp_path), sample_rows=1, ignored_columns=ignored)
-    else:
-        plan = bls.ScanPlan(str(tmp_path), sample_rows=1, parallelism=1)
-        plan.ignored_columns = ignored
-        df = bls._read_with_map_in_arrow(spark, plan)
+    df = _read_sampling_one_row(spark, str(tmp_path), through, ignored_columns=ignored)
     assert sorted(r.id for r in df.select("id").collect()) == [1, 2, 3]
     assert ignored.value == {"late": 2, "m.x": 1}
     complete = bls.ignored_columns_accumulator(spark)
@@ -488,14 +495,7 @@ def test_values_kept_as_text_past_the_sample_are_counted_in_an_accumulator(
     write(f"{tmp_path}/b.json", [{"id": 2, "n": 5}, {"id": 3, "n": "s"}])
     write(f"{tmp_path}/c.json", [{"id": 4, "n": [1, {"k": True}]}])
     kept = bls.text_kept_accumulator(spark)
-    if through == "data source":
-        if not HAS_PYTHON_DATA_SOURCES:
-            pytest.skip("Python data sources arrived in Spark 4")
-        df = bls.read(spark, str(tmp_path), sample_rows=1, text_kept=kept)
-    else:
-        plan = bls.ScanPlan(str(tmp_path), sample_rows=1, parallelism=1)
-        plan.text_kept = kept
-        df = bls._read_with_map_in_arrow(spark, plan)
+    df = _read_sampling_one_row(spark, str(tmp_path), through, text_kept=kept)
     got = sorted((r.id, r.n) for r in df.collect())
     assert got == [(1, None), (2, "5"), (3, "s"), (4, '[1, {"k": true}]')]
     assert kept.value == {"n": 2}

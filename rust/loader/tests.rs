@@ -852,9 +852,9 @@ fn forgetting_columns_undoes_what_a_failed_row_discovered() {
     assert_eq!(bools.iter().collect::<Vec<_>>(), [None, Some(true)]);
 }
 
-#[test]
-fn a_batch_set_aside_by_the_failed_row_loses_its_new_columns_too() {
-    // `s` overflows mid-row, after `b` was added: the batch set aside holds `b` (back-fill)
+/// A loader with utf8 column `s` (its id too) and a 64-byte vector limit, holding three
+/// rows of 10 bytes: a row of 50 more overflows.
+fn three_rows_of_ten_bytes() -> (ResultSetLoader, ColumnId) {
     let mut l = loader(vec![Field::new("s", DataType::Utf8, true)], 64);
     let s = l.column(ROOT, "s").unwrap();
     for _ in 0..3 {
@@ -862,6 +862,13 @@ fn a_batch_set_aside_by_the_failed_row_loses_its_new_columns_too() {
         l.set(s, Value::Str("0123456789")).unwrap();
         l.save_row().unwrap();
     }
+    (l, s)
+}
+
+/// `three_rows_of_ten_bytes`, then a row that adds int64 column `b` and overflows (open);
+/// the loader, `s` and the schema mark from before that row.
+fn a_row_adding_a_column_overflows() -> (ResultSetLoader, ColumnId, SchemaMark) {
+    let (mut l, s) = three_rows_of_ten_bytes();
     let mark = l.schema_mark();
     l.start_row().unwrap();
     let b = l
@@ -869,6 +876,13 @@ fn a_batch_set_aside_by_the_failed_row_loses_its_new_columns_too() {
         .unwrap();
     l.set(b, Value::Int(1)).unwrap();
     l.set(s, Value::Str(&"x".repeat(50))).unwrap();
+    (l, s, mark)
+}
+
+#[test]
+fn a_batch_set_aside_by_the_failed_row_loses_its_new_columns_too() {
+    // `s` overflows mid-row, after `b` was added: the batch set aside holds `b` (back-fill)
+    let (mut l, _, mark) = a_row_adding_a_column_overflows();
     assert!(l.is_full(), "the row overflowed");
     assert!(l.forget_columns_since(mark));
     l.discard_row();
@@ -1389,23 +1403,7 @@ fn text_kept_counts_guessed_columns_in_rows_saved() {
 #[test]
 fn save_row_unless_moved_leaves_a_row_that_overflowed_unsaved() {
     // moved by a write
-    let mut l = loader(vec![Field::new("s", DataType::Utf8, true)], 64);
-    let s = l.column(ROOT, "s").unwrap();
-    for _ in 0..3 {
-        l.start_row().unwrap();
-        l.set(s, Value::Str("0123456789")).unwrap();
-        assert!(
-            l.save_row_unless_moved().unwrap(),
-            "a row that fits is saved"
-        );
-    }
-    let mark = l.schema_mark();
-    l.start_row().unwrap();
-    let b = l
-        .add_column(ROOT, Field::new("b", DataType::Int64, true))
-        .unwrap();
-    l.set(b, Value::Int(1)).unwrap();
-    l.set(s, Value::Str(&"x".repeat(50))).unwrap();
+    let (mut l, s, mark) = a_row_adding_a_column_overflows();
     assert!(l.row_moved());
     assert!(!l.save_row_unless_moved().unwrap());
     assert!(l.row_moved() && l.row_open());
@@ -1455,14 +1453,11 @@ fn save_row_unless_moved_leaves_a_row_that_overflowed_unsaved() {
 /// the rows after it only.
 #[test]
 fn a_null_column_added_after_an_overflow_reaches_the_batch_set_aside() {
-    let mut l = loader(vec![Field::new("s", DataType::Utf8, true)], 64);
-    let s = l.column(ROOT, "s").unwrap();
-    for text in ["0123456789", "0123456789", &"x".repeat(50)] {
-        l.start_row().unwrap();
-        l.set(s, Value::Str(text)).unwrap();
-        l.save_row().unwrap();
-    }
-    assert!(l.is_full(), "the third row overflowed");
+    let (mut l, s) = three_rows_of_ten_bytes();
+    l.start_row().unwrap();
+    l.set(s, Value::Str(&"x".repeat(50))).unwrap();
+    l.save_row().unwrap();
+    assert!(l.is_full(), "the fourth row overflowed");
     let m = DataType::Struct(Fields::from(vec![Field::new("x", DataType::Utf8, true)]));
     l.add_null_column_set_aside_too(ROOT, Field::new("y", DataType::Utf8, true))
         .unwrap();
@@ -1478,10 +1473,10 @@ fn a_null_column_added_after_an_overflow_reaches_the_batch_set_aside() {
         .map(|f| f.name().as_str())
         .collect();
     assert_eq!(names, ["s", "y", "m"]);
-    assert_eq!(set_aside.num_rows(), 2);
-    assert_eq!(set_aside.column(1).null_count(), 2);
+    assert_eq!(set_aside.num_rows(), 3);
+    assert_eq!(set_aside.column(1).null_count(), 3);
     assert_eq!(set_aside.column(2).data_type(), &m);
-    assert_eq!(set_aside.column(2).null_count(), 2);
+    assert_eq!(set_aside.column(2).null_count(), 3);
     l.start_batch().unwrap();
     let next = l.harvest().unwrap();
     assert_eq!(next.num_rows(), 1);
