@@ -1483,3 +1483,53 @@ fn a_null_column_added_after_an_overflow_reaches_the_batch_set_aside() {
     assert_eq!(next.num_columns(), 4);
     assert_eq!(next.column(1).null_count(), 1);
 }
+
+/// A member added with `add_null_column_set_aside_too` after an overflow reaches the
+/// structs of the batch set aside, top-level and in a list's elements, all null there.
+#[test]
+fn a_null_member_added_after_an_overflow_reaches_the_structs_set_aside() {
+    let k = || Fields::from(vec![Field::new("k", DataType::Int64, true)]);
+    let element = Field::new("item", DataType::Struct(k()), true);
+    let mut l = loader(
+        vec![
+            Field::new("m", DataType::Struct(k()), true),
+            Field::new("ev", DataType::List(Arc::new(element)), true),
+        ],
+        64,
+    );
+    let m = l.column(ROOT, "m").unwrap();
+    let mk = l.column(m, "k").unwrap();
+    let ev = l.column(ROOT, "ev").unwrap();
+    let item = l.element(ev).unwrap();
+    let ek = l.column(item, "k").unwrap();
+    let mut rows = 0;
+    while !l.is_full() {
+        l.start_row().unwrap();
+        l.set(mk, Value::Int(rows)).unwrap();
+        for _ in 0..2 {
+            l.set(ek, Value::Int(rows)).unwrap();
+            l.save_element(ev).unwrap();
+        }
+        l.save_row().unwrap();
+        rows += 1;
+    }
+    let x = || Field::new("x", DataType::Utf8, true);
+    l.add_null_column_set_aside_too(m, x()).unwrap();
+    l.add_null_column_set_aside_too(item, x()).unwrap();
+    let set_aside = l.harvest().unwrap();
+    let n = set_aside.num_rows();
+    assert_eq!(n as i64, rows - 1, "the last row overflowed");
+    let m = set_aside.column(0).as_struct();
+    assert_eq!(m.column_names(), ["k", "x"]);
+    assert_eq!(m.column(1).null_count(), n);
+    let items = set_aside
+        .column(1)
+        .as_list::<i32>()
+        .values()
+        .as_struct()
+        .clone();
+    assert_eq!(items.column_names(), ["k", "x"]);
+    assert_eq!((items.len(), items.column(1).null_count()), (2 * n, 2 * n));
+    l.start_batch().unwrap();
+    assert_eq!(l.harvest().unwrap().num_rows(), 1);
+}
