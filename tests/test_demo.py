@@ -7,7 +7,7 @@ import re
 import pytest
 
 from batchloader.__main__ import main
-from batchloader.bench import Result, narrow_report
+from batchloader.bench import Result, narrow_report, not_compared
 
 
 def test_demo_checks_pass_and_reproduces_the_seed_example(capsys, spark):
@@ -52,3 +52,27 @@ def test_the_narrow_ratio_is_taken_round_by_round():
     report = narrow_report(full, narrow, projected)
     assert report.startswith("batchloader's narrow projection: 1.00x faster than its full scan")
     assert "median of 3 rounds that ran both; quartiles 1.00x-2.50x" in report
+
+
+def test_the_bench_says_which_comparisons_it_leaves_out(monkeypatch):
+    """A run without the optional packages says which comparisons it leaves out (polars,
+    and duckdb for the readers) and how to add them, rather than printing a shorter table
+    without a word; nothing when they are there."""
+    import importlib.util
+
+    installed = {"polars"}
+    real = importlib.util.find_spec
+
+    def find_spec(name, *args):
+        if name in ("polars", "duckdb"):
+            return object() if name in installed else None
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    assert not_compared(readers=False, spark=False) is None
+    line = not_compared(readers=True, spark=False)
+    assert line is not None and "duckdb" in line and "polars" not in line
+    assert "pip install -e '.[bench]'" in line
+    installed.clear()
+    assert "polars" in (not_compared(readers=False, spark=False) or "")
+    assert not_compared(readers=False, spark=True) is None

@@ -637,6 +637,20 @@ def narrow_floor(full: Result, narrow: Result, projected: Result) -> str:
     )
 
 
+def not_compared(readers: bool, spark: bool) -> str | None:
+    """The line saying which comparisons a run leaves out because their optional packages
+    are not installed (polars; duckdb for the readers), and how to add them; None if none."""
+    import importlib.util
+
+    wanted = [] if spark else ["polars", "duckdb"] if readers else ["polars"]
+    missing = [name for name in wanted if importlib.util.find_spec(name) is None]
+    if not missing:
+        return None
+    return (
+        f"not compared (not installed): {', '.join(missing)}; pip install -e '.[bench]' adds them"
+    )
+
+
 def main(
     rows: int,
     rounds: int,
@@ -648,6 +662,9 @@ def main(
 ):
     """Entry point of ``python -m batchloader bench``."""
     print(f"rows={rows:,} rounds={rounds} batch_byte_limit={byte_limit:,}")
+    missing = not_compared(readers, spark)
+    if missing:
+        print(missing)
     if spark:
         import tempfile
 
