@@ -16,6 +16,8 @@
 //!   without a bad record, in one schema: a type a one-row batch guessed, from a null or an
 //!   empty list, stays and takes later values as their text, where one batch types them);
 //! - a projection of top-level columns reads them as the whole read does;
+//! - a JSON read that stops adding columns after its first batch fails nowhere the whole
+//!   read does not, and its columns hold the whole read's values;
 //! - NDJSON read without an error is JSON to serde_json line by line, once the non-numeric
 //!   numbers the reader takes (`NaN`, `-Infinity`...) are zeroed outside strings; and
 //!   `permissive` keeps a row for every line that is not blank.
@@ -75,6 +77,9 @@ struct Setup {
     /// The CSV dialect (`DIALECTS`) and whether `NULL_TEXTS` are nulls.
     dialect: usize,
     null_texts: bool,
+    /// NDJSON: after the first batch, fields without a column are read past, not made
+    /// columns (`stop_adding_columns`, as a scan whose first batch fixed a wildcard does).
+    stop_after_first: bool,
 }
 
 /// CSV dialects: delimiter, quote, escape.
@@ -301,6 +306,41 @@ fn check_projection(data: &[u8], whole: Setup) {
     }
 }
 
+/// A JSON read that stops adding columns after its first batch (a scan whose first batch
+/// fixed a wildcard schema) never fails where the whole read does not (values of mixed
+/// types in a field it reads past, say) and reads every row; batch by batch, each of its
+/// columns that has the whole read's type there holds the same values. Batches of a row
+/// count only: a byte limit ends them elsewhere when the rows are smaller.
+fn check_stop_adding(data: &[u8], whole: Setup, expected: &Outcome) {
+    if matches!(whole.format, Format::Csv { .. })
+        || !matches!(whole.on_error, OnError::Error)
+        || whole.batch_byte_limit.is_some()
+    {
+        return;
+    }
+    let Ok(all) = expected else { return };
+    let stopping = Setup {
+        stop_after_first: true,
+        ..whole
+    };
+    let stopped = match read(data, stopping) {
+        Ok(batches) => batches,
+        Err(e) => panic!("a read that stops adding columns failed where the whole did not: {e}"),
+    };
+    assert_eq!(stopped.len(), all.len(), "batches when adding no columns");
+    for (b, (got, want)) in stopped.iter().zip(all).enumerate() {
+        assert_eq!(got.num_rows(), want.num_rows(), "rows of batch {b}");
+        for (field, column) in got.schema().fields().iter().zip(got.columns()) {
+            let Some(same) = want.column_by_name(field.name()) else {
+                panic!("column {} made after the first batch", field.name());
+            };
+            if same.data_type() == column.data_type() {
+                assert_eq!(column, same, "column {} of batch {b}", field.name());
+            }
+        }
+    }
+}
+
 /// The lines of NDJSON `data` that are not blank (only JSON white space), without the
 /// byte order mark that may start the first.
 fn lines(data: &[u8]) -> Vec<&[u8]> {
@@ -409,20 +449,19 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
             let bytes = input(data, chunk);
             match setup.format {
                 Format::Lines => {
-                    let mut r =
-                        NdjsonReader::from_reader(bytes, "fuzz.json", on_error, setup.discover)
-                            .one_pass(setup.one_pass);
-                    Box::new(move |l| r.fill(l))
+                    let r = NdjsonReader::from_reader(bytes, "fuzz.json", on_error, setup.discover)
+                        .one_pass(setup.one_pass);
+                    json_filler(r, setup.stop_after_first)
                 }
                 Format::Documents => {
-                    let mut r = NdjsonReader::documents_from_reader(
+                    let r = NdjsonReader::documents_from_reader(
                         bytes,
                         "fuzz.json",
                         on_error,
                         setup.discover,
                     )
                     .one_pass(setup.one_pass);
-                    Box::new(move |l| r.fill(l))
+                    json_filler(r, setup.stop_after_first)
                 }
                 Format::Csv { header } => {
                     let mut r = CsvReader::from_reader(bytes, "fuzz.csv", csv(header), on_error)
@@ -435,16 +474,16 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
             let file = source(setup.format, data, gzip);
             match setup.format {
                 Format::Lines => {
-                    let mut r = NdjsonReader::open(&file, range, on_error, setup.discover)
+                    let r = NdjsonReader::open(&file, range, on_error, setup.discover)
                         .map_err(ReadError::Input)?
                         .one_pass(setup.one_pass);
-                    Box::new(move |l| r.fill(l))
+                    json_filler(r, setup.stop_after_first)
                 }
                 Format::Documents => {
-                    let mut r = NdjsonReader::open_documents(&file, on_error, setup.discover)
+                    let r = NdjsonReader::open_documents(&file, on_error, setup.discover)
                         .map_err(ReadError::Input)?
                         .one_pass(setup.one_pass);
-                    Box::new(move |l| r.fill(l))
+                    json_filler(r, setup.stop_after_first)
                 }
                 Format::Csv { header } => {
                     let mut r = CsvReader::open(&file, range, csv(header), on_error)
@@ -454,6 +493,18 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                 }
             }
         }
+    })
+}
+
+/// A batch filler of NDJSON reader `r`, which stops adding columns after the first batch
+/// if `stop`.
+fn json_filler(mut r: NdjsonReader, stop: bool) -> Filler {
+    Box::new(move |l| {
+        let more = r.fill(l)?;
+        if stop && more {
+            r.stop_adding_columns();
+        }
+        Ok(more)
     })
 }
 
@@ -491,6 +542,7 @@ fn setup_of(a: u8, b: u8, c: u8) -> Setup {
         declared: c & 4 != 0,
         dialect: usize::from(b / 36) % DIALECTS.len(),
         null_texts: c & 64 != 0,
+        stop_after_first: false,
         // a declared schema, strictly
         discover: c & 4 == 0 || c & 128 == 0,
     }
@@ -508,6 +560,7 @@ fuzz_target!(|raw: &[u8]| {
     check_files(data, whole, &expected, usize::from(*c >> 3));
     check_projection(data, whole);
     check_lines(data, whole, &expected);
+    check_stop_adding(data, whole, &expected);
     if matches!(setup.format, Format::Lines | Format::Documents) {
         let general = Setup {
             one_pass: false,
