@@ -1841,6 +1841,27 @@ def test_a_value_after_a_batch_of_nulls_is_kept_as_its_json_text(tmp_path, caplo
     assert batches[1].schema.field("x").type == pa.float64()
 
 
+def test_values_kept_as_text_in_later_files_are_said_once_at_the_scans_end(tmp_path, caplog):
+    """The first file that keeps values of another type as text in a guessed column says
+    so; the files after it are said in one line at the scan's end (as ignored columns
+    are), with their values and the last of them; `scan.text_kept` counts them all."""
+    write_lines(tmp_path / "1.json", ['{"x": null}'])
+    write_lines(tmp_path / "2.json", ['{"x": 5}', '{"x": "s"}'])
+    write_lines(tmp_path / "3.json", ['{"x": [1]}', '{"x": true}'])
+    write_lines(tmp_path / "4.json", ['{"x": {}}'])
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan = bl.Scan(tmp_path, row_limit=1, coalesce=False)
+        assert data_table(scan).column("x").to_pylist() == [None, "5", "s", "[1]", "true", "{}"]
+    said = [r.getMessage() for r in caplog.records if "'x'" in r.getMessage()]
+    assert len(said) == 2, said
+    assert "1 value(s) of another type in file" in said[0] and "2.json" in said[0]
+    assert said[1] == (
+        "column 'x': 3 more value(s) of another type kept as JSON text in 2 more file(s) "
+        f"(the last: {tmp_path / '4.json'})"
+    )
+    assert scan.text_kept == {"x": 4}
+
+
 json_values = st.recursive(
     st.none()
     | st.booleans()

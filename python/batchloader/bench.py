@@ -724,6 +724,7 @@ def run_spark(rows: int, rounds: int, workdir: str) -> list[Result]:
         spark_struct_type,
     )
 
+    loads: Callable[[str], Any]
     try:
         import orjson
 

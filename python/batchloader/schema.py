@@ -268,6 +268,18 @@ class _Ignored:
     last: str = ""
 
 
+@dataclass
+class _TextKept:
+    """Values kept as JSON text in a guessed utf8 column, and those not said yet."""
+
+    #: the values kept, in every file
+    values: int
+    #: of them, those in files after the first, with the files and the last one
+    unsaid_values: int = 0
+    unsaid_files: int = 0
+    last: str = ""
+
+
 class ScanSchemaTracker:
     """Computes the scan's output schema from the projection, schemas and the readers."""
 
@@ -297,7 +309,7 @@ class ScanSchemaTracker:
         #: by lower-case name, the columns (and members) ignored so far
         self._ignored: dict[str, _Ignored] = {}
         #: by column path, the values readers kept as JSON text in guessed utf8 columns
-        self._text_kept: dict[str, int] = {}
+        self._text_kept: dict[str, _TextKept] = {}
         self._columns: list[_Column] = []
         declared = defined_schema or provided_schema
         if defined_schema is not None and projection.kind == "some":
@@ -664,7 +676,19 @@ class ScanSchemaTracker:
         )
 
     def log_ignored_files(self) -> None:
-        """Say, once per ignored column, how many files after its first had it too."""
+        """Say, once per ignored column, how many files after its first had it too; and
+        per guessed column, the values later files kept as text in it."""
+        for path, kept in self._text_kept.items():
+            if kept.unsaid_values:
+                log.warning(
+                    "column '%s': %d more value(s) of another type kept as JSON text in %d "
+                    "more file(s) (the last: %s)",
+                    path,
+                    kept.unsaid_values,
+                    kept.unsaid_files,
+                    kept.last,
+                )
+                kept.unsaid_values = kept.unsaid_files = 0
         for ignored in self._ignored.values():
             if ignored.unsaid:
                 log.warning(
@@ -677,26 +701,32 @@ class ScanSchemaTracker:
 
     def note_text_kept(self, counts: list[tuple[str, int]], file: str) -> None:
         """Count the values a reader of `file` kept as their JSON text in columns (by path)
-        whose utf8 type the first batch fixed by guess; the first file that has any in a
-        column says so, the counts are `text_kept`."""
+        whose utf8 type the first batch fixed by guess: the first file that has any in a
+        column says so, the later ones are said together at the scan's end
+        (`log_ignored_files`); the counts are `text_kept`."""
         for path, count in counts:
-            before = self._text_kept.get(path)
-            self._text_kept[path] = (before or 0) + count
-            if before is None:
-                log.warning(
-                    "column '%s' is utf8 by a guess: the batch that fixed the schema had no "
-                    "value there to show its type (only nulls, or empty lists); %d value(s) "
-                    "of another type in file %s were kept as their JSON text, and later ones "
-                    "will be too (give its type in schema=, or pass allow_schema_change=True)",
-                    path,
-                    count,
-                    file,
-                )
+            kept = self._text_kept.get(path)
+            if kept is not None:
+                kept.values += count
+                kept.unsaid_values += count
+                kept.unsaid_files += 1
+                kept.last = file
+                continue
+            self._text_kept[path] = _TextKept(count)
+            log.warning(
+                "column '%s' is utf8 by a guess: the batch that fixed the schema had no "
+                "value there to show its type (only nulls, or empty lists); %d value(s) "
+                "of another type in file %s were kept as their JSON text, and later ones "
+                "will be too (give its type in schema=, or pass allow_schema_change=True)",
+                path,
+                count,
+                file,
+            )
 
     def text_kept(self) -> dict[str, int]:
         """The values readers kept as their JSON text because the column's utf8 type was a
         guess the first batch fixed, by column path (`m.x`, `l[]`)."""
-        return dict(self._text_kept)
+        return {path: kept.values for path, kept in self._text_kept.items()}
 
     def ignored_columns(self) -> dict[str, int]:
         """The columns (and members, `m.x`) the scan dropped because the schema was fixed
