@@ -256,28 +256,24 @@ def check_kind(col: ProjectedColumn | None, f: pa.Field, file: str | None) -> No
 
 
 @dataclass
-class _Ignored:
-    """A column the scan drops (the schema was fixed without it) and where it was met."""
+class _Tally:
+    """Something the scan says once, for the first file that has it, then counts: a column
+    it drops (one a file), values kept as text in a guessed column (how many a file)."""
 
     name: str
-    #: the files that had it
-    files: int = 1
-    #: of them, those after the first, not said yet
+    #: in every file
+    total: int
+    #: of it, in the files after the first, not said yet; those files, and the last one
     unsaid: int = 0
-    #: where it was met last
-    last: str = ""
-
-
-@dataclass
-class _TextKept:
-    """Values kept as JSON text in a guessed utf8 column, and those not said yet."""
-
-    #: the values kept, in every file
-    values: int
-    #: of them, those in files after the first, with the files and the last one
-    unsaid_values: int = 0
     unsaid_files: int = 0
     last: str = ""
+
+    def add(self, count: int, where: str) -> None:
+        """Count `count` more in file (or reader) `where`, after the first."""
+        self.total += count
+        self.unsaid += count
+        self.unsaid_files += 1
+        self.last = where
 
 
 class ScanSchemaTracker:
@@ -307,9 +303,9 @@ class ScanSchemaTracker:
         self._resolved = False
         self._warned: set[tuple[str, str]] = set()  # (column, file) told about ignoring
         #: by lower-case name, the columns (and members) ignored so far
-        self._ignored: dict[str, _Ignored] = {}
+        self._ignored: dict[str, _Tally] = {}
         #: by column path, the values readers kept as JSON text in guessed utf8 columns
-        self._text_kept: dict[str, _TextKept] = {}
+        self._text_kept: dict[str, _Tally] = {}
         self._columns: list[_Column] = []
         declared = defined_schema or provided_schema
         if defined_schema is not None and projection.kind == "some":
@@ -662,11 +658,9 @@ class ScanSchemaTracker:
         self._warned.add((key, where))
         ignored = self._ignored.get(key)
         if ignored is not None:
-            ignored.files += 1
-            ignored.unsaid += 1
-            ignored.last = where
+            ignored.add(1, where)
             return
-        self._ignored[key] = _Ignored(name)
+        self._ignored[key] = _Tally(name, 1)
         log.warning(
             "ignoring new column '%s' in %s: the schema was fixed by the first batch (give it "
             "in schema=, or pass allow_schema_change=True); later files that have it are "
@@ -678,17 +672,17 @@ class ScanSchemaTracker:
     def log_ignored_files(self) -> None:
         """Say, once per ignored column, how many files after its first had it too; and
         per guessed column, the values later files kept as text in it."""
-        for path, kept in self._text_kept.items():
-            if kept.unsaid_values:
+        for kept in self._text_kept.values():
+            if kept.unsaid:
                 log.warning(
                     "column '%s': %d more value(s) of another type kept as JSON text in %d "
                     "more file(s) (the last: %s)",
-                    path,
-                    kept.unsaid_values,
+                    kept.name,
+                    kept.unsaid,
                     kept.unsaid_files,
                     kept.last,
                 )
-                kept.unsaid_values = kept.unsaid_files = 0
+                kept.unsaid = kept.unsaid_files = 0
         for ignored in self._ignored.values():
             if ignored.unsaid:
                 log.warning(
@@ -697,7 +691,7 @@ class ScanSchemaTracker:
                     ignored.unsaid,
                     ignored.last,
                 )
-                ignored.unsaid = 0
+                ignored.unsaid = ignored.unsaid_files = 0
 
     def note_text_kept(self, counts: list[tuple[str, int]], file: str) -> None:
         """Count the values a reader of `file` kept as their JSON text in columns (by path)
@@ -707,12 +701,9 @@ class ScanSchemaTracker:
         for path, count in counts:
             kept = self._text_kept.get(path)
             if kept is not None:
-                kept.values += count
-                kept.unsaid_values += count
-                kept.unsaid_files += 1
-                kept.last = file
+                kept.add(count, file)
                 continue
-            self._text_kept[path] = _TextKept(count)
+            self._text_kept[path] = _Tally(path, count)
             log.warning(
                 "column '%s' is utf8 by a guess: the batch that fixed the schema had no "
                 "value there to show its type (only nulls, or empty lists); %d value(s) "
@@ -726,12 +717,12 @@ class ScanSchemaTracker:
     def text_kept(self) -> dict[str, int]:
         """The values readers kept as their JSON text because the column's utf8 type was a
         guess the first batch fixed, by column path (`m.x`, `l[]`)."""
-        return {path: kept.values for path, kept in self._text_kept.items()}
+        return {path: kept.total for path, kept in self._text_kept.items()}
 
     def ignored_columns(self) -> dict[str, int]:
         """The columns (and members, `m.x`) the scan dropped because the schema was fixed
         without them, each with the number of files (or readers) that had it."""
-        return {ignored.name: ignored.files for ignored in self._ignored.values()}
+        return {ignored.name: ignored.total for ignored in self._ignored.values()}
 
     def _with_projected_members(self, pc: ProjectedColumn | None, f: pa.Field) -> pa.Field:
         """Splice the projected members a reader's struct lacks into it (typed by guess), so
