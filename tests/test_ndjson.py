@@ -1923,6 +1923,64 @@ def test_types_guessed_by_the_first_batch_keep_later_values_as_their_json_text(
         assert got.column("y").to_pylist() == [None, None, *texts]
 
 
+@given(
+    nulls=st.integers(1, 12),
+    values=st.lists(json_values, min_size=1, max_size=6),
+    pads=st.lists(st.integers(0, 120), min_size=18, max_size=18),
+    limit=st.integers(300, 2500),
+    wildcard=st.booleans(),
+    absent=st.booleans(),
+)
+@settings(deadline=None)
+def test_where_a_byte_limit_ends_the_first_batch_no_value_after_it_is_lost(
+    tmp_path_factory, nulls, values, pads, limit, wildcard, absent
+):
+    """Rows of random sizes, `y` null in (or missing from) the first ones, then random JSON
+    values (objects and lists that make new columns included), read with a random byte
+    limit: when the first batch ends before the first value, `y` is a guess that batch
+    fixed, and every later value is kept as its JSON text, in every row, once; whichever
+    row overflowed (the one that brings the first value, or any other, even one that then
+    fails on a type its own values gave a column). The first value fails a read only where
+    it fails alone too (a list of mixed types, in a row that did not overflow)."""
+    rows = [{"a": i, "s": "x" * pads[i]} | ({} if absent else {"y": None}) for i in range(nulls)]
+    rows += [{"a": nulls + i, "s": "x" * pads[nulls + i], "y": v} for i, v in enumerate(values)]
+    path = tmp_path_factory.mktemp("first") / "o.json"
+    write_lines(path, [json.dumps(r) for r in rows])
+    columns = None if wildcard else ["a", "s", "y"]
+    scan = bl.Scan(path, columns=columns, batch_byte_limit=limit, coalesce=False)
+    batches: list[pa.RecordBatch] = []
+    try:
+        batches.extend(scan)
+    except (bl.InputError, bl.SchemaConflictError) as e:
+        if "cannot fit even an empty batch" in str(e):
+            event("a row larger than the limit")
+            return
+        if batches and batches[0].num_rows > nulls:
+            event("a value in the first batch types the column; a later one conflicts")
+            return
+        # The first batch ended before the first value (or was handed out as the error
+        # came): `y` is a guess that takes any value as text, so only the first value may
+        # fail, and only where it fails alone too (a list of mixed types in a row that had
+        # not overflowed types the column with its own values).
+        assert isinstance(e, bl.InputError) and e.line == nulls + 1, e
+        event("the first value fails on its own")
+        alone = path.with_name("alone.json")
+        write_lines(alone, [json.dumps({"y": values[0]})])
+        with pytest.raises(bl.InputError):
+            list(bl.Scan(alone))
+        return
+    if batches[0].num_rows > nulls or (wildcard and absent):
+        event("the first batch holds a value, or leaves out a column first seen after it")
+        return
+    event("the first batch ends before the first value")
+    got = pa.Table.from_batches(batches)
+    assert got.column("a").to_pylist() == list(range(len(rows)))
+    texts = [_kept_text(v) for v in values]
+    assert got.column("y").to_pylist() == [None] * nulls + texts
+    kept = sum(v is not None and not isinstance(v, str) for v in values)
+    assert scan.text_kept == ({"y": kept} if kept else {})
+
+
 @pytest.mark.parametrize("multiline", [False, True], ids=["lines", "documents"])
 @pytest.mark.parametrize("first", ["null", "absent"])
 @pytest.mark.parametrize("columns", [None, ["a", "s", "y"]], ids=["wildcard", "projection"])

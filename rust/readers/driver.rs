@@ -293,16 +293,17 @@ impl Driver {
             });
             match written {
                 Ok(true) => self.rows += 1,
-                Ok(false) => {
-                    // The row overflowed having changed the schema: the batch set aside is
-                    // handed over without what the row discovered, and the row is written
-                    // again first in the next batch, after the consumer has seen that
-                    // batch's schema (a scan fixes its guesses then), as it would be had
-                    // the batch ended just before it.
-                    src.discard(l);
-                    self.pending = true;
-                    src.flush(l)?;
-                    return Ok(true);
+                Ok(false) => return self.write_again_in_the_next_batch(src, l),
+                Err(_) if l.row_moved() && src.row_changed_schema(l) => {
+                    // It failed on a type its own values had just given a column, in the
+                    // row that overflowed: written again first in the next batch, once the
+                    // consumer has fixed that batch's schema, it may read (where it fails
+                    // again, it is bad input then)
+                    if let Some(failed) = src.take_read_error() {
+                        src.discard(l);
+                        return Err(ReadError::Input(failed));
+                    }
+                    return self.write_again_in_the_next_batch(src, l);
                 }
                 Err(e) => {
                     src.discard(l);
@@ -313,6 +314,22 @@ impl Driver {
                 }
             }
         }
+    }
+
+    /// The row being written overflowed having changed the schema (added, widened or
+    /// retyped a column): the batch set aside is handed over without what the row
+    /// discovered, and the row is written again first in the next batch, after the
+    /// consumer has seen that batch's schema (a scan fixes its guesses then), as it would
+    /// be had the batch ended just before it. `Ok(true)`: the batch is full.
+    fn write_again_in_the_next_batch<S: RecordSource>(
+        &mut self,
+        src: &mut S,
+        l: &mut ResultSetLoader,
+    ) -> Result<bool, ReadError> {
+        src.discard(l);
+        self.pending = true;
+        src.flush(l)?;
+        Ok(true)
     }
 
     fn on_bad_record<S: RecordSource>(

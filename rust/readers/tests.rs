@@ -580,6 +580,32 @@ fn batches_ending_by_overflow_keep_their_null_fields_and_not_the_next_rows_colum
     );
 }
 
+/// The row that overflows (here while writing its first field) and then fails on a type
+/// its own values just gave a column (a list of a boolean and a number) is written again
+/// first in the next batch, where the column is the guess the batch before fixed, so it
+/// reads, as it would had the batch ended by its row count; written into the first batch
+/// (no limit), the same row is bad input.
+#[test]
+fn a_row_that_overflows_and_then_fails_on_its_own_types_is_read_in_the_next_batch() {
+    let pad = "x".repeat(50);
+    let mut text = format!("{{\"s\": \"{pad}\", \"y\": null}}\n").repeat(10);
+    text += &format!("{{\"s\": \"{pad}\", \"y\": [false, 0]}}\n");
+    let options = |vector_byte_limit| LoaderOptions {
+        vector_byte_limit,
+        ..LoaderOptions::default()
+    };
+    // ten values of `s` fill 500 of the 512 bytes: the eleventh overflows
+    let batches = read_all(&text, options(512), OnError::Error).unwrap();
+    assert_eq!(batches.len(), 2);
+    assert_eq!(batches[0].num_rows(), 10);
+    let y = batches[1].column_by_name("y").unwrap().as_string::<i32>();
+    assert_eq!(y.value(0), "[false, 0]");
+    let Err(ReadError::Input(e)) = read_all(&text, options(1 << 20), OnError::Error) else {
+        panic!("the row typed its list with its own first element");
+    };
+    assert_eq!(e.line, 11);
+}
+
 #[test]
 fn a_byte_order_mark_is_skipped_on_the_first_line_only() {
     let text = "\u{feff}{\"s\": \"a\"}\r\n{\"s\": \"\u{feff}b\"}\r\n";
