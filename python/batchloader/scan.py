@@ -619,20 +619,20 @@ class Scan:
         if self.reader is None:
             reader = self._builtin_reader(file.path)
             fixed_at = None  # the schema version the loader last learnt the guesses of
-            if self._wildcard_fixed():
-                reader.stop_adding_columns()
             try:
-                while reader.fill(loader):
-                    batch, more, size = _hand_on(loader)
-                    yield batch, more, size, rows_of_this_file(batch.num_rows)
-                    if not more:
-                        return True
-                    fixed_at = self._fix_text_guesses(loader, fixed_at)
+                while True:
                     if self._wildcard_fixed():
                         # columns (and members) the file brings from now on are left out of
                         # the batches: read past them (a value of mixed types in one would
                         # fail its line for nothing)
                         reader.stop_adding_columns()
+                    if not reader.fill(loader):
+                        break
+                    batch, more, size = _hand_on(loader)
+                    yield batch, more, size, rows_of_this_file(batch.num_rows)
+                    if not more:
+                        return True
+                    fixed_at = self._fix_text_guesses(loader, fixed_at)
             finally:
                 self.skipped_lines += reader.skipped_lines
                 self._count_corrupt(reader.corrupt_lines, file.path)

@@ -293,22 +293,22 @@ impl Driver {
             });
             match written {
                 Ok(true) => self.rows += 1,
-                Ok(false) => return self.write_again_in_the_next_batch(src, l),
-                Err(_) if l.row_moved() && src.row_changed_schema(l) => {
-                    // It failed on a type its own values had just given a column, in the
-                    // row that overflowed: written again first in the next batch, once the
-                    // consumer has fixed that batch's schema, it may read (where it fails
-                    // again, it is bad input then)
-                    if let Some(failed) = src.take_read_error() {
-                        src.discard(l);
-                        return Err(ReadError::Input(failed));
-                    }
+                Ok(false) => {
+                    src.discard(l);
                     return self.write_again_in_the_next_batch(src, l);
                 }
                 Err(e) => {
+                    // a row that overflowed having changed the schema may have failed on a
+                    // type its own values had just given a column: written again first in
+                    // the next batch, once the consumer has fixed that batch's schema, it
+                    // may read (where it fails again, it is bad input then)
+                    let again = l.row_moved() && src.row_changed_schema(l);
                     src.discard(l);
                     if let Some(failed) = src.take_read_error() {
                         return Err(ReadError::Input(failed));
+                    }
+                    if again {
+                        return self.write_again_in_the_next_batch(src, l);
                     }
                     self.on_bad_record(src, l, e)?;
                 }
@@ -317,16 +317,15 @@ impl Driver {
     }
 
     /// The row being written overflowed having changed the schema (added, widened or
-    /// retyped a column): the batch set aside is handed over without what the row
-    /// discovered, and the row is written again first in the next batch, after the
-    /// consumer has seen that batch's schema (a scan fixes its guesses then), as it would
-    /// be had the batch ended just before it. `Ok(true)`: the batch is full.
+    /// retyped a column), and was discarded with what it discovered: the batch set aside is
+    /// handed over without it, and the row is written again first in the next batch, after
+    /// the consumer has seen that batch's schema (a scan fixes its guesses then), as it
+    /// would be had the batch ended just before it. `Ok(true)`: the batch is full.
     fn write_again_in_the_next_batch<S: RecordSource>(
         &mut self,
         src: &mut S,
         l: &mut ResultSetLoader,
     ) -> Result<bool, ReadError> {
-        src.discard(l);
         self.pending = true;
         src.flush(l)?;
         Ok(true)
