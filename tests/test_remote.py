@@ -414,3 +414,23 @@ def test_spark_reads_remote_files_as_local_ones(spark, s3, tree, through):
     assert remote.schema == local.schema
     assert rows_of(remote) == rows_of(local)
     assert remote.count() == 6 * 51 + 2
+
+
+def test_a_plan_reads_a_remote_file_as_it_is_now(s3):
+    """A file rewritten between two plans in one process (a job run again on new data) is
+    planned by its size now: the second plan's byte ranges cover all of it, lines the first
+    plan never saw included."""
+    import batchloader.spark as bls
+
+    def ids(plan: bls.ScanPlan) -> list[int]:
+        return sorted(r["i"] for t in plan.tasks for b in plan.scan_task(t) for r in b.to_pylist())
+
+    def lines(n: int) -> bytes:
+        return "".join(json.dumps({"i": i, "s": "x" * 20}) + "\n" for i in range(n)).encode()
+
+    uri = s3.put("rewritten/lines.json", lines(40))
+    assert ids(bls.ScanPlan(uri, columns=["i"], split_bytes=500)) == list(range(40))
+    s3.put("rewritten/lines.json", lines(400))
+    plan = bls.ScanPlan(uri, columns=["i"], split_bytes=500)
+    assert len(plan.splits) > 30  # the new size's byte ranges
+    assert ids(plan) == list(range(400))

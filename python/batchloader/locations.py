@@ -216,12 +216,14 @@ def _glob(pattern: str) -> list[str]:
     return out
 
 
-def expand_remote(path: str) -> list[str]:
+def expand_remote(path: str, afresh: bool = False) -> list[str]:
     """The files remote `path` names: a file itself, a folder's files (hidden ones left
-    out) in `os.walk`'s order, or a pattern's matches; FileNotFoundError if none."""
+    out) in `os.walk`'s order, or a pattern's matches; FileNotFoundError if none. A file
+    this process listed is not asked about again unless `afresh` (folders and patterns are
+    listed each time, which notes their files' sizes now)."""
     import pyarrow.fs as pafs
 
-    if path in _listed_sizes:  # a file this process listed: not asked again
+    if path in _listed_sizes and not afresh:  # a file this process listed
         return [path]
     info = _file_info(path)
     if info.type == pafs.FileType.Directory:

@@ -132,17 +132,21 @@ class ScanFile:
         return locations.open_binary(self.path)
 
 
-def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
+def expand_paths(
+    paths: str | os.PathLike | Sequence[str | os.PathLike], afresh: bool = False
+) -> list[str]:
     """Files named by `paths` (local paths, `file:` URIs, or URIs of other file systems,
     see `batchloader.locations`): files as given, directories walked (hidden and `_` files
     skipped, as Spark does), globs matched; sorted within each entry. A path that exists is
-    taken as it is, glob characters or not (`x[1].json` is that file, not `x1.json`)."""
+    taken as it is, glob characters or not (`x[1].json` is that file, not `x1.json`).
+    `afresh`: a remote file this process listed before is asked about again (its size may
+    have changed since)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     out: list[str] = []
     for p in (local_path(os.fspath(p)) for p in paths):
         if locations.is_remote(p):
-            out += locations.expand_remote(p)
+            out += locations.expand_remote(p, afresh)
         elif any(ch in p for ch in locations.GLOB_CHARS) and not os.path.exists(p):
             matches = sorted(glob.glob(p, recursive=True))
             if not matches:

@@ -245,7 +245,8 @@ class ScanPlan:
     ) -> None:
         from batchloader.scan import expand_paths, partition_depth_of, scan_root
 
-        self.files = expand_paths(paths)
+        # planned by what the files are now: one listed by an earlier plan may have grown
+        self.files = expand_paths(paths, afresh=True)
         #: the remote files listed, with their sizes: an executor's scan takes them as
         #: files without asking the store (a request per file) or matching their names
         self.listed = {f: locations.size(f) for f in self.files if locations.is_remote(f)}
