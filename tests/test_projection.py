@@ -90,6 +90,21 @@ def test_backquoted_names():
     assert p["1st col"].members.names == ["x y"]
 
 
+def test_a_backquote_in_a_quoted_name_is_doubled():
+    """As in Spark SQL: ``a``b`` is the name a`b; the loader reads the same paths."""
+    p = parse_projection(["`a``b`.`x``y```", "````"])
+    assert p.names == ["a`b", "`"]
+    assert p["a`b"].members.names == ["x`y`"]
+    assert p.loader_paths() == ["`a``b`.`x``y```", "````"]
+    loader = bl.ResultSetLoader(projection=p.loader_paths())
+    assert loader.start_batch()
+    loader.write_row({"a`b": {"x`y`": 1, "other": 2}, "`": 3, "a": 4})
+    assert loader.harvest().to_pylist() == [{"a`b": {"x`y`": 1}, "`": 3}]
+    for path in ["`a`b`", "```", "`a``"]:
+        with pytest.raises(bl.ProjectionError, match="position"):
+            parse_projection([path])
+
+
 def test_bare_names_may_use_any_letters_and_others_are_told_to_quote():
     p = parse_projection(["città.größe", "Ωmega", "naïve$1"])
     assert p.names == ["città", "Ωmega", "naïve$1"]

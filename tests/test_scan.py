@@ -195,6 +195,32 @@ def test_wildcard_drift_without_schema_change_ignores_new_columns(tmp_path, capl
     assert [str(a) for a in table.column("a").to_pylist()] == ["1", "2", "3"][: table.num_rows]
 
 
+#: top-level names a projection path must quote (and a struct member that does too)
+AWKWARD_NAMES = ["a.b", "a b", "c[1]", "`q`", "x`y"]
+
+
+@pytest.mark.parametrize("how", ["files", "strict", "schema"])
+def test_names_a_path_must_quote_keep_their_values_when_the_schema_is_fixed(tmp_path, how):
+    """A fixed wildcard's columns are handed to the reader as a projection: a name such as
+    `a.b` reads as that column, not as member `b` of `a`, in a later file (`files`), in
+    Spark's executors (`strict`) and with a schema given for it."""
+    rows = [
+        {**{n: 10 * k + i for i, n in enumerate(AWKWARD_NAMES)}, "m": {"x.y": k}} for k in (0, 1)
+    ]
+    write(f"{tmp_path}/0.json", rows[:1])
+    write(f"{tmp_path}/1.json", rows[1:])
+    options: dict = {"columns": [*(f"`{n.replace('`', '``')}`" for n in AWKWARD_NAMES), "m"]}
+    if how != "files":
+        member = pa.struct([("x.y", pa.int64())])
+        options["schema"] = pa.schema([*((n, pa.int64()) for n in AWKWARD_NAMES), ("m", member)])
+        options["strict_schema"] = how == "strict"
+    for columns in (None, options["columns"]):
+        scan = bl.Scan(tmp_path, **{**options, "columns": columns})
+        table = pa.Table.from_batches(list(scan), schema=scan.schema)
+        assert table.select([*AWKWARD_NAMES, "m"]).to_pylist() == rows, columns
+        assert scan.ignored_columns == {}
+
+
 @pytest.mark.parametrize("builtin", [False, True], ids=["python-reader", "ndjson-reader"])
 def test_a_column_ignored_in_many_files_is_said_once_then_counted(tmp_path, caplog, builtin):
     """A column the fixed schema lacks is named with the first file that has it; the files

@@ -501,6 +501,21 @@ def test_values_kept_as_text_past_the_sample_are_counted_in_an_accumulator(
     assert kept.value == {"n": 2}
 
 
+@pytest.mark.parametrize("through", ["data source", "mapInArrow"])
+def test_names_a_projection_must_quote_reach_the_dataframe(spark, tmp_path, through):
+    """Keys such as `a.b` (not member b of a), `c[1]` or x`y are columns of their own in the
+    executors too, whose scans take the sampled schema as fixed."""
+    rows = [{"a.b": i, "a b": -i, "c[1]": [i], "x`y": {"p.q": i}} for i in range(3)]
+    write(f"{tmp_path}/a.json", rows[:1])
+    write(f"{tmp_path}/b.json", rows[1:])
+    ignored = bls.ignored_columns_accumulator(spark)
+    df = _read_sampling_one_row(spark, str(tmp_path), through, ignored_columns=ignored)
+    names = ["a.b", "a b", "c[1]", "x`y"]
+    got = rows_of(df.select(*(f"`{n.replace('`', '``')}`" for n in names)))
+    assert got == sorted(rows, key=repr)
+    assert ignored.value == {}
+
+
 def test_a_large_file_is_split_at_line_boundaries_and_read_once(spark, tmp_path):
     path = tmp_path / "big.json"
     rows = _big_ndjson(path)

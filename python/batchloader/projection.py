@@ -17,6 +17,8 @@ from batchloader.errors import ProjectionError
 #: A bare name: a letter (any script) or `_`, then letters, digits, `_` or `$`; any other
 #: name goes in backquotes.
 _NAME = re.compile(r"[^\W\d][\w$]*")
+#: A name in backquotes: any characters, a backquote among them doubled (as in Spark SQL)
+_BACKQUOTED = re.compile(r"`((?:[^`]|``)*)`(?!`)")
 #: the largest element index a projection may name (the loader's indexes are 64-bit; no
 #: Arrow list has more elements)
 _MAX_INDEX = 2**63 - 1
@@ -124,7 +126,7 @@ class Projection:
             if c.name.lower() in exclude:
                 continue
             # `c[1]`: the loader keeps only the elements asked for (positions kept)
-            name = _spelled(c.name)
+            name = spelled(c.name)
             heads = [f"{name}[{i}]" for i in c.indexes] if c.indexes else [name]
             if c.wants_array and not c.indexes:
                 heads.append(f"{name}[0]")  # every element, and a list's shape (`c[1], c`)
@@ -140,9 +142,10 @@ class Projection:
         return f"Projection(kind={self.kind!r}, columns={self.columns!r})"
 
 
-def _spelled(name: str) -> str:
-    """`name` as a projection path spells it: in backquotes if it holds `.`, `[`..."""
-    return name if _NAME.fullmatch(name) else f"`{name}`"
+def spelled(name: str) -> str:
+    """`name` as a projection path spells it: in backquotes if it holds `.`, `[`... (a
+    backquote in it doubled)."""
+    return name if _NAME.fullmatch(name) else "`" + name.replace("`", "``") + "`"
 
 
 def _quote_hint(path: str) -> str:
@@ -160,10 +163,10 @@ def _parse_path(path: str) -> ProjectedColumn:
     i = 0
     while True:
         if i < len(path) and path[i] == "`":
-            end = path.find("`", i + 1)
-            if end < 0:
+            quoted = _BACKQUOTED.match(path, i)
+            if not quoted:
                 raise _error(path, i, "unclosed backquote")
-            name, i = path[i + 1 : end], end + 1
+            name, i = quoted.group(1).replace("``", "`"), quoted.end()
             if not name:
                 raise _error(path, i, "empty name")
         else:

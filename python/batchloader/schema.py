@@ -24,7 +24,7 @@ from batchloader._core import (
     SchemaConflictError,
     repeat_utf8,
 )
-from batchloader.projection import ProjectedColumn, Projection
+from batchloader.projection import ProjectedColumn, Projection, spelled
 
 log = logging.getLogger("batchloader")
 
@@ -436,8 +436,8 @@ class ScanSchemaTracker:
         implicit = {c.name.lower() for c in self._columns if c.source == "implicit"}
         if self.projection.kind == "all":
             fixed = self.strict or (self._resolved and not self.allow_schema_change)
-            if fixed:
-                return [c.name for c in self._columns if c.source == "reader"]
+            if fixed:  # names as paths spell them: `a.b` is not member b of a
+                return [spelled(c.name) for c in self._columns if c.source == "reader"]
             return None
         return self.projection.loader_paths(exclude=implicit)
 

@@ -1,5 +1,6 @@
 //! Loader options and the loader's view of a projection list.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use arrow_schema::SchemaRef;
@@ -49,7 +50,8 @@ pub enum ElementFate {
 impl Projection {
     /// Parse a projection list: `a`, `m.b`, `m1.m2.c[3]`, `c[1].x`, `*`. An array index
     /// projects that element of a list (the first index of a segment counts); names are
-    /// case-insensitive.
+    /// case-insensitive; a name holding `.`, `[` or `]` goes in backquotes (`` `a.b` ``), a
+    /// backquote in it doubled (`` `a``b` `` is a`b).
     pub fn parse<S: AsRef<str>>(paths: &[S]) -> Result<Projection> {
         let mut root = Projection::Some(HashMap::new());
         for path in paths {
@@ -60,7 +62,7 @@ impl Projection {
             let segments = split_path(path).ok_or_else(|| {
                 LoaderError::InvalidArgument(format!(
                     "malformed projection path '{path}': expected names (`quoted` if they hold \
-                     '.', '[' or ']'), each with optional [index]es, joined by '.'"
+                     '.', '[' or ']', a backquote in them doubled), each with optional [index]es, joined by '.'"
                 ))
             })?;
             root.insert(&segments);
@@ -217,17 +219,14 @@ fn split_path(path: &str) -> Option<Vec<(String, Option<usize>)>> {
     let mut rest = path.trim_start();
     loop {
         let (name, after) = match rest.strip_prefix('`') {
-            Some(quoted) => {
-                let end = quoted.find('`')?;
-                (&quoted[..end], &quoted[end + 1..])
-            }
+            Some(quoted) => backquoted(quoted)?,
             None => {
                 let end = rest.find(['.', '[']).unwrap_or(rest.len());
                 let name = rest[..end].trim();
                 if name.contains([']', '`']) {
                     return None;
                 }
-                (name, &rest[end..])
+                (name.into(), &rest[end..])
             }
         };
         if name.is_empty() {
@@ -246,6 +245,29 @@ fn split_path(path: &str) -> Option<Vec<(String, Option<usize>)>> {
             return Some(segments);
         }
         rest = after.strip_prefix('.')?.trim_start();
+    }
+}
+
+/// The name in backquotes that `quoted` starts with (its opening backquote consumed), a
+/// doubled backquote standing for one (as in Spark SQL), and what follows its closing one.
+fn backquoted(quoted: &str) -> Option<(Cow<'_, str>, &str)> {
+    let mut name = Cow::Borrowed("");
+    let mut rest = quoted;
+    loop {
+        let end = rest.find('`')?;
+        let part = &rest[..end];
+        match rest[end + 1..].strip_prefix('`') {
+            Some(more) => {
+                name.to_mut().push_str(part);
+                name.to_mut().push('`');
+                rest = more;
+            }
+            None if name.is_empty() => return Some((Cow::Borrowed(part), &rest[end + 1..])),
+            None => {
+                name.to_mut().push_str(part);
+                return Some((name, &rest[end + 1..]));
+            }
+        }
     }
 }
 
@@ -386,6 +408,21 @@ mod tests {
         let m = p.member("m").unwrap();
         assert_eq!(m.member("n"), Some(&elements(&[0], Projection::All)));
         for bad in ["`a", "a.", "``", "a]", "c[x]", "a b.`c`d", ".a", "a[1]b"] {
+            assert!(Projection::parse(&[bad]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_doubled_backquote_in_a_quoted_name_is_one() {
+        let p = Projection::parse(&["`a``b`.`x``y```", "````", "`p`` q`[1]"]).unwrap();
+        let ab = p.member("a`b").unwrap();
+        assert_eq!(ab.member("x`y`"), Some(&Projection::All));
+        assert_eq!(p.member("`"), Some(&Projection::All));
+        assert_eq!(p.member("p` q"), Some(&elements(&[1], Projection::All)));
+        assert!(p.member("a").is_none() && p.member("ab").is_none());
+        let closing = Projection::parse(&["`a```"]).unwrap();
+        assert_eq!(closing.member("a`"), Some(&Projection::All));
+        for bad in ["`a`b`", "```", "`a``"] {
             assert!(Projection::parse(&[bad]).is_err(), "{bad}");
         }
     }
