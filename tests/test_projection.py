@@ -91,16 +91,18 @@ def test_backquoted_names():
 
 
 def test_a_backquote_in_a_quoted_name_is_doubled():
-    """As in Spark SQL: ``a``b`` is the name a`b; the loader reads the same paths."""
-    p = parse_projection(["`a``b`.`x``y```", "````"])
-    assert p.names == ["a`b", "`"]
+    """As in Spark SQL: ``a``b`` is the name a`b (and ```` the empty name); the loader
+    reads the same paths."""
+    p = parse_projection(["`a``b`.`x``y```", "````", "``"])
+    assert p.names == ["a`b", "`", ""]
     assert p["a`b"].members.names == ["x`y`"]
-    assert p.loader_paths() == ["`a``b`.`x``y```", "````"]
+    assert p.loader_paths() == ["`a``b`.`x``y```", "````", "``"]
     loader = bl.ResultSetLoader(projection=p.loader_paths())
     assert loader.start_batch()
-    loader.write_row({"a`b": {"x`y`": 1, "other": 2}, "`": 3, "a": 4})
-    assert loader.harvest().to_pylist() == [{"a`b": {"x`y`": 1}, "`": 3}]
-    for path in ["`a`b`", "```", "`a``"]:
+    loader.write_row({"a`b": {"x`y`": 1, "other": 2}, "`": 3, "a": 4, "": 5})
+    assert loader.harvest().to_pylist() == [{"a`b": {"x`y`": 1}, "`": 3, "": 5}]
+    # only a quoted name may be empty
+    for path in ["`a`b`", "```", "`a``", "", "a..b", "m."]:
         with pytest.raises(bl.ProjectionError, match="position"):
             parse_projection([path])
 

@@ -196,7 +196,7 @@ def test_wildcard_drift_without_schema_change_ignores_new_columns(tmp_path, capl
 
 
 #: top-level names a projection path must quote (and a struct member that does too)
-AWKWARD_NAMES = ["a.b", "a b", "c[1]", "`q`", "x`y"]
+AWKWARD_NAMES = ["a.b", "a b", "c[1]", "`q`", "x`y", ""]
 
 
 @pytest.mark.parametrize("how", ["files", "strict", "schema"])

@@ -166,9 +166,8 @@ def _parse_path(path: str) -> ProjectedColumn:
             quoted = _BACKQUOTED.match(path, i)
             if not quoted:
                 raise _error(path, i, "unclosed backquote")
+            # may be empty: `` is the key ""
             name, i = quoted.group(1).replace("``", "`"), quoted.end()
-            if not name:
-                raise _error(path, i, "empty name")
         else:
             m = _NAME.match(path, i)
             if not m:

@@ -218,20 +218,18 @@ fn split_path(path: &str) -> Option<Vec<(String, Option<usize>)>> {
     let mut segments = Vec::new();
     let mut rest = path.trim_start();
     loop {
+        // only a quoted name may be empty (`` is the key "")
         let (name, after) = match rest.strip_prefix('`') {
             Some(quoted) => backquoted(quoted)?,
             None => {
                 let end = rest.find(['.', '[']).unwrap_or(rest.len());
                 let name = rest[..end].trim();
-                if name.contains([']', '`']) {
+                if name.is_empty() || name.contains([']', '`']) {
                     return None;
                 }
                 (name.into(), &rest[end..])
             }
         };
-        if name.is_empty() {
-            return None;
-        }
         let mut after = after.trim_start();
         let mut index = None;
         while let Some(open) = after.strip_prefix('[') {
@@ -407,7 +405,9 @@ mod tests {
         assert_eq!(p.member(" x[1] "), Some(&Projection::All));
         let m = p.member("m").unwrap();
         assert_eq!(m.member("n"), Some(&elements(&[0], Projection::All)));
-        for bad in ["`a", "a.", "``", "a]", "c[x]", "a b.`c`d", ".a", "a[1]b"] {
+        for bad in [
+            "`a", "a.", "a]", "c[x]", "a b.`c`d", ".a", "a[1]b", "", "a..b",
+        ] {
             assert!(Projection::parse(&[bad]).is_err(), "{bad}");
         }
     }
@@ -418,6 +418,12 @@ mod tests {
         let ab = p.member("a`b").unwrap();
         assert_eq!(ab.member("x`y`"), Some(&Projection::All));
         assert_eq!(p.member("`"), Some(&Projection::All));
+        let empty = Projection::parse(&["``", "m.``"]).unwrap();
+        assert_eq!(empty.member(""), Some(&Projection::All));
+        assert_eq!(
+            empty.member("m").unwrap().member(""),
+            Some(&Projection::All)
+        );
         assert_eq!(p.member("p` q"), Some(&elements(&[1], Projection::All)));
         assert!(p.member("a").is_none() && p.member("ab").is_none());
         let closing = Projection::parse(&["`a```"]).unwrap();
