@@ -258,6 +258,10 @@ def test_data_source_options_from_spark():
         "/d/b.json",
     ]
     assert bls.scan_options_from({"sample_rows": "All"}) == {"sample_rows": None}
+    # a comma in backquotes is part of a name
+    columns = bls.scan_options_from({"columns": "`a,b`, `x``,y`.z ,, m.`p, q`[1]"})["columns"]
+    assert columns == ["`a,b`", "`x``,y`.z", "m.`p, q`[1]"]
+    assert bl.parse_projection(columns).names == ["a,b", "x`,y", "m"]
     with pytest.raises(ValueError, match=r"no option 'on_eror'.*on_error"):
         bls.scan_options_from({"path": "/d/a.json", "on_eror": "skip"})
     # Spark's own spellings of the mode and the delimiter

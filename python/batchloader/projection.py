@@ -209,6 +209,21 @@ def _parse_path(path: str) -> ProjectedColumn:
     return column
 
 
+def split_paths(text: str) -> list[str]:
+    """Comma-separated projection paths (a Spark option's `id, m.x`) as a list: a comma in
+    backquotes is part of a name (`` `a,b` ``); blank items are left out."""
+    items: list[str] = []
+    start, quoted = 0, False
+    for i, ch in enumerate(text):
+        if ch == "`":  # a doubled backquote flips twice: still quoted
+            quoted = not quoted
+        elif ch == "," and not quoted:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [item.strip() for item in items if item.strip()]
+
+
 def parse_projection(columns: Sequence[str] | str | None) -> Projection:
     """Parse a projection list: None or ["*"] projects all, [] none, else the named paths."""
     if columns is None:

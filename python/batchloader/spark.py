@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from batchloader import locations, pruning
 from batchloader._core import COMPRESSED_SUFFIXES, ResultSetLoader
+from batchloader.projection import split_paths
 from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name
 
 #: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
@@ -579,7 +580,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
         elif key == "paths":
             out.setdefault("paths", []).extend(_paths_option(value))
         elif key == "columns":
-            out["columns"] = [c.strip() for c in value.split(",") if c.strip()]
+            out["columns"] = split_paths(value)
         elif key == "sample_rows" and value.strip().lower() == "all":
             out[key] = None  # the schema from every row
         elif key in _INT_OPTIONS:
