@@ -36,8 +36,25 @@ SCALAR_TYPES = [
 EPOCH = dt.datetime(1970, 1, 1)
 
 
-def _name_lists(n: int) -> list[str]:
-    return [f"c{i}" for i in range(n)]
+#: names a projection path must quote (`.`, `[`, a backquote, a space, the empty name) or
+#: that differ from a plain one only by case, drawn now and then among the plain ones
+AWKWARD_NAMES = ["a.b", "c[1]", "x`y", "sp ace", "", "Ünï", "C0"]
+
+
+@st.composite
+def _names(draw: st.DrawFn, n: int) -> list[str]:
+    """`n` column names, unique case-insensitively (as the loader's are): mostly `c0`,
+    `c1`..., now and then an awkward one."""
+    pool = [f"c{i}" for i in range(n)]
+    names = draw(
+        st.lists(
+            st.sampled_from(pool * 3 + AWKWARD_NAMES),
+            min_size=n,
+            max_size=n,
+            unique_by=str.lower,
+        )
+    )
+    return names
 
 
 @st.composite
@@ -50,7 +67,7 @@ def fields(draw: st.DrawFn, depth: int = 3, name: str = "c0") -> pa.Field:
         t = draw(st.sampled_from(SCALAR_TYPES))
     elif kind == "struct":
         n = draw(st.integers(1, 3))
-        t = pa.struct([draw(fields(depth - 1, nm)) for nm in _name_lists(n)])
+        t = pa.struct([draw(fields(depth - 1, nm)) for nm in draw(_names(n))])
     elif kind == "list":
         t = pa.list_(draw(fields(depth - 1, "item")))
     elif kind == "large_list":
@@ -65,7 +82,7 @@ def fields(draw: st.DrawFn, depth: int = 3, name: str = "c0") -> pa.Field:
 def schemas(draw: st.DrawFn, max_columns: int = 5, depth: int = 3) -> pa.Schema:
     """A random schema of 1..max_columns columns nested up to `depth`."""
     n = draw(st.integers(1, max_columns))
-    return pa.schema([draw(fields(depth, nm)) for nm in _name_lists(n)])
+    return pa.schema([draw(fields(depth, nm)) for nm in draw(_names(n))])
 
 
 def _scalar_values(t: pa.DataType) -> st.SearchStrategy[Any]:

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import batchloader as bl
+from batchloader.projection import spelled
 
 from strategies import expected, loose_values, rows, schemas
 
@@ -34,8 +35,9 @@ def test_tuples_by_position_equal_pyarrow(schema, data):
 def test_projection_keeps_exactly_the_projected_columns(schema, data):
     data_rows = data.draw(rows(schema))
     names = data.draw(st.lists(st.sampled_from(schema.names), unique=True))
-    spelled = [n.upper() if i % 2 else n for i, n in enumerate(names)]  # case-insensitive
-    loader = bl.ResultSetLoader(schema, projection=spelled, row_limit=5)
+    # as paths spell them, case-insensitive
+    paths = [spelled(n).upper() if i % 2 else spelled(n) for i, n in enumerate(names)]
+    loader = bl.ResultSetLoader(schema, projection=paths, row_limit=5)
     batches = list(loader.write_rows(data_rows))
     projected = pa.schema([f for f in schema if f.name in names])
     assert loader.schema == projected
@@ -356,26 +358,25 @@ def test_types_nest_as_deep_as_pyarrow_imports_and_no_deeper():
     assert table.column("d").to_pylist()[1] == fits["d"]
 
 
-def _member_paths(t: pa.DataType, prefix: str) -> list[str]:
-    """Projectable paths under a column: struct members, through lists too."""
+def _member_paths(t: pa.DataType, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Projectable paths under a column (as their names): struct members, through lists
+    too."""
     if pa.types.is_struct(t):
         out = []
         for i in range(t.num_fields):
-            f = t.field(i)
-            out.append(f"{prefix}.{f.name}")
-            out += _member_paths(f.type, f"{prefix}.{f.name}")
+            path = (*prefix, t.field(i).name)
+            out += [path, *_member_paths(t.field(i).type, path)]
         return out
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return _member_paths(t.value_type, prefix)
     return []
 
 
-def _tree(paths: list[str]) -> dict:
+def _tree(paths: list[tuple[str, ...]]) -> dict:
     """Projection tree: name -> subtree ({} = whole)."""
     root: dict = {}
-    for p in paths:
+    for parts in paths:
         node = root
-        parts = p.split(".")
         for i, part in enumerate(parts):
             if part in node and node[part] == {} and i < len(parts) - 1:
                 break  # already whole
@@ -417,11 +418,12 @@ def _project_value(v: Any, t: pa.DataType, tree: dict) -> Any:
 
 @given(schema=schemas(max_columns=4), data=st.data())
 def test_nested_projection_through_structs_and_lists(schema, data):
-    candidates = [p for f in schema for p in [f.name, *_member_paths(f.type, f.name)]]
+    candidates = [p for f in schema for p in [(f.name,), *_member_paths(f.type, (f.name,))]]
     paths = data.draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=4))
     tree = _tree(paths)
     data_rows = data.draw(rows(schema, max_rows=10))
-    loader = bl.ResultSetLoader(schema, projection=paths, row_limit=3)
+    projection = [".".join(map(spelled, p)) for p in paths]
+    loader = bl.ResultSetLoader(schema, projection=projection, row_limit=3)
     batches = list(loader.write_rows(data_rows))
     projected = pa.schema(
         [f.with_type(_project_type(f.type, tree[f.name])) for f in schema if f.name in tree]

@@ -29,6 +29,7 @@ from reading import read_to_end
 
 import batchloader as bl
 from batchloader.bench import NARROW, NESTED_SCHEMA, _keep, nested_rows
+from batchloader.projection import spelled
 
 import strategies
 from strategies import loose_values, schemas
@@ -526,12 +527,13 @@ def projections(draw, schema):
     out = []
     for f in schema:
         how = draw(st.sampled_from(["whole", "out", "part"]))
+        name = spelled(f.name)
         if how == "whole":
-            out.append(f.name)
+            out.append(name)
         elif how == "part" and pa.types.is_struct(f.type):
-            out.append(f"{f.name}.{f.type.field(0).name}")
+            out.append(f"{name}.{spelled(f.type.field(0).name)}")
         elif how == "part" and (pa.types.is_list(f.type) or pa.types.is_large_list(f.type)):
-            out.append(f"{f.name}[1]")
+            out.append(f"{name}[1]")
     return out
 
 
@@ -612,7 +614,7 @@ def mutated_lines(draw):
     and then a line split in two."""
     schema, lines, projection = draw(loose_lines())
     if projection is None and draw(st.booleans()):
-        projection = [schema.names[0]]  # the other columns skipped, where bytes may be bad
+        projection = [spelled(schema.names[0])]  # the other columns skipped, where bytes may be bad
     data = [bytearray(line.encode()) for line in lines]
     for _ in range(draw(st.integers(1, 4))):
         line = data[draw(st.integers(0, len(data) - 1))]
@@ -2434,6 +2436,7 @@ def test_a_conflict_names_a_structs_type_as_it_stands(tmp_path):
 def _paths(name: str, t: pa.DataType, depth: int = 0) -> list[tuple[str, tuple]]:
     """The projection paths into a column `name` of type `t`, each with its steps: the
     column whole, a member (`m.k0`, also through a list: `l.k0`), an element (`l[1]`)."""
+    name = spelled(name)
     out = [(name, ())]
     inner = t.value_type if pa.types.is_list(t) else t
     if pa.types.is_list(t) and depth < 2:
@@ -2522,7 +2525,7 @@ def _random_projection(schema: pa.Schema, rows: list, data, declared: bool):
     ]
     chosen = data.draw(st.lists(st.sampled_from(paths), min_size=1, max_size=4))
     columns = [p for p, _ in chosen]
-    names = list(dict.fromkeys(p.split(".")[0].split("[")[0] for p in columns))
+    names = list(dict.fromkeys(steps[0][1] for _, steps in chosen))
     tree = _tree(steps for p, steps in chosen)
     want = [
         {n: _projected(tree["members"][n], schema.field(n).type, r.get(n), declared) for n in names}

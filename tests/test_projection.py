@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import batchloader as bl
 from batchloader import parse_projection
+from batchloader.projection import spelled
 
 
 def test_kinds():
@@ -105,6 +108,35 @@ def test_a_backquote_in_a_quoted_name_is_doubled():
     for path in ["`a`b`", "```", "`a``", "", "a..b", "m."]:
         with pytest.raises(bl.ProjectionError, match="position"):
             parse_projection([path])
+
+
+#: a name: any text but NUL (which the loader refuses in names: Arrow's C interface ends
+#: names there) and lone surrogates (not UTF-8)
+NAMES = st.text(st.characters(exclude_characters="\x00", exclude_categories=("Cs",)), max_size=5)
+
+
+@given(st.lists(NAMES, min_size=1, max_size=3))
+def test_any_names_spelled_as_a_path_read_back_as_those_names(names):
+    """Whatever a key holds (dots, brackets, backquotes, spaces, nothing), the path
+    `spelled` makes of it names it: in the Python parser, and in the loader's, which keeps
+    that member and drops its sibling."""
+    path = ".".join(map(spelled, names))
+    column = parse_projection([path])[names[0]]
+    for name in names[1:]:
+        assert column.members.names == [name]
+        column = column.members[name]
+    assert column.members is None and column.indexes is None
+    loader = bl.ResultSetLoader(projection=[path])
+    assert loader.start_batch()
+    # the row's value at the path, next to a sibling the projection leaves out
+    value: object = {names[-1]: 1, names[-1] + "+": 2}
+    for name in reversed(names[:-1]):
+        value = {name: value}
+    loader.write_row(value)
+    kept: object = 1
+    for name in reversed(names):
+        kept = {name: kept}
+    assert loader.harvest().to_pylist() == [kept]
 
 
 def test_bare_names_may_use_any_letters_and_others_are_told_to_quote():
