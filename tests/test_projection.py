@@ -139,6 +139,13 @@ def test_any_names_spelled_as_a_path_read_back_as_those_names(names):
     assert loader.harvest().to_pylist() == [kept]
 
 
+def test_one_text_of_several_paths_is_refused_with_the_list_it_meant():
+    assert parse_projection("m.x").names == ["m"]
+    assert parse_projection("`a, b`").names == ["a, b"]
+    with pytest.raises(bl.ProjectionError, match=r"one text of 2 paths.*\['a', 'm.`b,c`'\]"):
+        parse_projection("a, m.`b,c`")
+
+
 def test_bare_names_may_use_any_letters_and_others_are_told_to_quote():
     p = parse_projection(["città.größe", "Ωmega", "naïve$1"])
     assert p.names == ["città", "Ωmega", "naïve$1"]

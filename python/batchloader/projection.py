@@ -229,6 +229,12 @@ def parse_projection(columns: Sequence[str] | str | None) -> Projection:
     if columns is None:
         return Projection("all")
     if isinstance(columns, str):
+        paths = split_paths(columns)
+        if len(paths) > 1:  # `columns="a, b"`: a list was meant
+            raise ProjectionError(
+                f"the projection {columns!r} is one text of {len(paths)} paths: pass them as a "
+                f"list, {paths!r}"
+            )
         columns = [columns]
     result = Projection("none")
     stars = 0
