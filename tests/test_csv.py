@@ -87,12 +87,43 @@ def test_fields_not_projected_by_index_are_never_decoded(tmp_path):
         ("a,b,c\n'1,2',x\n", {}, [{"a": "'1", "b": "2'", "c": "x"}]),
         ("a,b\n'1,2',x\n", {"quote": "'"}, [{"a": "1,2", "b": "x"}]),
         ('a,b\n"1\\"2",x\n', {"escape": "\\"}, [{"a": '1"2', "b": "x"}]),
+        # the quote as its own escape is the doubled quote (Spark's `escape='"'`)
+        (
+            'a,b\n"1""2",x\n"3",""""\n',
+            {"escape": '"'},
+            [{"a": '1"2', "b": "x"}, {"a": "3", "b": '"'}],
+        ),
+        ("a,b\n'1''2',x\n", {"quote": "'", "escape": "'"}, [{"a": "1'2", "b": "x"}]),
     ],
 )
 def test_dialects(tmp_path, text, kw, want):
     path = tmp_path / "d.csv"
     path.write_text(text)
     assert table_of(bl.Scan(path, header=True, **kw)).to_pylist() == want
+    # in byte ranges too (a split of a large file), and with a projection
+    for columns in (None, ["b"]):
+        scan = bl.Scan(path, header=True, byte_range=(0, len(text)), columns=columns, **kw)
+        assert table_of(scan).to_pylist() == [{k: r[k] for k in columns or r} for r in want]
+
+
+@pytest.mark.parametrize(
+    ("kw", "why"),
+    [
+        ({"delimiter": "\n"}, "delimiter"),
+        ({"delimiter": "\r"}, "delimiter"),
+        ({"quote": "\n"}, "quote"),
+        ({"escape": "\r"}, "escape"),
+        ({"delimiter": "|", "quote": "|"}, "delimiter and the quote"),
+        ({"delimiter": ";", "escape": ";"}, "delimiter and the escape"),
+    ],
+)
+def test_a_dialect_that_cannot_be_read_is_refused(tmp_path, kw, why):
+    """A line break for a delimiter, quote or escape, or one byte for two of them, would
+    read the file some other way than it was written (a delimiter of \\n read no row)."""
+    path = tmp_path / "d.csv"
+    path.write_text("a|b\n1|2\n")
+    with pytest.raises(ValueError, match=why):
+        list(bl.Scan(path, header=True, **kw))
 
 
 def test_tsv_by_suffix(tmp_path):

@@ -227,12 +227,16 @@ impl PyFileReader {
         };
         let csv = match format {
             "ndjson" => None,
-            "csv" => Some(CsvOptions {
-                header,
-                delimiter: one_byte("delimiter", delimiter)?,
-                quote: one_byte("quote", quote)?,
-                escape: escape.map(|e| one_byte("escape", e)).transpose()?,
-            }),
+            "csv" => Some(
+                CsvOptions {
+                    header,
+                    delimiter: one_byte("delimiter", delimiter)?,
+                    quote: one_byte("quote", quote)?,
+                    escape: escape.map(|e| one_byte("escape", e)).transpose()?,
+                }
+                .checked()
+                .map_err(PyValueError::new_err)?,
+            ),
             other => {
                 return Err(PyValueError::new_err(format!(
                     "format must be 'ndjson' or 'csv', not {other:?}"

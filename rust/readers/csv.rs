@@ -77,6 +77,38 @@ fn trim_line_breaks(text: &[u8]) -> &[u8] {
 }
 
 impl CsvOptions {
+    /// These options if a file can be read by them: no line break for a delimiter, quote
+    /// or escape, and no byte both the delimiter and the quote or escape. A quote that is
+    /// its own escape is the doubled quote (`escape: None`), as Spark's `escape='"'` reads.
+    pub fn checked(mut self) -> Result<Self, String> {
+        let roles = [
+            ("delimiter", Some(self.delimiter)),
+            ("quote", Some(self.quote)),
+            ("escape", self.escape),
+        ];
+        for (role, byte) in roles {
+            if let Some(b @ (b'\n' | b'\r')) = byte {
+                return Err(format!(
+                    "the {role} cannot be a line break ({:?}): line breaks end records",
+                    b as char
+                ));
+            }
+        }
+        for (role, byte) in [("quote", Some(self.quote)), ("escape", self.escape)] {
+            if byte == Some(self.delimiter) {
+                return Err(format!(
+                    "the delimiter and the {role} are both {:?}: a field could not tell one from \
+                     the other",
+                    self.delimiter as char
+                ));
+            }
+        }
+        if self.escape == Some(self.quote) {
+            self.escape = None;
+        }
+        Ok(self)
+    }
+
     /// A window reading the records of `input` in this dialect.
     fn window(&self, input: Box<dyn BufRead + Send>) -> CsvWindow {
         CsvWindow::new(

@@ -1290,3 +1290,51 @@ fn a_csv_range_reads_the_header_once(text: &[u8]) {
         assert_eq!(ids, ["1"], "{text:?} cut at {cut}");
     }
 }
+
+/// `CsvOptions::checked`: a quote that is its own escape reads doubled quotes (Spark's
+/// `escape='"'`); a line break for any role, or one byte for the delimiter and another
+/// role, is refused, naming the roles.
+#[test]
+fn csv_dialects_are_checked_and_a_self_escaping_quote_is_the_doubled_quote() {
+    let base = CsvOptions {
+        header: true,
+        ..CsvOptions::default()
+    };
+    let own = CsvOptions {
+        escape: Some(b'"'),
+        ..base
+    }
+    .checked()
+    .unwrap();
+    assert_eq!(own.escape, None);
+    let input = Box::new(Cursor::new(b"a,b\n\"1\"\"2\",\"\"\"\"\n".to_vec()));
+    let mut r = CsvReader::from_reader(input, "mem.csv", own, OnError::Error);
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    assert!(!r.fill(&mut l).unwrap());
+    let batch = l.harvest().unwrap();
+    let value = |c: usize| batch.column(c).as_string::<i32>().value(0).to_string();
+    assert_eq!((value(0), value(1)), ("1\"2".to_string(), "\"".to_string()));
+    let refused = [
+        (b'\n', b'"', None, "delimiter cannot be a line break"),
+        (b',', b'\r', None, "quote cannot be a line break"),
+        (b',', b'"', Some(b'\n'), "escape cannot be a line break"),
+        (b'|', b'|', None, "delimiter and the quote"),
+        (b';', b'"', Some(b';'), "delimiter and the escape"),
+    ];
+    for (delimiter, quote, escape, why) in refused {
+        let options = CsvOptions {
+            delimiter,
+            quote,
+            escape,
+            ..base
+        };
+        let e = options.checked().unwrap_err();
+        assert!(e.contains(why), "{e}");
+    }
+    let backslash = CsvOptions {
+        escape: Some(b'\\'),
+        ..base
+    };
+    assert_eq!(backslash.checked().unwrap().escape, Some(b'\\'));
+}
