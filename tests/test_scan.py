@@ -805,6 +805,29 @@ def test_limit_across_files(tmp_path):
     assert scan.files_read == 2
 
 
+@pytest.mark.parametrize(
+    ("options", "error", "says"),
+    [
+        ({"limit": -1}, ValueError, r"limit must be None or >= 0, got -1"),
+        ({"byte_range": (5, 2)}, ValueError, r"byte_range .* 0 <= start <= end, got \(5, 2\)"),
+        ({"byte_range": (-1, 2)}, ValueError, r"0 <= start <= end"),
+        ({"split_bytes": 10}, TypeError, r"Scan\(\) got an unexpected keyword argument 'split"),
+        ({"row_limt": 10}, TypeError, r"'row_limt'.*row_limit, vector_byte_limit"),
+    ],
+)
+def test_options_that_cannot_mean_anything_are_refused_when_the_scan_is_made(
+    tmp_path, options, error, says
+):
+    """Not read as "no rows" (a negative limit, a range ending before it starts), nor left
+    to the first batch's loader to refuse in its own words."""
+    write(f"{tmp_path}/a.json", [{"a": 1}])
+    with pytest.raises(error, match=says):
+        bl.Scan(tmp_path / "a.json", **options)
+    assert sum(b.num_rows for b in bl.Scan(tmp_path / "a.json", limit=0)) == 0
+    with pytest.raises(ValueError, match=r"start <= end, got \(5, 2\)"):
+        bl.FileReader(str(tmp_path / "a.json"), byte_range=(5, 2))
+
+
 @pytest.mark.parametrize("builtin", [True, False])
 def test_a_batch_cut_by_the_limit_joins_the_small_ones_before_it(tmp_path, builtin):
     """The limit's last batch is small like a file's last: it joins its neighbours."""

@@ -59,6 +59,29 @@ UNREAD_COMPRESSIONS = ("xz", "lzma", "br", "lzo", "zip", "7z")
 #: operators' output batches (`drill.exec.memory.operator.output_batch_size`)
 SCAN_BATCH_BYTE_LIMIT = 16 * 2**20
 
+#: the loader's limits a scan passes on (its other keyword arguments are the scan's own)
+LOADER_LIMITS = ("row_limit", "vector_byte_limit", "batch_byte_limit")
+
+
+def _check_limits(
+    limit: int | None, byte_range: tuple[int, int] | None, loader_limits: dict[str, Any]
+) -> None:
+    """Refuse, when the scan is made, a limit or range that cannot mean anything (rather
+    than read no rows) and a keyword argument that is no loader limit."""
+    unknown = [k for k in loader_limits if k not in LOADER_LIMITS]
+    if unknown:
+        raise TypeError(
+            f"Scan() got an unexpected keyword argument {unknown[0]!r} (besides its own, it "
+            f"takes the loader's limits: {', '.join(LOADER_LIMITS)})"
+        )
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be None or >= 0, got {limit}")
+    if byte_range is not None:
+        start, end = byte_range
+        if not 0 <= start <= end:
+            raise ValueError(f"byte_range is (start, end) with 0 <= start <= end, got {byte_range}")
+
+
 #: the column that keeps malformed lines whole (on_error="permissive")
 CORRUPT_RECORD = "_corrupt_record"
 
@@ -291,6 +314,7 @@ class Scan:
             )
         if on_error not in ("error", "skip", "permissive"):
             raise ValueError(f"on_error must be 'error', 'skip' or 'permissive', not {on_error!r}")
+        _check_limits(limit, byte_range, loader_limits)
         self.reader = reader
         self.format = format
         self.files = expand_paths(paths)

@@ -215,6 +215,11 @@ impl PyFileReader {
             .transpose()?
             .unwrap_or(DataType::Utf8);
         let range = byte_range.map(|(start, end)| ByteRange { start, end });
+        if let Some(ByteRange { start, end }) = range.filter(|r| r.start > r.end) {
+            return Err(PyValueError::new_err(format!(
+                "byte_range is (start, end) with start <= end, got ({start}, {end})"
+            )));
+        }
         if range.is_some() && is_compressed(path) {
             return Err(PyValueError::new_err(format!(
                 "byte_range: {path} is compressed; only uncompressed files can be split"
