@@ -282,6 +282,22 @@ def test_data_source_options_from_spark():
         bls.scan_options_from({"null_values": "NA", "nullValue": ""})
 
 
+def test_a_sample_that_cannot_give_a_schema_is_refused(tmp_path):
+    """No row sampled and nothing else naming a data column would leave every data column
+    out; a negative count means nothing. With a schema or a projection, no sample is fine."""
+    write(f"{tmp_path}/a.json", [{"a": 1, "b": "x"}])
+    with pytest.raises(ValueError, match=r"sample_rows must be None \(every row\) or >= 0"):
+        bls.ScanPlan(str(tmp_path), sample_rows=-1)
+    with pytest.raises(ValueError, match="sample_rows=0 samples no row"):
+        bls.ScanPlan(str(tmp_path), sample_rows=0)
+    schema = pa.schema([("a", pa.int64())])
+    # the projection alone guesses utf8, and keeps the number as its text
+    for options, want in (({"schema": schema}, 1), ({"columns": ["a"]}, "1")):
+        plan = bls.ScanPlan(str(tmp_path), sample_rows=0, **options)
+        rows = [r for t in plan.tasks for b in plan.scan_task(t) for r in b.to_pylist()]
+        assert [r["a"] for r in rows] == [want]
+
+
 def test_a_full_sample_sees_a_column_a_small_sample_misses(tmp_path):
     write(f"{tmp_path}/1.json", [{"a": 1}, {"a": 2}])
     write(f"{tmp_path}/2.json", [{"a": 3, "late": "x"}])

@@ -230,6 +230,22 @@ def plan_tasks(splits: list[Split], split_bytes: int, parallelism: int = 1) -> l
     return tasks
 
 
+def _check_sample_rows(sample_rows: int | None, scan_options: dict[str, Any]) -> None:
+    """Refuse a sample that cannot give a schema: a negative count, or no row when nothing
+    else names a data column (no `schema=`, every column projected), which would leave
+    every data column out in the executors."""
+    if sample_rows is None:
+        return
+    if sample_rows < 0:
+        raise ValueError(f"sample_rows must be None (every row) or >= 0, got {sample_rows}")
+    if sample_rows == 0 and not scan_options.get("schema") and scan_options.get("columns") is None:
+        raise ValueError(
+            "sample_rows=0 samples no row, and no schema= or columns= names a data column: "
+            "the executors would read every data column as one the schema lacks and leave it "
+            "out; give schema=, or sample at least a row (sample_rows=None: every row)"
+        )
+
+
 class ScanPlan:
     """What the executors need to scan files with the schema fixed on the driver: the schema,
     the scan options, the splits (`where` leaves out the files it rules out) and the tasks
@@ -246,6 +262,7 @@ class ScanPlan:
     ) -> None:
         from batchloader.scan import expand_paths, partition_depth_of, scan_root
 
+        _check_sample_rows(sample_rows, scan_options)
         # planned by what the files are now: one listed by an earlier plan may have grown
         self.files = expand_paths(paths, afresh=True)
         #: the remote files listed, with their sizes: an executor's scan takes them as
