@@ -828,6 +828,24 @@ def test_options_that_cannot_mean_anything_are_refused_when_the_scan_is_made(
         bl.FileReader(str(tmp_path / "a.json"), byte_range=(5, 2))
 
 
+@pytest.mark.parametrize("t", [pa.null(), pa.string_view(), pa.time64("us"), pa.float16()])
+@pytest.mark.parametrize("given_as", ["schema", "defined_schema", "null_type", "member"])
+def test_a_type_the_loader_does_not_write_is_refused_when_the_scan_is_made(tmp_path, t, given_as):
+    """Named with the argument that gave it, before any file is read (a null type crashed
+    the scan's batch budget with pyarrow's "Non-fixed width type")."""
+    write(f"{tmp_path}/a.json", [{"a": None, "m": {"x": None}}])
+    options = {
+        "schema": {"schema": pa.schema([("a", t)])},
+        "defined_schema": {"defined_schema": pa.schema([("a", t)])},
+        "null_type": {"null_type": t},
+        "member": {"schema": pa.schema([("m", pa.struct([("x", pa.list_(t))]))])},
+    }[given_as]
+    argument = "schema" if given_as == "member" else given_as
+    said = "has type .*, which" if argument != "null_type" else "is a type which"
+    with pytest.raises(ValueError, match=rf"{argument}=.*{said} the loader does not write"):
+        bl.Scan(tmp_path / "a.json", **options)
+
+
 @pytest.mark.parametrize("builtin", [True, False])
 def test_a_batch_cut_by_the_limit_joins_the_small_ones_before_it(tmp_path, builtin):
     """The limit's last batch is small like a file's last: it joins its neighbours."""

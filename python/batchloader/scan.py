@@ -63,6 +63,23 @@ SCAN_BATCH_BYTE_LIMIT = 16 * 2**20
 LOADER_LIMITS = ("row_limit", "vector_byte_limit", "batch_byte_limit")
 
 
+def _check_types(**given: pa.Schema | pa.DataType | None) -> None:
+    """Refuse, when the scan is made, a type the loader does not write (in a schema or as
+    `null_type`), naming the argument that gave it."""
+    for argument, types in given.items():
+        if types is None:
+            continue
+        if isinstance(types, pa.Schema):
+            schema, said = types, f"in {argument}=, {{}}"
+        else:
+            schema = pa.schema([("null_type", types)])
+            said = f"{argument}={types} is a type which the loader does not write"
+        try:
+            ResultSetLoader(schema=schema).close()
+        except SchemaConflictError as e:
+            raise ValueError(said.format(e)) from None
+
+
 def _check_limits(
     limit: int | None, byte_range: tuple[int, int] | None, loader_limits: dict[str, Any]
 ) -> None:
@@ -315,6 +332,7 @@ class Scan:
         if on_error not in ("error", "skip", "permissive"):
             raise ValueError(f"on_error must be 'error', 'skip' or 'permissive', not {on_error!r}")
         _check_limits(limit, byte_range, loader_limits)
+        _check_types(schema=schema, defined_schema=defined_schema, null_type=null_type)
         self.reader = reader
         self.format = format
         self.files = expand_paths(paths)
