@@ -437,11 +437,16 @@ type Filler = Box<dyn FnMut(&mut ResultSetLoader) -> Result<bool, ReadError>>;
 fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
     let on_error = setup.on_error;
     let (delimiter, quote, escape) = DIALECTS[setup.dialect];
-    let csv = |header| CsvOptions {
-        header,
-        delimiter,
-        quote,
-        escape,
+    // as the Python API gives them: checked, a quote escaping itself made the doubled quote
+    let csv = |header| {
+        CsvOptions {
+            header,
+            delimiter,
+            quote,
+            escape,
+        }
+        .checked()
+        .expect("a dialect the readers take")
     };
     let nulls: &[&str] = if setup.null_texts { &NULL_TEXTS } else { &[] };
     Ok(match setup.input {
