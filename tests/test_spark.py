@@ -355,6 +355,21 @@ def test_a_value_past_the_sample_where_the_sample_guessed_the_type_is_kept_as_te
     assert rows == [{"n": '{"a": 1}', "l": ["2", "s"], "gone": "3.5"}]
 
 
+def test_guesses_and_inferred_types_of_a_dotted_key_reach_the_executors(tmp_path):
+    """A key `a.b` is one column, not member b of a, in what the sample tells the executors:
+    only null in the sample, a later value is kept as its text (it failed the task); typed
+    by the sample, a value that does not fit says why the column has its type."""
+    write(f"{tmp_path}/1.json", [{"a.b": None, "x.y": 1, "k": 0}])
+    write(f"{tmp_path}/2.json", [{"a.b": 5, "x.y": 1, "k": 1}])
+    write(f"{tmp_path}/3.json", [{"a.b": [1], "x.y": 2.5, "k": 2}])
+    plan = bls.ScanPlan(str(tmp_path), sample_rows=1)
+    assert plan.schema.field("a.b").type == pa.utf8()
+    rows = [r for b in plan.scan(f"{tmp_path}/2.json") for r in b.to_pylist()]
+    assert [(r["a.b"], r["x.y"]) for r in rows] == [("5", 1)]
+    with pytest.raises(InputError, match=r"'x\.y' is int64 as the driver inferred it"):
+        list(plan.scan(f"{tmp_path}/3.json"))
+
+
 def test_a_fraction_past_the_sample_says_the_type_came_from_the_sample(tmp_path):
     """An executor meeting a value the sampled type cannot take says why the column has that
     type and how to widen the sample; sample_rows=None reads it as float64."""

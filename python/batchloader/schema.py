@@ -207,6 +207,17 @@ def top_name(path: str) -> str:
     return re.split(r"[.\[]", path, maxsplit=1)[0]
 
 
+def top_name_among(path: str, is_name: Callable[[str], bool]) -> str:
+    """`top_name`, for paths whose names may hold `.` or `[` (a key `a.b`): the longest
+    start of `path` ending at a `.` or `[` (or all of it) that `is_name` takes for a
+    top-level column, else `top_name(path)`."""
+    cuts = [m.start() for m in re.finditer(r"[.\[]", path)]
+    for end in [len(path), *reversed(cuts)]:
+        if is_name(path[:end]):
+            return path[:end]
+    return top_name(path)
+
+
 def _within(path: str, paths: frozenset[str] | None) -> bool:
     """Whether `path` is one of `paths` or lies under one (a member or element of it)."""
     return any(path == p or path.startswith((f"{p}.", f"{p}[]")) for p in paths or ())
@@ -380,6 +391,10 @@ class ScanSchemaTracker:
             and (self.projection.kind != "all" or self.defined_schema is not None)
         )
 
+    def _top_of(self, path: str) -> str:
+        """The top-level column `path` (`m.x`, `l[]`, `a.b`...) lies in, by name."""
+        return top_name_among(path, lambda name: self._find(name) is not None)
+
     def _find(self, name: str) -> _Column | None:
         return self._by_name.get(name.lower())
 
@@ -492,7 +507,7 @@ class ScanSchemaTracker:
         an int64 meeting a fraction; None otherwise."""
         if self.strict or self._may_change():
             return None
-        top = top_name(path)
+        top = self._top_of(path)
         col = self._find(top)
         if col is None or col.source != "reader" or col.declared or col.field is None:
             return None
@@ -881,7 +896,7 @@ class ScanSchemaTracker:
         driver's sample) and fixed: readers keep any value there as its JSON text
         (`reader_text_guesses`)."""
         for path in paths:
-            col = self._find(top_name(path))
+            col = self._find(self._top_of(path))
             if col is not None and col.source == "reader":
                 col.text_guesses = col.text_guesses | {path.lower()}
 

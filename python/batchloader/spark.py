@@ -21,7 +21,7 @@ import pyarrow as pa
 from batchloader import locations, pruning
 from batchloader._core import COMPRESSED_SUFFIXES, ResultSetLoader
 from batchloader.projection import split_paths
-from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name
+from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name_among
 
 #: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
 _UNSIGNED = {
@@ -408,7 +408,7 @@ class ScanPlan:
 
     def _why_sampled(self, path: str, message: str) -> str | None:
         """Why column `path` has the type a value did not fit: the driver's sample gave it."""
-        top = top_name(path)
+        top = top_name_among(path, lambda name: name.lower() in self.inferred)
         found = self.inferred.get(top.lower())
         if found is None:
             return None
