@@ -195,6 +195,35 @@ def test_wildcard_drift_without_schema_change_ignores_new_columns(tmp_path, capl
     assert [str(a) for a in table.column("a").to_pylist()] == ["1", "2", "3"][: table.num_rows]
 
 
+@pytest.mark.parametrize("format", ["json", "csv"])
+def test_a_path_that_spells_a_dotted_key_unquoted_says_how_to_quote_it(tmp_path, caplog, format):
+    """`a.b` is member b of a, as in Spark; when the data has no `a` but a key "a.b", the
+    projection's column is all null: said once, with the quoted spelling that reads the key
+    (which then does)."""
+    if format == "csv":
+        (tmp_path / "d.csv").write_text("a.b,c[1],k\n1,2,3\n4,5,6\n")
+        path, options = tmp_path / "d.csv", {"header": True}
+    else:
+        write(f"{tmp_path}/d.json", [{"a.b": 1, "c[1]": 2, "k": 3}, {"a.b": 4, "c[1]": 5, "k": 6}])
+        path, options = tmp_path / "d.json", {}
+
+    def rows_of(columns: list[str]) -> list[dict]:
+        return [r for b in bl.Scan(path, columns=columns, **options) for r in b.to_pylist()]
+
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        rows = rows_of(["a.b", "c[1]", "k"])
+    assert [r["k"] for r in rows] in ([3, 6], ["3", "6"])
+    assert all(r["a"] is None and r["c"] is None for r in rows)
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 2, said
+    assert "the projection's a.b names member 'b' of column 'a'" in said[0]
+    assert "has a column 'a.b': write `a.b` to read it" in said[0]
+    assert "the projection's c[1] names element 1 of column 'c'" in said[1]
+    assert "has a column 'c[1]': write `c[1]` to read it" in said[1]
+    quoted = rows_of(["`a.b`", "`c[1]`"])
+    assert [r["a.b"] for r in quoted] in ([1, 4], ["1", "4"])
+
+
 #: top-level names a projection path must quote (and a struct member that does too)
 AWKWARD_NAMES = ["a.b", "a b", "c[1]", "`q`", "x`y", ""]
 

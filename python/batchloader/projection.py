@@ -75,6 +75,10 @@ class Projection:
         self.kind = kind  # "all" | "some" | "none"
         self.columns: list[ProjectedColumn] = []
         self._by_name: dict[str, ProjectedColumn] = {}
+        #: the paths given without backquotes that name a part of a column (`a.b`, `c[1]`),
+        #: lower-cased, each with its column's name and the part: a key spelled the same
+        #: (`"a.b"`) is another column, which such a path does not read
+        self.unquoted_parts: dict[str, tuple[str, str]] = {}
 
     @property
     def names(self) -> list[str]:
@@ -248,7 +252,17 @@ def parse_projection(columns: Sequence[str] | str | None) -> Projection:
                 raise ProjectionError("the projection has a second '*'")
             result.kind = "all"
             continue
-        result._add(_parse_path(path))
+        column = _parse_path(path)
+        part = None
+        if "`" in path:
+            pass  # quoted: the user chose what it names
+        elif column.indexes:
+            part = f"element {column.indexes[0]}"
+        elif column.members is not None:
+            part = f"member '{column.members.names[0]}'"
+        if part is not None:
+            result.unquoted_parts[path.lower()] = (column.name, part)
+        result._add(column)
     if stars and result.kind != "all":
         result.kind = "all"
     return result

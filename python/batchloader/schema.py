@@ -313,6 +313,7 @@ class ScanSchemaTracker:
         self._output_cache: tuple[int, list[OutputColumn], pa.Schema] | None = None
         self._resolved = False
         self._warned: set[tuple[str, str]] = set()  # (column, file) told about ignoring
+        self._hinted: set[str] = set()  # keys an unquoted projection path was said to miss
         #: by lower-case name, the columns (and members) ignored so far
         self._ignored: dict[str, _Tally] = {}
         #: by column path, the values readers kept as JSON text in guessed utf8 columns
@@ -641,9 +642,32 @@ class ScanSchemaTracker:
     def note_ignored(self, names: list[str], file: str) -> None:
         """Log the columns a reader met that the fixed wildcard schema left out."""
         if self.projection.kind != "all":
-            return  # an explicit projection drops other columns by design: nothing to say
+            # an explicit projection drops other columns by design: nothing to say, but for
+            # a key its own path names unquoted (`a.b` reads member b of a, not "a.b")
+            for name in names:
+                self._hint_quoting(name, file)
+            return
         for name in names:
             self._warn_ignored(name, f"file {file}")
+
+    def _hint_quoting(self, name: str, file: str) -> None:
+        """Say (once a scan) that the projection's unquoted path spelled like column `name`
+        of `file` names a part of another column, and how to read `name` instead."""
+        found = self.projection.unquoted_parts.get(name.lower())
+        if found is None or name.lower() in self._hinted:
+            return
+        self._hinted.add(name.lower())
+        top, part = found
+        log.warning(
+            "the projection's %s names %s of column '%s', but file %s has a column '%s': "
+            "write %s to read it",
+            name,
+            part,
+            top,
+            file,
+            name,
+            spelled(name),
+        )
 
     def note_ignored_members(self, paths: list[str], file: str) -> None:
         """Log the struct members (`m.x`) a reader skipped because the schema it was given
