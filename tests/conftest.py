@@ -27,11 +27,13 @@ import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def spark():
-    """One local SparkSession for the whole test run."""
+def spark(tmp_path_factory):
+    """One local SparkSession for the whole test run (its warehouse in a temporary folder,
+    not `./spark-warehouse`)."""
     from batchloader.spark import local_session
 
-    session = local_session()
+    warehouse = tmp_path_factory.mktemp("spark-warehouse")
+    session = local_session(**{"spark.sql.warehouse.dir": str(warehouse)})
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

@@ -318,6 +318,7 @@ CHILD = textwrap.dedent(
 def _child(workspace: str, mode: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-c", CHILD, workspace, mode],
+        cwd=os.path.dirname(workspace),  # its Spark's ./spark-warehouse goes there
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
