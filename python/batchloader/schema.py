@@ -1045,9 +1045,6 @@ def null_column_bytes(t: pa.DataType) -> tuple[int, int, int]:
         return 5, 5, 4
     if pa.types.is_map(t):
         return 5, 5, 4
-    if not pa.types.is_primitive(t) and not pa.types.is_decimal(t):
-        # a type the loader does not write (it says so): any bound will do
-        return 17, 17, 16
     width = max(t.bit_width // 8, 1)
     return width + 1, 1, width
 

@@ -1,6 +1,5 @@
 //! Loader options and the loader's view of a projection list.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use arrow_schema::SchemaRef;
@@ -227,7 +226,7 @@ fn split_path(path: &str) -> Option<Vec<(String, Option<usize>)>> {
                 if name.is_empty() || name.contains([']', '`']) {
                     return None;
                 }
-                (name.into(), &rest[end..])
+                (name.to_string(), &rest[end..])
             }
         };
         let mut after = after.trim_start();
@@ -248,23 +247,18 @@ fn split_path(path: &str) -> Option<Vec<(String, Option<usize>)>> {
 
 /// The name in backquotes that `quoted` starts with (its opening backquote consumed), a
 /// doubled backquote standing for one (as in Spark SQL), and what follows its closing one.
-fn backquoted(quoted: &str) -> Option<(Cow<'_, str>, &str)> {
-    let mut name = Cow::Borrowed("");
+fn backquoted(quoted: &str) -> Option<(String, &str)> {
+    let mut name = String::new();
     let mut rest = quoted;
     loop {
         let end = rest.find('`')?;
-        let part = &rest[..end];
+        name.push_str(&rest[..end]);
         match rest[end + 1..].strip_prefix('`') {
             Some(more) => {
-                name.to_mut().push_str(part);
-                name.to_mut().push('`');
+                name.push('`');
                 rest = more;
             }
-            None if name.is_empty() => return Some((Cow::Borrowed(part), &rest[end + 1..])),
-            None => {
-                name.to_mut().push_str(part);
-                return Some((name, &rest[end + 1..]));
-            }
+            None => return Some((name, &rest[end + 1..])),
         }
     }
 }
