@@ -309,6 +309,35 @@ def test_a_data_column_named_like_a_file_column_keeps_its_data_in_a_wildcard_sca
     assert (got["filename"], got["file_name"]) == ("from the data", "1.json")
 
 
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_a_projected_file_column_says_it_hides_a_data_column_of_its_name(tmp_path, caplog, fmt):
+    """An explicit projection naming a file column (`filename`, `DIR0`) reads the file
+    column, as Drill does; a data column of that name is then left out, and the scan says
+    so once, with the way to read it (the file columns renamed): its values are not lost
+    without a word. A name no file column has says nothing."""
+    rows = [{"filename": "from the data", "dir0": "d", "a": 1}]
+    path = f"{tmp_path}/p/1.{fmt}"
+    if fmt == "json":
+        write(path, rows)
+    else:
+        os.makedirs(os.path.dirname(path))
+        with open(path, "w") as f:
+            f.write("filename,dir0,a\nfrom the data,d,1\nagain,e,2\n")
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan = bl.Scan(tmp_path, columns=["filename", "DIR0", "a"], header=True)
+        table = pa.Table.from_batches(list(scan), schema=scan.schema)
+    assert table.column("filename").to_pylist()[0] == f"1.{fmt}"
+    assert table.column("DIR0").to_pylist()[0] == "p"
+    for name in ["filename", "dir0"]:
+        assert caplog.text.lower().count(f"file {path.lower()} also has a column '{name}'") == 1
+    assert "implicit_names" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan = bl.Scan(tmp_path, columns=["a", "fqn"], header=True)
+        list(scan)
+    assert "also has a column" not in caplog.text, caplog.text
+
+
 @pytest.mark.parametrize("builtin", [False, True], ids=["python-reader", "ndjson-reader"])
 def test_a_column_first_seen_after_the_first_batch_keeps_every_batch_on_one_schema(
     tmp_path, caplog, builtin
@@ -766,6 +795,47 @@ def test_implicit_names_are_configurable_and_case_insensitive(tmp_path):
     )
     # FILENAME is now a data column (a struct); file_name is the implicit one
     assert table.to_pylist() == [{"FILENAME": {"a": 5}, "file_name": "1.json"}]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        # a key that is no file column would name no column: a typo made the data's
+        # column `x` an all-null file column of no kind
+        ({"implicit_names": {"fname": "x"}}, r"'fname'.*fqn, filepath, filename, suffix"),
+        ({"implicit_names": {"dir0": "x"}}, r"'dir0'.*partition_prefix"),
+        # two file columns of one name (case aside), or one named like a partition column
+        ({"implicit_names": {"filename": "FQN"}}, r"'FQN'.*two file columns"),
+        ({"implicit_names": {"filename": "dir2"}}, r"'dir2'.*partition column"),
+        ({"implicit_names": {"filename": "p7"}, "partition_prefix": "P"}, r"'p7'.*partition"),
+        ({"implicit_names": {"filename": ""}}, r"'filename'.*empty"),
+        ({"implicit_names": {"filename": 3}}, r"'filename'.*text"),
+        # no prefix: every data column named by digits would be a partition column
+        ({"partition_prefix": ""}, r"partition_prefix.*empty"),
+    ],
+)
+def test_implicit_names_that_cannot_name_the_file_columns_are_refused(tmp_path, options, message):
+    write(f"{tmp_path}/1.json", [{"x": 5}])
+    with pytest.raises(ValueError, match=message):
+        bl.Scan(tmp_path, **options)
+
+
+def test_a_projected_partition_column_that_hides_a_data_column_says_how_to_rename(
+    tmp_path, caplog
+):
+    write(f"{tmp_path}/p/1.json", [{"dir0": "data", "a": 1}])
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        _scan, table = scan_all(tmp_path, columns=["dir0", "a"])
+    assert table.to_pylist() == [{"dir0": "p", "a": 1}]
+    assert "also has a column 'dir0'" in caplog.text
+    assert "partition_prefix=" in caplog.text and "implicit_names" not in caplog.text
+    # the wildcard keeps the data's, and says so the same way
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        _scan, table = scan_all(tmp_path)
+    assert table.column("dir0").to_pylist() == ["data"]
+    assert "file column 'dir0' is left out" in caplog.text
+    assert "partition_prefix=" in caplog.text and "implicit_names" not in caplog.text
 
 
 def test_projected_member_of_an_implicit_name_is_a_data_column(tmp_path):

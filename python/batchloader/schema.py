@@ -46,9 +46,51 @@ class ImplicitColumns:
     ) -> ImplicitColumns:
         """The implicit columns with some file columns renamed (`{"filename": "fname"}`)
         and partition columns named `<partition_prefix>0`..."""
+        if not isinstance(partition_prefix, str) or not partition_prefix:
+            raise ValueError(
+                f"partition_prefix must be a non-empty text (dir: dir0, dir1...), not "
+                f"{partition_prefix!r}: else every column named by digits is a partition column"
+            )
         implicit = cls(partition_prefix=partition_prefix)
-        implicit.names.update(implicit_names or {})
+        for kind, name in (implicit_names or {}).items():
+            if kind not in implicit.names:
+                where = (
+                    f"; partition columns are renamed by partition_prefix "
+                    f"('{partition_prefix}' now)"
+                    if implicit.partition_index(kind) is not None
+                    else ""
+                )
+                raise ValueError(
+                    f"implicit_names has no file column {kind!r}: it renames "
+                    f"{', '.join(FILE_COLUMNS)}{where}"
+                )
+            if not isinstance(name, str) or not name:
+                raise ValueError(
+                    f"implicit_names gives file column {kind!r} {name!r}: a name must be a "
+                    "non-empty text"
+                )
+            implicit.names[kind] = name
+        seen: dict[str, str] = {}
+        for kind, name in implicit.names.items():
+            if name.lower() in seen:
+                raise ValueError(
+                    f"implicit_names makes {name!r} the name of two file columns "
+                    f"({seen[name.lower()]} and {kind}; names are case-insensitive)"
+                )
+            seen[name.lower()] = kind
+            if implicit.partition_index(name) is not None:
+                raise ValueError(
+                    f"implicit_names names file column {kind!r} {name!r}, the name of a "
+                    f"partition column (partition_prefix '{partition_prefix}')"
+                )
         return implicit
+
+    def partition_index(self, name: str) -> int | None:
+        """n for a partition column's name (`dir<n>`, case aside), else None."""
+        low, prefix = name.lower(), self.partition_prefix.lower()
+        if low.startswith(prefix) and low[len(prefix) :].isdigit():
+            return int(low[len(prefix) :])
+        return None
 
     def kind_of(self, name: str) -> tuple[str, int] | None:
         """("fqn"|"filepath"|"filename"|"suffix", 0) or ("partition", n) for an implicit name."""
@@ -56,10 +98,15 @@ class ImplicitColumns:
         for kind, col in self.names.items():
             if col.lower() == low:
                 return kind, 0
-        prefix = self.partition_prefix.lower()
-        if low.startswith(prefix) and low[len(prefix) :].isdigit():
-            return "partition", int(low[len(prefix) :])
-        return None
+        n = self.partition_index(name)
+        return None if n is None else ("partition", n)
+
+    def renaming_hint(self, name: str) -> str:
+        """How to rename implicit column `name` out of a data column's way."""
+        if self.partition_index(name) is not None:
+            return f"partition_prefix='...' (now '{self.partition_prefix}')"
+        kind = self.kind_of(name)
+        return f"implicit_names={{'{kind[0] if kind else name.lower()}': '...'}}"
 
     @staticmethod
     def values(path: str, root: str | None) -> dict[tuple[str, int], str | None]:
@@ -313,7 +360,9 @@ class ScanSchemaTracker:
         self._output_cache: tuple[int, list[OutputColumn], pa.Schema] | None = None
         self._resolved = False
         self._warned: set[tuple[str, str]] = set()  # (column, file) told about ignoring
-        self._hinted: set[str] = set()  # keys an unquoted projection path was said to miss
+        # keys an unquoted projection path was said to miss, and ("file", name): keys a
+        # projected file column was said to hide
+        self._hinted: set[str | tuple[str, str]] = set()
         #: by lower-case name, the columns (and members) ignored so far
         self._ignored: dict[str, _Tally] = {}
         #: by column path, the values readers kept as JSON text in guessed utf8 columns
@@ -643,9 +692,11 @@ class ScanSchemaTracker:
         """Log the columns a reader met that the fixed wildcard schema left out."""
         if self.projection.kind != "all":
             # an explicit projection drops other columns by design: nothing to say, but for
-            # a key its own path names unquoted (`a.b` reads member b of a, not "a.b")
+            # a key its own path names unquoted (`a.b` reads member b of a, not "a.b"), and
+            # a key a projected file column hides
             for name in names:
                 self._hint_quoting(name, file)
+                self._hint_hidden(name, file)
             return
         for name in names:
             self._warn_ignored(name, f"file {file}")
@@ -669,6 +720,22 @@ class ScanSchemaTracker:
             spelled(name),
         )
 
+    def _hint_hidden(self, name: str, file: str) -> None:
+        """Say (once a scan per name) that the projection reads file column `name` (as
+        Drill does), which hides `file`'s data column of that name, and how to read it."""
+        col = self._by_name.get(name.lower())
+        if col is None or col.source != "implicit" or ("file", name.lower()) in self._hinted:
+            return
+        self._hinted.add(("file", name.lower()))
+        log.warning(
+            "the projection's '%s' is the file column; file %s also has a column '%s', "
+            "left out (rename the file columns with %s to read it)",
+            col.name,
+            file,
+            name,
+            self.implicit.renaming_hint(col.name),
+        )
+
     def note_ignored_members(self, paths: list[str], file: str) -> None:
         """Log the struct members (`m.x`) a reader skipped because the schema it was given
         lacks them while the projection wants them: whatever the projection, as they hold
@@ -681,10 +748,10 @@ class ScanSchemaTracker:
         of that name, which keeps it."""
         log.warning(
             "file column '%s' is left out: %s has a column of that name, whose values the "
-            "scan keeps (rename the file columns with implicit_names={'%s': '...'})",
+            "scan keeps (rename the file columns with %s)",
             name,
             where,
-            name,
+            self.implicit.renaming_hint(name),
         )
 
     def _warn_ignored(self, name: str, where: str) -> None:
