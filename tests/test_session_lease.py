@@ -110,6 +110,31 @@ def test_cleanup_command_sweeps_by_hand(tmp_path):
     assert not os.path.exists(dead) and os.path.isdir(alive)
 
 
+def test_cleanup_command_says_which_locations_are_not_folders(tmp_path):
+    """A misspelt location (or a file) is not a workspace swept clean: the command says so
+    on stderr and exits 1, after sweeping the locations that are folders."""
+    dead = _session_folder(tmp_path, _lease(pid=_dead_pid()))
+    (tmp_path / "a-file").write_text("x")
+    missing = tmp_path / "no-such-folder"
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "batchloader",
+            "cleanup",
+            str(missing),
+            str(tmp_path),
+            str(tmp_path / "a-file"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 1, out
+    assert f"{missing}: no such folder" in out.stderr
+    assert f"{tmp_path / 'a-file'}: not a folder" in out.stderr
+    assert "1 session folder(s) deleted" in out.stdout and not os.path.exists(dead)
+
+
 def test_a_lease_being_renewed_is_never_read_half_written(tmp_path):
     import threading
 

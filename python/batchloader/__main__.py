@@ -344,12 +344,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "cleanup":
         from batchloader.session.cleanup import cleanup
 
-        swept = cleanup(args.locations, args.stale_after, args.dry_run)
+        swept, problems = cleanup(args.locations, args.stale_after, args.dry_run)
         verb = "would delete" if args.dry_run else "deleted"
         for folder in swept:
             print(f"{verb} {folder}")
-        print(f"{len(swept)} session folder(s) {verb}")
-        return 0
+        print(f"{len(swept)} session folder(s) {'would be deleted' if args.dry_run else verb}")
+        for problem in problems:
+            print(f"cleanup: {problem}", file=sys.stderr)
+        return 1 if problems else 0
     if args.command == "demo":
         return demo(args.rows, args.batch_byte_limit)
     if args.command == "bench":
