@@ -282,6 +282,29 @@ def test_data_source_options_from_spark():
         bls.scan_options_from({"null_values": "NA", "nullValue": ""})
 
 
+def test_data_source_flags_and_numbers_are_read_strictly():
+    """A flag is true or false (Spark's spellings, any case, and 1/0): a misspelt `true`
+    read a CSV's header as a row, silently; a number that is not one names its option."""
+    for text, flag in [
+        ("true", True),
+        (" TRUE ", True),
+        ("1", True),
+        ("False", False),
+        ("0", False),
+    ]:
+        assert bls.scan_options_from({"header": text}) == {"header": flag}
+    for option in ["header", "multiLine", "allow_schema_change"]:
+        with pytest.raises(
+            ValueError, match=rf"option '{option.lower()}' is true or false, not 'ture'"
+        ):
+            bls.scan_options_from({option: "ture"})
+    assert bls.scan_options_from({"row_limit": " 100 "}) == {"row_limit": 100}
+    with pytest.raises(ValueError, match=r"option 'row_limit' is a whole number, not 'abc'"):
+        bls.scan_options_from({"row_limit": "abc"})
+    with pytest.raises(ValueError, match=r"option 'split_bytes' is a whole number, not '1.5'"):
+        bls.scan_options_from({"split_bytes": "1.5"})
+
+
 def test_a_sample_that_cannot_give_a_schema_is_refused(tmp_path):
     """No row sampled and nothing else naming a data column would leave every data column
     out; a negative count means nothing. With a schema or a projection, no sample is fine."""

@@ -601,9 +601,9 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
         elif key == "sample_rows" and value.strip().lower() == "all":
             out[key] = None  # the schema from every row
         elif key in _INT_OPTIONS:
-            out[key] = int(value)
+            out[key] = _whole_number(key, value)
         elif key in _BOOL_OPTIONS:
-            out[key] = value.strip().lower() in ("true", "1", "yes")
+            out[key] = _flag(key, value)
         elif key in _TEXT_OPTIONS:
             _set_once(out, key, value, key)
         elif key in _SPARK_NAMES:
@@ -632,6 +632,23 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 f"it takes {', '.join(sorted(known))}"
             )
     return out
+
+
+def _flag(key: str, value: str) -> bool:
+    """A flag option's text as Spark reads one (`true`/`false`, any case; also 1/0): another
+    text is refused, as a misspelt `true` would otherwise read as false."""
+    flag = {"true": True, "1": True, "false": False, "0": False}.get(value.strip().lower())
+    if flag is None:
+        raise ValueError(f"option {key!r} is true or false, not {value!r}")
+    return flag
+
+
+def _whole_number(key: str, value: str) -> int:
+    """A number option's text as an int, or an error naming the option."""
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"option {key!r} is a whole number, not {value!r}") from None
 
 
 def _set_once(out: dict[str, Any], key: str, value: Any, spelled: str) -> None:
