@@ -820,9 +820,7 @@ def test_implicit_names_that_cannot_name_the_file_columns_are_refused(tmp_path, 
         bl.Scan(tmp_path, **options)
 
 
-def test_a_projected_partition_column_that_hides_a_data_column_says_how_to_rename(
-    tmp_path, caplog
-):
+def test_a_projected_partition_column_that_hides_a_data_column_says_how_to_rename(tmp_path, caplog):
     write(f"{tmp_path}/p/1.json", [{"dir0": "data", "a": 1}])
     with caplog.at_level(logging.WARNING, logger="batchloader"):
         _scan, table = scan_all(tmp_path, columns=["dir0", "a"])
@@ -1345,3 +1343,28 @@ def test_a_row_moved_to_the_next_batch_is_handed_out_before_an_error(tmp_path):
     assert isinstance(error, KeyError)
     assert [r["i"] for b in batches for r in b.to_pylist()] == [0, 1, 2, 3]
     assert len(batches) == 2  # the row that did not fit in its own
+
+
+@pytest.mark.parametrize("limit", [None, 5])
+def test_each_pass_over_a_scan_reads_its_files_again_and_counts_afresh(tmp_path, limit):
+    """A Scan is iterable more than once: each pass reads the files again, in the schema
+    the first fixed (a second pass with a limit read no row at all), and the counters tell
+    of the pass that ran last, not of every pass added up; a pass left off midway leaves
+    nothing behind."""
+    write(f"{tmp_path}/1.json", [{"a": i, "x": None} for i in range(4)])
+    with open(f"{tmp_path}/2.json", "w") as f:
+        f.write('{"a": 4, "x": 7, "late": 1}\nnot json\n{"a": 5}\n')
+    scan = bl.Scan(tmp_path, on_error="skip", limit=limit, row_limit=2)
+    first = pa.Table.from_batches(list(scan), schema=scan.schema)
+    counts = (scan.rows_read, scan.files_read, scan.skipped_lines, scan.text_kept)
+    assert first.num_rows == (limit or 6)
+    assert counts == (first.num_rows, 2, 1 if limit is None else 0, {"x": 1})
+    assert scan.ignored_columns == {"late": 1}
+    for _ in range(2):
+        again = pa.Table.from_batches(list(scan), schema=scan.schema)
+        assert again.equals(first)
+        assert (scan.rows_read, scan.files_read, scan.skipped_lines, scan.text_kept) == counts
+        assert scan.ignored_columns == {"late": 1}
+    # left off after one batch: the next pass is whole
+    next(iter(scan))
+    assert pa.Table.from_batches(list(scan), schema=scan.schema).equals(first)

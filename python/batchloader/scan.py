@@ -390,12 +390,7 @@ class Scan:
         # NDJSON reader keeps any value there as its JSON text, as a scan does with the
         # guesses its own first batch fixed
         self.tracker.take_text_guesses(text_guesses or [])
-        self.rows_read = 0
-        self.files_read = 0
-        self.skipped_lines = 0
-        #: bad lines kept as rows (on_error="permissive"), their text in `_corrupt_record`
-        #: if the projection has it
-        self.corrupt_lines = 0
+        self._start_pass()
         # (schema version, reader schema, plan): how `_assemble` makes an output batch
         # from a reader batch with that schema, while the output schema is that version's
         self._plan_cache: tuple[int, pa.Schema, _Plan] | None = None
@@ -404,6 +399,22 @@ class Scan:
         # a loader whose batch the next file goes on filling (small files share batches),
         # with what it reserved and the files whose rows it holds
         self._carried: _Carried | None = None
+
+    def _start_pass(self) -> None:
+        """Counters at zero for a pass over the files (each pass reads them again, in the
+        schema the first fixed; the counters tell of the last pass)."""
+        #: rows handed out by this pass
+        self.rows_read = 0
+        #: files this pass has read to their end
+        self.files_read = 0
+        #: malformed lines skipped (on_error="skip")
+        self.skipped_lines = 0
+        #: bad lines kept as rows (on_error="permissive"), their text in `_corrupt_record`
+        #: if the projection has it
+        self.corrupt_lines = 0
+        # a loader an abandoned pass left with rows of its files
+        self._carried = None
+        self.tracker.start_pass()
 
     @property
     def ignored_columns(self) -> dict[str, int]:
@@ -437,6 +448,7 @@ class Scan:
         ends its file, and may be small) and, if not, an upper bound of its bytes for the
         coalescer: the loader's count of the reader's batch plus a bound of the arrays the
         scan made (asking the output batch would wrap every column again)."""
+        self._start_pass()
         try:
             yield from self._each_file()
         finally:

@@ -359,14 +359,10 @@ class ScanSchemaTracker:
         self.schema_version = 0
         self._output_cache: tuple[int, list[OutputColumn], pa.Schema] | None = None
         self._resolved = False
-        self._warned: set[tuple[str, str]] = set()  # (column, file) told about ignoring
         # keys an unquoted projection path was said to miss, and ("file", name): keys a
         # projected file column was said to hide
         self._hinted: set[str | tuple[str, str]] = set()
-        #: by lower-case name, the columns (and members) ignored so far
-        self._ignored: dict[str, _Tally] = {}
-        #: by column path, the values readers kept as JSON text in guessed utf8 columns
-        self._text_kept: dict[str, _Tally] = {}
+        self.start_pass()
         self._columns: list[_Column] = []
         declared = defined_schema or provided_schema
         if defined_schema is not None and projection.kind == "some":
@@ -774,6 +770,15 @@ class ScanSchemaTracker:
             name,
             where,
         )
+
+    def start_pass(self) -> None:
+        """Count ignored columns and values kept as text afresh: a scan's pass over its
+        files starts (the schema stays as earlier passes fixed it)."""
+        self._warned: set[tuple[str, str]] = set()  # (column, file) told about ignoring
+        #: by lower-case name, the columns (and members) ignored in this pass
+        self._ignored: dict[str, _Tally] = {}
+        #: by column path, the values readers kept as JSON text in guessed utf8 columns
+        self._text_kept: dict[str, _Tally] = {}
 
     def log_ignored_files(self) -> None:
         """Say, once per ignored column, how many files after its first had it too; and
