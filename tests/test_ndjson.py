@@ -1286,6 +1286,85 @@ def test_iso_dates_and_timestamps_agree_with_python(tmp_path_factory, dates, sta
             assert (have, bad is not None) == (want, want is None), value
 
 
+#: zones with summer time (north and south, a half-hour one), odd offsets, none
+ZONES = ["America/New_York", "Europe/Paris", "Australia/Lord_Howe", "Asia/Kathmandu", "+05:30"]
+
+
+def _zoned_micros(text: str, zone: str) -> int | None:
+    """The oracle of a zoned column: `_iso_micros`, but a time without an offset is a local
+    time of `zone` by Python's zoneinfo with fold=0, which is Java's `ZonedDateTime.of`
+    (Spark's reading): a repeated time takes the earlier offset, a skipped one the offset
+    before the gap."""
+    from zoneinfo import ZoneInfo
+
+    if _iso_micros(text) is None:
+        return None
+    when = dt.datetime.fromisoformat(text)
+    if when.tzinfo is None:
+        if zone.startswith("+"):
+            tz: dt.tzinfo = dt.timezone(dt.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:])))
+        else:
+            tz = ZoneInfo(zone)
+        when = when.replace(tzinfo=tz, fold=0)
+    return (when - EPOCH) // dt.timedelta(microseconds=1)
+
+
+#: local times near the clock changes of ZONES' summer times, and anywhere in 1970-2037
+#: (the years both time zone databases, Python's and the library's, agree on for certain)
+ZONED_TEXTS = st.one_of(
+    st.builds(
+        lambda day, h, m, offset: f"{day}T{h:02d}:{m:02d}:00{offset}",
+        st.sampled_from(
+            ["2024-03-10", "2024-11-03", "2024-03-31", "2024-10-27", "2024-04-07", "2024-10-06"]
+        ),
+        st.integers(0, 3),
+        st.sampled_from([0, 15, 30, 59]),
+        st.sampled_from(["", "", "", "Z", "+01:00"]),
+    ),
+    st.datetimes(dt.datetime(1970, 1, 2), dt.datetime(2037, 12, 30)).map(
+        lambda d: d.isoformat(sep=" ")
+    ),
+)
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="the oracle is Python 3.11's datetime.fromisoformat"
+)
+@given(zone=st.sampled_from(ZONES), texts=st.lists(ZONED_TEXTS, min_size=1, max_size=20))
+@settings(max_examples=150, deadline=None)
+def test_times_without_an_offset_are_local_times_of_the_columns_zone(tmp_path_factory, zone, texts):
+    """A timestamp column with a time zone reads a text without an offset as a local time
+    there, as Spark reads one in its session time zone (pyarrow.json would read UTC); a
+    text with an offset is that instant. NDJSON on both paths, and CSV."""
+    folder = tmp_path_factory.mktemp("zoned")
+    schema = pa.schema([("v", pa.timestamp("us", tz=zone))])
+    want = [_zoned_micros(t, zone) for t in texts]
+    write_lines(folder / "v.json", [json.dumps({"v": t}) for t in texts])
+    write_lines(folder / "v.csv", ["v", *texts])
+    for one_pass in (True, False):
+        reader = bl.FileReader(str(folder / "v.json"), discover=False, one_pass=one_pass)
+        loader = bl.ResultSetLoader(schema=schema, discover=False)
+        loader.start_batch()
+        assert not reader.fill(loader)
+        assert loader.harvest().column("v").cast(pa.int64()).to_pylist() == want, one_pass
+    table = data_table(bl.Scan(folder / "v.csv", schema=schema, header=True))
+    assert table.column("v").cast(pa.int64()).to_pylist() == want
+
+
+@pytest.mark.parametrize("suffix", ["json", "csv"])
+def test_a_time_without_an_offset_in_an_unknown_zone_says_why(tmp_path, suffix):
+    """A zone the library does not know reads texts with an offset, and refuses the others
+    naming the zone (not as if the text were no timestamp)."""
+    path = tmp_path / f"t.{suffix}"
+    texts = ["2024-01-01T00:00:00Z", "2024-01-01T00:00:00"]
+    write_lines(path, [json.dumps({"t": t}) for t in texts] if suffix == "json" else ["t", *texts])
+    schema = pa.schema([("t", pa.timestamp("us", tz="Mars/Olympus"))])
+    with pytest.raises(bl.InputError, match=r"line 3?2?.*no UTC offset.*'?\"?Mars/Olympus"):
+        list(bl.Scan(path, schema=schema, header=True))
+    scan = bl.Scan(path, schema=schema, header=True, on_error="skip")
+    assert data_table(scan).column("t").cast(pa.int64()).to_pylist() == [1_704_067_200_000_000]
+
+
 @pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
 @pytest.mark.parametrize("one_pass", [True, False])
 def test_a_number_into_a_timestamp_counts_the_columns_unit(tmp_path, unit, one_pass):

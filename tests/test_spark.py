@@ -89,6 +89,71 @@ def test_a_schema_may_be_given_as_spark_gives_one(spark, events):
         bls.read(spark, str(root), schema={"id": "int"})
 
 
+@pytest.fixture
+def session_zone(spark):
+    """The shared session in New York's time zone for one test."""
+    key = "spark.sql.session.timeZone"
+    before = spark.conf.get(key)
+    spark.conf.set(key, "America/New_York")
+    yield "America/New_York"
+    spark.conf.set(key, before)
+
+
+TIMESTAMP_TEXTS = [
+    "2024-01-01T00:00:00",  # no offset: a local time of the session's zone
+    "2024-07-01 12:30:00.5",  # summer time there
+    "2024-01-01T00:00:00+02:00",
+    "2024-01-01T00:00:00Z",
+]
+
+
+def test_timestamps_of_a_schema_read_as_sparks_json_reader_reads_them(
+    spark, tmp_path, session_zone
+):
+    """Spark's `timestamp` in `schema=` (a DDL string or a StructType: PySpark 4 failed
+    on it) is an instant; a text without an offset is a local time of the session's time
+    zone, as Spark's JSON reader reads it (not UTC: five hours off in New York);
+    `timestamp_ntz` keeps the wall clock."""
+    write(f"{tmp_path}/t.json", [{"ts": t, "n": t[:19]} for t in TIMESTAMP_TEXTS])
+    ddl = "ts timestamp, n timestamp_ntz"
+    reference = rows_of(spark.read.schema(ddl).json(str(tmp_path)))
+    for schema in (ddl, spark.createDataFrame([], ddl).schema):
+        df = bls.read(spark, str(tmp_path), columns=["ts", "n"], schema=schema)
+        assert df.schema.simpleString() == "struct<ts:timestamp,n:timestamp_ntz>"
+        assert rows_of(df) == reference
+    plan = bls.ScanPlan(str(tmp_path), schema=bls.arrow_schema_of(spark, ddl), columns=["ts"])
+    assert rows_of(bls._read_with_map_in_arrow(spark, plan)) == rows_of(
+        spark.read.schema(ddl).json(str(tmp_path)).select("ts")
+    )
+
+
+@needs_data_sources
+def test_the_data_source_reads_timestamps_in_its_time_zone_option(spark, tmp_path):
+    """`.schema(...)` with a `timestamp`: the data source reads texts without an offset in
+    the zone of its `timeZone` option, as Spark's JSON reader does with the same option."""
+    write(f"{tmp_path}/t.json", [{"ts": t} for t in TIMESTAMP_TEXTS])
+    bls.register(spark)
+    for zone in ["Asia/Tokyo", "-03:30", "PST"]:
+        ours = spark.read.format("batchloader").option("timeZone", zone).schema("ts timestamp")
+        theirs = spark.read.option("timeZone", zone).schema("ts timestamp")
+        assert rows_of(ours.load(str(tmp_path))) == rows_of(theirs.json(str(tmp_path))), zone
+
+
+def test_time_zones_as_spark_spells_them_become_arrows():
+    for spark_name, arrow in [
+        ("America/New_York", "America/New_York"),
+        ("Z", "UTC"),
+        ("GMT", "UTC"),
+        ("+8", "+08:00"),
+        ("UTC+08:00", "+08:00"),
+        ("GMT-0530", "-05:30"),
+        ("PST", "America/Los_Angeles"),
+        ("EST", "-05:00"),
+    ]:
+        assert bls.arrow_time_zone(spark_name) == arrow, spark_name
+        assert pa.timestamp("us", arrow).tz == arrow
+
+
 def test_the_map_in_arrow_path_gives_the_same_result(spark, events):
     """read() uses the data source on Spark 4 and mapInArrow on 3.5: both, here."""
     root, _ = events

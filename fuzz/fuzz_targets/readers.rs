@@ -112,6 +112,12 @@ fn declared_schema() -> Arc<Schema> {
         Field::new("m", DataType::Struct(m), true),
         Field::new("l", DataType::new_list(DataType::Int64, true), true),
         Field::new("t", DataType::Timestamp(TimeUnit::Microsecond, None), true),
+        // a zone with summer time: texts without an offset are its local times
+        Field::new(
+            "z",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("Europe/Paris".into())),
+            true,
+        ),
         Field::new("d", DataType::Decimal128(10, 2), true),
         Field::new("e", DataType::Date32, true),
         Field::new("b", DataType::Boolean, true),

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import base64
 import glob
+import inspect
 import json
 import os
 import pickle
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -41,7 +43,9 @@ def spark_arrow_type(t: pa.DataType) -> pa.DataType:
     if t in _UNSIGNED:
         return _UNSIGNED[t]
     if pa.types.is_timestamp(t):
-        return pa.timestamp("us", tz=t.tz)
+        # an instant (Spark's timestamp) crosses in UTC, the zone Spark's Python workers
+        # expect (the same instants: only the label changes); a wall clock has none
+        return pa.timestamp("us", tz=None if t.tz is None else "UTC")
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return pa.list_(spark_arrow_field(t.value_field))
     if pa.types.is_map(t):
@@ -156,7 +160,9 @@ def spark_struct_type(schema: pa.Schema) -> Any:
     """The Spark StructType of an Arrow schema (types mapped by `spark_arrow_schema`)."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    return from_arrow_schema(spark_arrow_schema(schema))
+    # a timestamp without a zone is a wall clock: timestamp_ntz (PySpark 3.5 would say
+    # timestamp, an instant, and Spark would read its wall clock as UTC)
+    return from_arrow_schema(spark_arrow_schema(schema), prefer_timestamp_ntz=True)
 
 
 #: the data source option through which `read` passes its ScanPlan (not for users)
@@ -431,12 +437,13 @@ class ScanPlan:
         return plan
 
 
-def arrow_schema_of(spark: Any, schema: Any) -> pa.Schema:
+def arrow_schema_of(spark: Any, schema: Any, time_zone: str | None = None) -> pa.Schema:
     """`schema` as an Arrow schema: a `pyarrow.Schema` as it is, a Spark `StructType` or a DDL
-    string (`"id long, tags array<string>"`, parsed by `spark`) by Spark's own mapping."""
+    string (`"id long, tags array<string>"`, parsed by `spark`) by Spark's own mapping, its
+    `timestamp`s in `time_zone` (by default the session's, `session_time_zone`): a text
+    without a UTC offset is a local time there, as Spark reads it."""
     if isinstance(schema, pa.Schema):
         return schema
-    from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import StructType
 
     if isinstance(schema, str):
@@ -446,7 +453,94 @@ def arrow_schema_of(spark: Any, schema: Any) -> pa.Schema:
             f"schema= takes a pyarrow.Schema, a Spark StructType or a DDL string, not"
             f" {type(schema).__name__}"
         )
-    return to_arrow_schema(schema)
+    return arrow_schema_in_zone(schema, time_zone or session_time_zone(spark))
+
+
+def arrow_schema_in_zone(schema: Any, time_zone: str) -> pa.Schema:
+    """Spark `StructType` `schema` as an Arrow schema, its `timestamp`s (Spark's
+    TimestampType) in `time_zone` (PySpark 4 needs one; 3.5 says UTC)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    if "timezone" in inspect.signature(to_arrow_schema).parameters:
+        arrow = to_arrow_schema(schema, timezone=time_zone)
+    else:
+        arrow = to_arrow_schema(schema)
+    return pa.schema(
+        [f.with_type(_in_zone(f.type, time_zone)) for f in arrow], metadata=arrow.metadata
+    )
+
+
+def _in_zone(t: pa.DataType, time_zone: str) -> pa.DataType:
+    """`t` with each timestamp that has a time zone in `time_zone` instead."""
+    if pa.types.is_timestamp(t):
+        return pa.timestamp(t.unit, tz=time_zone) if t.tz is not None else t
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(_in_zone(t.value_type, time_zone)))
+    if pa.types.is_map(t):
+        key, item = t.key_field, t.item_field
+        return pa.map_(
+            key.with_type(_in_zone(key.type, time_zone)),
+            item.with_type(_in_zone(item.type, time_zone)),
+        )
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_in_zone(f.type, time_zone)) for f in t])
+    return t
+
+
+def session_time_zone(spark: Any) -> str:
+    """The session's time zone (`spark.sql.session.timeZone`) as Arrow names zones
+    (`arrow_time_zone`)."""
+    return arrow_time_zone(spark.conf.get("spark.sql.session.timeZone"))
+
+
+#: Java's `ZoneId.SHORT_IDS`, which Spark reads session time zones with
+_JAVA_SHORT_IDS = {
+    "EST": "-05:00",
+    "HST": "-10:00",
+    "MST": "-07:00",
+    "ACT": "Australia/Darwin",
+    "AET": "Australia/Sydney",
+    "AGT": "America/Argentina/Buenos_Aires",
+    "ART": "Africa/Cairo",
+    "AST": "America/Anchorage",
+    "BET": "America/Sao_Paulo",
+    "BST": "Asia/Dhaka",
+    "CAT": "Africa/Harare",
+    "CNT": "America/St_Johns",
+    "CST": "America/Chicago",
+    "CTT": "Asia/Shanghai",
+    "EAT": "Africa/Addis_Ababa",
+    "ECT": "Europe/Paris",
+    "IET": "America/Indiana/Indianapolis",
+    "IST": "Asia/Kolkata",
+    "JST": "Asia/Tokyo",
+    "MIT": "Pacific/Apia",
+    "NET": "Asia/Yerevan",
+    "NST": "Pacific/Auckland",
+    "PLT": "Asia/Karachi",
+    "PNT": "America/Phoenix",
+    "PRT": "America/Puerto_Rico",
+    "PST": "America/Los_Angeles",
+    "SST": "Pacific/Guadalcanal",
+    "VST": "Asia/Ho_Chi_Minh",
+}
+_JAVA_OFFSET = re.compile(r"(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?")
+
+
+def arrow_time_zone(text: str) -> str:
+    """A time zone as Spark (Java) spells it, as Arrow spells it: an IANA name as it is,
+    UTC's names (`Z`, `GMT`, `UT`) as `UTC`, an offset with or without a prefix (`+8`,
+    `UTC+08:00`, `GMT-0530`) as `+08:00`, Java's short ids (`PST`) as what they stand for."""
+    name = text.strip()
+    if name.upper() in ("Z", "UTC", "GMT", "UT"):
+        return "UTC"
+    if name in _JAVA_SHORT_IDS:
+        return _JAVA_SHORT_IDS[name]
+    offset = _JAVA_OFFSET.fullmatch(name)
+    if offset:
+        sign, hours, minutes = offset.groups()
+        return f"{sign}{int(hours):02d}:{minutes or '00'}"
+    return name
 
 
 def read(
@@ -608,6 +702,9 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
             _set_once(out, key, value, key)
         elif key in _SPARK_NAMES:
             _set_once(out, _SPARK_NAMES[key], value, key)
+        elif key == "timezone":
+            # Spark's option of its JSON and CSV readers: the zone of a schema's timestamps
+            _set_once(out, "time_zone", arrow_time_zone(value), "timeZone")
         elif key == "mode":
             mode = _SPARK_MODES.get(value.strip().lower())
             if mode is None:
@@ -623,6 +720,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "nullValue",
                 "mode",
                 "sep",
+                "timeZone",
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
                 *_TEXT_OPTIONS,
@@ -666,6 +764,7 @@ def source_plan(options: dict[str, str], **given: Any) -> ScanPlan:
     options do not override). Its `where` option must decide each file whole, by file
     columns only: the data source can leave files out, not filter rows."""
     arguments = {**given, **scan_options_from(options)}
+    arguments.pop("time_zone", None)  # the zone of a schema the user set (see `register`)
     paths = arguments.pop("paths", None)
     if not paths:
         raise ValueError("the batchloader data source needs a path")
@@ -700,6 +799,9 @@ def register(spark: Any) -> None:
     # it packs small files for (see `plan_tasks`) are this session's now, unless an option
     # `parallelism` says otherwise
     default_parallelism = spark.sparkContext.defaultParallelism
+    # and the time zone of the timestamps of a schema the user sets (`.schema(...)`), unless
+    # the option `timeZone` names one, as Spark's JSON reader takes it
+    default_time_zone = session_time_zone(spark)
 
     class BatchloaderReader(DataSourceReader):
         def __init__(self, plan: ScanPlan) -> None:
@@ -739,13 +841,13 @@ def register(spark: Any) -> None:
             ):
                 return BatchloaderReader(plan)
             # The user set .schema(...): scan with it as the provided schema, fixed.
-            from pyspark.sql.pandas.types import to_arrow_schema
-
+            options = dict(self.options)
+            zone = scan_options_from(options).get("time_zone", default_time_zone)
             plan = source_plan(
-                dict(self.options),
+                options,
                 parallelism=default_parallelism,
                 columns=list(schema.names),
-                schema=to_arrow_schema(schema),
+                schema=arrow_schema_in_zone(schema, zone),
                 strict_schema=True,
             )
             ours = spark_struct_type(plan.schema)

@@ -14,7 +14,9 @@ pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::lines::{leading_line_breaks, line_breaks};
 use super::numbers::{plain_float, plain_int};
-use super::temporal::{parse_any_timestamp, parse_date, parse_plain_timestamp};
+use super::temporal::{
+    parse_any_timestamp_in, parse_date, parse_plain_timestamp, unknown_zone, TextZone,
+};
 use crate::loader::{
     parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
 };
@@ -41,7 +43,10 @@ impl Conversion {
             DataType::Float64 => Conversion::Float64,
             DataType::Boolean => Conversion::Bool,
             dt if dt.is_integer() => Conversion::Int,
-            DataType::Timestamp(unit, _) => Conversion::Timestamp(*unit),
+            // a zone's local times are read by `converted_value`
+            DataType::Timestamp(unit, _) if matches!(TextZone::of(dt), TextZone::Utc) => {
+                Conversion::Timestamp(*unit)
+            }
             _ => Conversion::Other,
         }
     }
@@ -475,8 +480,20 @@ impl CsvRecords {
                         Value::Date(parse_date(text.trim()).ok_or_else(|| bad("a date"))?)
                     }
                     DataType::Timestamp(unit, _) => Value::Timestamp(
-                        // the positional read was tried above
-                        parse_any_timestamp(text, *unit).ok_or_else(|| bad("a timestamp"))?,
+                        // the positional read was tried above (unless the column has a
+                        // zone, whose local times the general rules read)
+                        parse_any_timestamp_in(text, *unit, TextZone::of(dt)).ok_or_else(|| {
+                            match unknown_zone(text, dt) {
+                                Some(why) => self.at_field(
+                                    i,
+                                    self.error(
+                                        None,
+                                        format!("field {} ({}): {why}", i + 1, l.path(id)),
+                                    ),
+                                ),
+                                None => bad("a timestamp"),
+                            }
+                        })?,
                     ),
                     DataType::Decimal128(_, scale) => Value::Decimal(
                         parse_decimal(text.trim(), *scale)

@@ -11,7 +11,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::value::RawValue;
 
 use super::driver::IgnoredNames;
-use super::temporal::{parse_date, parse_timestamp};
+use super::temporal::{parse_date, parse_timestamp_in, unknown_zone, TextZone};
 use crate::loader::{
     parse_decimal, unknown_list_type, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError,
     ResultSetLoader, Value, MAX_NESTING, ROOT,
@@ -550,10 +550,17 @@ impl<'a> JsonWriter<'a> {
     fn write_str<E: de::Error>(&mut self, id: ColumnId, s: &str) -> Result<(), E> {
         self.scalar_column(id, "a string")?;
         let value = match self.l.field(id).data_type() {
-            DataType::Timestamp(unit, _) => match parse_timestamp(s, *unit) {
-                Some(t) => Value::Timestamp(t),
-                None => return Err(self.conflict(id, &format!("{s:?}: not an ISO-8601 timestamp"))),
-            },
+            dt @ DataType::Timestamp(unit, _) => {
+                match parse_timestamp_in(s, *unit, TextZone::of(dt)) {
+                    Some(t) => Value::Timestamp(t),
+                    None => {
+                        let why = unknown_zone(s, dt);
+                        let why =
+                            why.unwrap_or_else(|| format!("{s:?}: not an ISO-8601 timestamp"));
+                        return Err(self.conflict(id, &why));
+                    }
+                }
+            }
             DataType::Date32 => match parse_date(s) {
                 Some(d) => Value::Date(d),
                 None => return Err(self.conflict(id, &format!("{s:?}: not an ISO-8601 date"))),

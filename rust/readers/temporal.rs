@@ -1,8 +1,64 @@
 //! ISO-8601 text to dates and timestamps, for columns a provided schema types.
 
-use arrow_schema::TimeUnit;
+use std::str::FromStr;
+
+use arrow_array::timezone::Tz;
+use arrow_schema::{DataType, TimeUnit};
+use chrono::{DateTime, LocalResult, Offset, TimeZone};
 
 use crate::loader::days_from_civil;
+
+/// How a timestamp column reads a text without a UTC offset: as UTC (a column without a
+/// time zone, or in UTC), or as a local time of the column's zone, as Spark reads one in
+/// its session time zone; a zone this library does not know reads no such text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum TextZone {
+    Utc,
+    Local(Tz),
+    Unknown,
+}
+
+/// UTC's usual spellings: read without a time zone lookup.
+const UTC_NAMES: [&str; 9] = [
+    "UTC", "Etc/UTC", "Z", "+00:00", "+0000", "+00", "GMT", "Etc/GMT", "UCT",
+];
+
+impl TextZone {
+    /// The zone a column of type `dt` reads offset-less texts in (`Utc` for any type but
+    /// a timestamp with a time zone).
+    pub(crate) fn of(dt: &DataType) -> TextZone {
+        match dt {
+            DataType::Timestamp(_, Some(tz)) if !UTC_NAMES.contains(&tz.as_ref()) => {
+                Tz::from_str(tz).map_or(TextZone::Unknown, TextZone::Local)
+            }
+            _ => TextZone::Utc,
+        }
+    }
+
+    /// The UTC seconds of `local` seconds (a wall clock's, counted as if it were UTC): as
+    /// Java's `ZonedDateTime.of` (Spark's reading) does, a time the clocks repeat takes the
+    /// earlier offset, and a time they skip moves later by the gap (the offset before it).
+    fn to_utc(self, local: i64) -> Option<i64> {
+        let tz = match self {
+            TextZone::Utc => return Some(local),
+            TextZone::Local(tz) => tz,
+            TextZone::Unknown => return None,
+        };
+        let wall = DateTime::from_timestamp(local, 0)?.naive_utc();
+        let offset = match tz.offset_from_local_datetime(&wall) {
+            LocalResult::Single(o) => o.fix().local_minus_utc(),
+            LocalResult::Ambiguous(a, b) => {
+                (a.fix().local_minus_utc()).max(b.fix().local_minus_utc())
+            }
+            // a skipped time: the offset a day before (clocks change months apart)
+            LocalResult::None => tz
+                .offset_from_utc_datetime(&(wall - chrono::TimeDelta::days(1)))
+                .fix()
+                .local_minus_utc(),
+        };
+        local.checked_sub(i64::from(offset))
+    }
+}
 
 /// The number a run of ASCII digits spells (`None`: empty, or another byte). Every caller
 /// reads at most 9 digits: no overflow.
@@ -65,34 +121,68 @@ fn offset_seconds(s: &[u8]) -> Option<i64> {
     Some(two_digits(&hh, 23)? * 3600 + two_digits(&mm, 59)? * 60)
 }
 
+/// Why text `s` is no value of timestamp type `dt`, when it is a timestamp but one
+/// without a UTC offset, in a column whose time zone this library does not know (for
+/// messages; `None`: it is not ISO-8601, as the caller says).
+pub(crate) fn unknown_zone(s: &str, dt: &DataType) -> Option<String> {
+    match (TextZone::of(dt), dt) {
+        (TextZone::Unknown, DataType::Timestamp(unit, Some(tz)))
+            if parse_any_timestamp(s, *unit).is_some() =>
+        {
+            Some(format!(
+                "{s:?} has no UTC offset, and the column's time zone {tz:?} is not one this \
+                 library knows (an IANA name such as \"Europe/Paris\", or +HH:MM)"
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// `YYYY-MM-DD[(T| )HH[:MM[:SS[.fraction]]]][Z|±HH[[:]MM]]` -> the instant in `unit` since
 /// the epoch (UTC; a time without offset is taken as UTC): the usual layout by position
 /// ([`parse_plain_timestamp`]), any other by [`parse_any_timestamp`].
+#[cfg(test)]
 pub fn parse_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
-    parse_plain_timestamp(s.as_bytes(), unit).or_else(|| parse_any_timestamp(s, unit))
+    parse_timestamp_in(s, unit, TextZone::Utc)
+}
+
+/// `parse_timestamp`, a text without an offset read as a local time of `zone`.
+pub(crate) fn parse_timestamp_in(s: &str, unit: TimeUnit, zone: TextZone) -> Option<i64> {
+    parse_plain_timestamp_in(s.as_bytes(), unit, zone)
+        .or_else(|| parse_any_timestamp_in(s, unit, zone))
 }
 
 /// `parse_timestamp` by the general rules, for a text the positional read was already
-/// given (or need not be): spaces around it allowed. Whole seconds and the fraction's
-/// nanoseconds are kept apart, so it is all i64 arithmetic.
+/// given (or need not be): spaces around it allowed.
 pub(crate) fn parse_any_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
+    parse_any_timestamp_in(s, unit, TextZone::Utc)
+}
+
+/// `parse_any_timestamp`, a text without an offset read as a local time of `zone`. Whole
+/// seconds and the fraction's nanoseconds are kept apart, so it is all i64 arithmetic.
+pub(crate) fn parse_any_timestamp_in(s: &str, unit: TimeUnit, zone: TextZone) -> Option<i64> {
     let s = s.trim();
     let mut secs = date_days(s.as_bytes().get(..10)?)? * 86_400;
     let mut nanos = 0i64; // the fraction of a second, 0..1e9
+    let mut offset = None;
     let rest = &s.as_bytes()[10..];
     if let Some((&sep, rest)) = rest.split_first() {
         if !matches!(sep, b'T' | b't' | b' ') {
             return None;
         }
         // split off the offset
-        let (clock, offset) = match rest.split_last() {
-            Some((b'Z' | b'z', clock)) => (clock, 0),
+        let clock = match rest.split_last() {
+            Some((b'Z' | b'z', clock)) => {
+                offset = Some(0);
+                clock
+            }
             _ => match rest.iter().rposition(|&c| c == b'+' || c == b'-') {
                 Some(i) => {
                     let sign = if rest[i] == b'-' { -1 } else { 1 };
-                    (&rest[..i], sign * offset_seconds(&rest[i + 1..])?)
+                    offset = Some(sign * offset_seconds(&rest[i + 1..])?);
+                    &rest[..i]
                 }
-                None => (rest, 0),
+                None => rest,
             },
         };
         let mut parts = clock.splitn(3, |&c| c == b':');
@@ -115,8 +205,12 @@ pub(crate) fn parse_any_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
                 }
             },
         };
-        secs += h * 3600 + m * 60 + sec - offset;
+        secs += h * 3600 + m * 60 + sec;
     }
+    let secs = match offset {
+        Some(offset) => secs - offset,
+        None => zone.to_utc(secs)?,
+    };
     in_unit(secs, nanos, unit)
 }
 
@@ -126,6 +220,13 @@ pub(crate) fn parse_any_timestamp(s: &str, unit: TimeUnit) -> Option<i64> {
 pub(crate) fn parse_plain_timestamp(b: &[u8], unit: TimeUnit) -> Option<i64> {
     let (secs, nanos) = plain_timestamp(b)?;
     in_unit(secs, nanos, unit)
+}
+
+/// `parse_plain_timestamp` (its layout has no offset) as a local time of `zone`.
+#[inline(always)]
+pub(crate) fn parse_plain_timestamp_in(b: &[u8], unit: TimeUnit, zone: TextZone) -> Option<i64> {
+    let (secs, nanos) = plain_timestamp(b)?;
+    in_unit(zone.to_utc(secs)?, nanos, unit)
 }
 
 /// `YYYY-MM-DD(T| )HH:MM:SS[.fraction]` with no offset and no space around it, the layout
@@ -210,6 +311,78 @@ mod tests {
         assert_eq!(
             parse_timestamp("9999-12-31T23:59:59", TimeUnit::Nanosecond),
             None
+        );
+    }
+
+    fn zoned(tz: &str) -> TextZone {
+        TextZone::of(&DataType::Timestamp(TimeUnit::Second, Some(tz.into())))
+    }
+
+    #[test]
+    fn offset_less_texts_are_local_times_of_the_columns_zone() {
+        let s = TimeUnit::Second;
+        let at = |text: &str, tz: &str| parse_timestamp_in(text, s, zoned(tz));
+        // 2024-01-01T00:00:00Z is 1704067200
+        let midnight = 1_704_067_200;
+        for utc in ["UTC", "Etc/UTC", "+00:00", "Z", "GMT"] {
+            assert!(matches!(zoned(utc), TextZone::Utc), "{utc}");
+            assert_eq!(at("2024-01-01T00:00:00", utc), Some(midnight));
+        }
+        assert_eq!(
+            at("2024-01-01T00:00:00", "America/New_York"),
+            Some(midnight + 5 * 3600)
+        );
+        assert_eq!(
+            at("2024-01-01 00:00", "Asia/Tokyo"),
+            Some(midnight - 9 * 3600)
+        );
+        assert_eq!(at("2024-01-01T00:00:00", "+05:30"), Some(midnight - 19_800));
+        assert_eq!(at("2024-01-01", "Europe/Paris"), Some(midnight - 3600));
+        // a text with an offset is that instant, whatever the zone
+        assert_eq!(
+            at("2024-01-01T00:00:00Z", "America/New_York"),
+            Some(midnight)
+        );
+        assert_eq!(
+            at("2024-01-01T02:00:00+02:00", "Asia/Tokyo"),
+            Some(midnight)
+        );
+        // summer time: New York is UTC-4 in July
+        assert_eq!(
+            at("2024-07-01T00:00:00", "America/New_York"),
+            parse_timestamp("2024-07-01T04:00:00Z", s)
+        );
+        // as Java's ZonedDateTime.of: a repeated time takes the earlier offset (01:30 EDT)
+        assert_eq!(
+            at("2024-11-03T01:30:00", "America/New_York"),
+            parse_timestamp("2024-11-03T05:30:00Z", s)
+        );
+        // ...and a skipped time moves later by the gap (02:30 does not exist: 03:30 EDT)
+        assert_eq!(
+            at("2024-03-10T02:30:00", "America/New_York"),
+            parse_timestamp("2024-03-10T07:30:00Z", s)
+        );
+        assert_eq!(
+            at("2024-03-31T02:30:00", "Europe/Paris"),
+            parse_timestamp("2024-03-31T01:30:00Z", s)
+        );
+        // an unknown zone reads texts with an offset, and no other
+        assert!(matches!(zoned("Mars/Olympus"), TextZone::Unknown));
+        assert_eq!(at("2024-01-01T00:00:00Z", "Mars/Olympus"), Some(midnight));
+        assert_eq!(at("2024-01-01T00:00:00", "Mars/Olympus"), None);
+        let dt = DataType::Timestamp(s, Some("Mars/Olympus".into()));
+        assert!(unknown_zone("2024-01-01T00:00:00", &dt)
+            .unwrap()
+            .contains("Mars/Olympus"));
+        assert_eq!(unknown_zone("yesterday", &dt), None);
+        // units: the fraction stays
+        assert_eq!(
+            parse_timestamp_in(
+                "2024-01-01T00:00:00.25",
+                TimeUnit::Millisecond,
+                zoned("+01:00")
+            ),
+            Some((midnight - 3600) * 1000 + 250)
         );
     }
 
