@@ -154,6 +154,25 @@ def test_time_zones_as_spark_spells_them_become_arrows():
         assert pa.timestamp("us", arrow).tz == arrow
 
 
+def test_sparks_variant_type_is_refused_by_name(spark, events):
+    """Spark 4's `variant` maps to an Arrow struct of binaries no JSON value fits: each row
+    failed as bad input naming that struct; it is refused when the read is made."""
+    types = pytest.importorskip("pyspark.sql.types")
+    if not hasattr(types, "VariantType"):
+        pytest.skip("variant arrived in Spark 4")
+    root, _ = events
+    schema = types.StructType(
+        [
+            types.StructField("id", types.LongType()),
+            types.StructField(
+                "address", types.StructType([types.StructField("city", types.VariantType())])
+            ),
+        ]
+    )
+    with pytest.raises(ValueError, match=r"'address\.city' Spark's variant type"):
+        bls.read(spark, str(root), schema=schema)
+
+
 def test_the_map_in_arrow_path_gives_the_same_result(spark, events):
     """read() uses the data source on Spark 4 and mapInArrow on 3.5: both, here."""
     root, _ = events

@@ -456,11 +456,32 @@ def arrow_schema_of(spark: Any, schema: Any, time_zone: str | None = None) -> pa
     return arrow_schema_in_zone(schema, time_zone or session_time_zone(spark))
 
 
+def _refuse_variants(t: Any, path: str = "") -> None:
+    """Spark 4's `variant` (anywhere in Spark type `t`) is refused by name: Arrow sees a
+    struct of binaries, which no JSON value would fit."""
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    if type(t).__name__ == "VariantType":
+        raise ValueError(
+            f"schema= gives column '{path}' Spark's variant type, which batchloader does not "
+            "read: type it as a string to keep its JSON text, or as a struct, map or array"
+        )
+    if isinstance(t, StructType):
+        for f in t.fields:
+            _refuse_variants(f.dataType, f"{path}.{f.name}" if path else f.name)
+    elif isinstance(t, ArrayType):
+        _refuse_variants(t.elementType, f"{path}[]")
+    elif isinstance(t, MapType):
+        _refuse_variants(t.keyType, f"{path}.key")
+        _refuse_variants(t.valueType, f"{path}.value")
+
+
 def arrow_schema_in_zone(schema: Any, time_zone: str) -> pa.Schema:
     """Spark `StructType` `schema` as an Arrow schema, its `timestamp`s (Spark's
     TimestampType) in `time_zone` (PySpark 4 needs one; 3.5 says UTC)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
+    _refuse_variants(schema)
     if "timezone" in inspect.signature(to_arrow_schema).parameters:
         arrow = to_arrow_schema(schema, timezone=time_zone)
     else:
