@@ -1368,3 +1368,22 @@ def test_each_pass_over_a_scan_reads_its_files_again_and_counts_afresh(tmp_path,
     # left off after one batch: the next pass is whole
     next(iter(scan))
     assert pa.Table.from_batches(list(scan), schema=scan.schema).equals(first)
+
+
+def test_a_file_the_paths_name_twice_is_read_once(tmp_path, caplog):
+    """A folder and a file in it, a path given twice or spelled two ways: the file's rows
+    came twice, silently; it is read once (as Spark's file index lists it), where the paths
+    first name it, with a warning."""
+    write(f"{tmp_path}/d/a.json", [{"x": 1}, {"x": 2}])
+    write(f"{tmp_path}/d/b.json", [{"x": 3}])
+    a = f"{tmp_path}/d/a.json"
+    relative = os.path.relpath(a)
+    for paths in ([f"{tmp_path}/d", a], [a, a], [a, relative], [a, f"{tmp_path}/d/*.json"]):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="batchloader"):
+            scan = bl.Scan(paths, columns=["x"])
+            got = sorted(r["x"] for b in scan for r in b.to_pylist())
+        assert got == ([1, 2, 3] if len(scan.files) == 2 else [1, 2]), paths
+        assert len(scan.files) == len({os.path.abspath(f) for f in scan.files})
+        assert scan.files[0] == (paths[0] if paths[0].endswith(".json") else a)
+        assert "named more than once by the paths, each read once" in caplog.text, paths

@@ -180,7 +180,27 @@ def expand_paths(
     skipped, as Spark does), globs matched; sorted within each entry. A path that exists is
     taken as it is, glob characters or not (`x[1].json` is that file, not `x1.json`).
     `afresh`: a remote file this process listed before is asked about again (its size may
-    have changed since)."""
+    have changed since). A file two entries name (a folder and a file in it) is read once,
+    where the first names it, as Spark reads it (with a warning)."""
+    kept: dict[str, str] = {}
+    repeated: list[str] = []
+    for f in _expand(paths, afresh):
+        key = locations.absolute(f)
+        if key in kept:
+            repeated.append(f)
+        else:
+            kept[key] = f
+    if repeated:
+        log.warning(
+            "%d file(s) named more than once by the paths, each read once (the first: %s)",
+            len(repeated),
+            repeated[0],
+        )
+    return list(kept.values())
+
+
+def _expand(paths: str | os.PathLike | Sequence[str | os.PathLike], afresh: bool) -> list[str]:
+    """`expand_paths`, a file named twice listed twice."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     out: list[str] = []
@@ -192,7 +212,7 @@ def expand_paths(
             if not matches:
                 raise FileNotFoundError(f"no file matches {p!r}")
             for m in matches:
-                out += expand_paths(m) if os.path.isdir(m) else [m]
+                out += _expand(m, afresh) if os.path.isdir(m) else [m]
         elif os.path.isdir(p):
             for dirpath, dirnames, filenames in os.walk(p):
                 dirnames[:] = sorted(d for d in dirnames if not locations.hidden(d))
