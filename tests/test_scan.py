@@ -1387,3 +1387,23 @@ def test_a_file_the_paths_name_twice_is_read_once(tmp_path, caplog):
         assert len(scan.files) == len({os.path.abspath(f) for f in scan.files})
         assert scan.files[0] == (paths[0] if paths[0].endswith(".json") else a)
         assert "named more than once by the paths, each read once" in caplog.text, paths
+
+
+@pytest.mark.parametrize("builtin", [True, False], ids=["ndjson-reader", "python-reader"])
+def test_file_limit_reads_the_first_rows_of_each_file(tmp_path, builtin):
+    """`file_limit=n`: at most n rows of each file (small files do not pool their rows past
+    it), `limit` still bounding the whole; 0 reads no row of any file."""
+    for f, n in enumerate([5, 1, 3]):
+        write(f"{tmp_path}/{f}.json", [{"f": f, "i": i} for i in range(n)])
+    options = {} if builtin else {"reader": json_lines}
+    got = [
+        (r["f"], r["i"])
+        for b in bl.Scan(tmp_path, file_limit=2, columns=["f", "i"], **options)
+        for r in b.to_pylist()
+    ]
+    assert got == [(0, 0), (0, 1), (1, 0), (2, 0), (2, 1)]
+    scan = bl.Scan(tmp_path, file_limit=2, limit=3, columns=["f", "i"], **options)
+    assert [(r["f"], r["i"]) for b in scan for r in b.to_pylist()] == [(0, 0), (0, 1), (1, 0)]
+    assert sum(b.num_rows for b in bl.Scan(tmp_path, file_limit=0, **options)) == 0
+    with pytest.raises(ValueError, match="file_limit must be None or >= 0"):
+        bl.Scan(tmp_path, file_limit=-1)

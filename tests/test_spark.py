@@ -407,9 +407,30 @@ def test_a_sample_that_cannot_give_a_schema_is_refused(tmp_path):
 
 def test_a_full_sample_sees_a_column_a_small_sample_misses(tmp_path):
     write(f"{tmp_path}/1.json", [{"a": 1}, {"a": 2}])
-    write(f"{tmp_path}/2.json", [{"a": 3, "late": "x"}])
+    write(f"{tmp_path}/2.json", [{"a": 3}, {"a": 4, "late": "x"}])
     assert "late" not in bls.ScanPlan(str(tmp_path), sample_rows=2).schema.names
     assert "late" in bls.ScanPlan(str(tmp_path), sample_rows=None).schema.names
+
+
+def test_the_sample_spreads_over_the_files(tmp_path):
+    """A column the later files brought (a field added one day) is in the sample, not
+    only in the first files' rows: the sample reads its rows from the files spread over
+    the list (the first, the last, the middle...), as many from each as its size allows
+    (at least 100), rather than the first rows it meets; it reads no more rows than
+    `sample_rows`."""
+    for day in range(1, 31):
+        rows = [{"day": day, "n": i} for i in range(500)]
+        if day >= 25:
+            rows = [{**r, "added": f"d{day}"} for r in rows]
+        write(f"{tmp_path}/2024-06-{day:02d}.json", rows)
+    plan = bls.ScanPlan(str(tmp_path), sample_rows=1000)
+    assert "added" in plan.schema.names
+    # 10 files of 100 rows: the first, the last and eight between
+    assert bls.spread([1, 2, 3, 4, 5]) == [1, 5, 3, 2, 4]
+    assert sorted(bls.spread(list(range(30)))) == list(range(30))
+    # one big file: its first rows, as before
+    write(f"{tmp_path}/big/1.json", [{"a": i} for i in range(300)] + [{"a": 0, "b": 1}])
+    assert "b" not in bls.ScanPlan(f"{tmp_path}/big", sample_rows=300).schema.names
 
 
 def test_a_sample_of_whole_numbers_and_fractions_infers_float64(tmp_path):

@@ -81,7 +81,10 @@ def _check_types(**given: pa.Schema | pa.DataType | None) -> None:
 
 
 def _check_limits(
-    limit: int | None, byte_range: tuple[int, int] | None, loader_limits: dict[str, Any]
+    limit: int | None,
+    byte_range: tuple[int, int] | None,
+    loader_limits: dict[str, Any],
+    file_limit: int | None = None,
 ) -> None:
     """Refuse, when the scan is made, a limit or range that cannot mean anything (rather
     than read no rows) and a keyword argument that is no loader limit."""
@@ -93,6 +96,8 @@ def _check_limits(
         )
     if limit is not None and limit < 0:
         raise ValueError(f"limit must be None or >= 0, got {limit}")
+    if file_limit is not None and file_limit < 0:
+        raise ValueError(f"file_limit must be None or >= 0, got {file_limit}")
     if byte_range is not None:
         start, end = byte_range
         if not 0 <= start <= end:
@@ -334,6 +339,7 @@ class Scan:
         partition_prefix: str = "dir",
         partition_depth: int | None = None,
         limit: int | None = None,
+        file_limit: int | None = None,
         byte_range: tuple[int, int] | None = None,
         coalesce: bool = True,
         declared_columns: Sequence[str] | None = None,
@@ -351,7 +357,7 @@ class Scan:
             )
         if on_error not in ("error", "skip", "permissive"):
             raise ValueError(f"on_error must be 'error', 'skip' or 'permissive', not {on_error!r}")
-        _check_limits(limit, byte_range, loader_limits)
+        _check_limits(limit, byte_range, loader_limits, file_limit)
         _check_types(schema=schema, defined_schema=defined_schema, null_type=null_type)
         self.reader = reader
         self.format = format
@@ -381,6 +387,8 @@ class Scan:
         self.on_error, self.header, self.delimiter = on_error, header, delimiter
         self.quote, self.escape = quote, escape
         self.limit = limit
+        #: at most this many rows of each file (its loader's limit: files do not share one)
+        self.file_limit = file_limit
         # batches of at most 16 MiB unless told otherwise (None: no limit), as Drill's
         # operators' output batches: a wide schema's 65,536 rows would take hundreds of MB
         self.loader_limits = {"batch_byte_limit": SCAN_BATCH_BYTE_LIMIT, **loader_limits}
@@ -629,6 +637,8 @@ class Scan:
             limits = dict(self.loader_limits)
             if self.limit is not None:
                 limits["limit"] = self.limit - self.rows_read
+            if self.file_limit is not None:
+                limits["limit"] = min(limits.get("limit", self.file_limit), self.file_limit)
             loader = ResultSetLoader(
                 schema=self.tracker.reader_input_schema(),
                 projection=self.tracker.reader_projection(),
@@ -780,6 +790,7 @@ class Scan:
         loader = shared.loader
         return (
             self.reader is None
+            and self.file_limit is None
             and self.coalesce
             and self.tracker.handed_out
             and not loader.is_full()

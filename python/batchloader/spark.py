@@ -9,6 +9,7 @@ writes to the one Spark takes, in one place; batches are cast to it before Spark
 from __future__ import annotations
 
 import base64
+import collections
 import glob
 import inspect
 import json
@@ -16,7 +17,7 @@ import os
 import pickle
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -24,6 +25,8 @@ from batchloader import locations, pruning
 from batchloader._core import COMPRESSED_SUFFIXES, ResultSetLoader
 from batchloader.projection import split_paths
 from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name_among
+
+T = TypeVar("T")
 
 #: unsigned integers widen to the next signed type Spark has (uint64 needs a decimal)
 _UNSIGNED = {
@@ -182,6 +185,27 @@ OPEN_COST = 4 * 2**20
 Split = tuple[str, int | None, int | None]
 
 
+#: the fewest rows the driver's sample reads of a file it reads (unless the sample is
+#: smaller): enough to type its columns, few enough to reach many files
+SAMPLE_FILE_ROWS = 100
+
+
+def spread(items: list[T]) -> list[T]:
+    """`items` in an order that spreads over them: the first, the last, the middle, the
+    middles of the two halves, and so on (any start of it samples the whole range)."""
+    n = len(items)
+    if n <= 2:
+        return list(items)
+    order, halves = [0, n - 1], collections.deque([(0, n - 1)])
+    while halves:
+        lo, hi = halves.popleft()
+        if hi - lo >= 2:
+            mid = (lo + hi) // 2
+            order.append(mid)
+            halves.extend([(lo, mid), (mid, hi)])
+    return [items[i] for i in order]
+
+
 def _exactly(files: list[str]) -> list[str]:
     """Files already listed, as paths a scan takes as they are: a name such as `x[1].json`
     would otherwise be a pattern again (matching `x1.json`). Remote files are not escaped:
@@ -324,6 +348,11 @@ class ScanPlan:
             sampled = sampled or self.files  # none kept: the schema still comes from the files
         # the sample may grow the schema (a column of a later file): the union is the schema
         sampling = dict(scan_options, allow_schema_change=True)
+        if sample_rows is not None and len(sampled) > 1:
+            # rows from files spread over the list (a column later files brought is met),
+            # as many from each as the sample's size allows
+            sampling["file_limit"] = max(-(-sample_rows // len(sampled)), SAMPLE_FILE_ROWS)
+            sampled = spread(sampled)
         probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **sampling)
         for _ in probe:
             pass
