@@ -359,9 +359,8 @@ class ScanSchemaTracker:
         self.schema_version = 0
         self._output_cache: tuple[int, list[OutputColumn], pa.Schema] | None = None
         self._resolved = False
-        # keys an unquoted projection path was said to miss, and ("file", name): keys a
-        # projected file column was said to hide
-        self._hinted: set[str | tuple[str, str]] = set()
+        self._hinted: set[str] = set()  # keys an unquoted projection path was said to miss
+        self._hidden: set[str] = set()  # keys a projected file column was said to hide
         self.start_pass()
         self._columns: list[_Column] = []
         declared = defined_schema or provided_schema
@@ -720,9 +719,9 @@ class ScanSchemaTracker:
         """Say (once a scan per name) that the projection reads file column `name` (as
         Drill does), which hides `file`'s data column of that name, and how to read it."""
         col = self._by_name.get(name.lower())
-        if col is None or col.source != "implicit" or ("file", name.lower()) in self._hinted:
+        if col is None or col.source != "implicit" or name.lower() in self._hidden:
             return
-        self._hinted.add(("file", name.lower()))
+        self._hidden.add(name.lower())
         log.warning(
             "the projection's '%s' is the file column; file %s also has a column '%s', "
             "left out (rename the file columns with %s to read it)",
