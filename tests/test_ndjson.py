@@ -1091,7 +1091,7 @@ def test_a_schema_may_name_the_corrupt_record_column_itself(tmp_path, name, stri
 def test_a_line_that_is_not_an_object_says_so(tmp_path, line, what, schema):
     path = tmp_path / "scalar.json"
     write_lines(path, [GOOD, line, GOOD])
-    says = rf"line 2, column \d+: a line must hold a JSON object, not {what}"
+    says = rf"line 2, column \d+: a row must be a JSON object, not {what}"
     with pytest.raises(bl.InputError, match=says):
         list(bl.Scan(path, schema=schema))
     scan = bl.Scan(path, on_error="skip", schema=schema)

@@ -384,7 +384,7 @@ impl<'a> JsonWriter<'a> {
     fn conflict<E: de::Error>(&mut self, id: ColumnId, what: &str) -> E {
         if id == ROOT {
             return self.fail(LoaderError::SchemaConflict(format!(
-                "a line must hold a JSON object, not {what}"
+                "a row must be a JSON object, not {what}"
             )));
         }
         // a second key for the column (`{"a": 1, "A": [1]}`): that, not the second type
