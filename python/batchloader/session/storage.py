@@ -25,7 +25,14 @@ _TEXT_TIMES = {
 _WRITE_OPTIONS: dict[str, dict[str, str]] = {
     "parquet": {},
     "json": dict(_TEXT_TIMES),
-    "csv": {**_TEXT_TIMES, "header": "true"},
+    # Spark's CSV writer trims white space around values by default: a value must read
+    # back as it was
+    "csv": {
+        **_TEXT_TIMES,
+        "header": "true",
+        "ignoreLeadingWhiteSpace": "false",
+        "ignoreTrailingWhiteSpace": "false",
+    },
 }
 _READ_OPTIONS: dict[str, dict[str, str]] = {
     "parquet": {},
