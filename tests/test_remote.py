@@ -281,7 +281,14 @@ def test_an_error_in_a_remote_file_names_its_uri_and_line(s3):
 
 def test_remote_patterns_match_as_local_ones_do(s3, tree):
     uri = s3.mirror(tree, "globs")
-    patterns = ["20*/part-*.json", "*/part-[02].json", "**/*.json", "2025/x[[]1].json", "202?"]
+    patterns = [
+        "20*/part-*.json",
+        "*/part-[02].json",
+        "**/*.json",
+        "2025/x[[]1].json",
+        "202?",
+        "{2025,2024}/part-{0,2}.json",
+    ]
     for pattern in patterns:
         local = bl.Scan(f"{tree}/{pattern}").files
         remote = bl.Scan(f"{uri}/{pattern}").files

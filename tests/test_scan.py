@@ -1407,3 +1407,33 @@ def test_file_limit_reads_the_first_rows_of_each_file(tmp_path, builtin):
     assert sum(b.num_rows for b in bl.Scan(tmp_path, file_limit=0, **options)) == 0
     with pytest.raises(ValueError, match="file_limit must be None or >= 0"):
         bl.Scan(tmp_path, file_limit=-1)
+
+
+def test_braces_in_a_path_name_alternatives_as_in_spark(tmp_path):
+    """`{a,b}` in a path names either (Hadoop's glob, which Spark paths use), nested and
+    with other patterns; an alternative naming nothing is passed over when another names
+    files; a path that exists is itself, braces and all."""
+    for year in ("2024", "2025", "2026"):
+        write(f"{tmp_path}/{year}/a.json", [{"y": year}])
+    write(f"{tmp_path}/2026/b.json", [{"y": "2026b"}])
+    write(f"{tmp_path}/{{x,y}}.json", [{"y": "braces"}])
+
+    def years(path):
+        return [r["y"] for b in bl.Scan(path, columns=["y"]) for r in b.to_pylist()]
+
+    assert years(f"{tmp_path}/{{2024,2026}}") == ["2024", "2026", "2026b"]
+    assert years(f"{tmp_path}/{{2024,2026}}/a.json") == ["2024", "2026"]
+    assert years(f"{tmp_path}/20{{24,2{{5,6}}}}/a.*") == ["2024", "2025", "2026"]
+    assert years(f"{tmp_path}/{{2024,1999}}/*.json") == ["2024"]
+    assert years(f"{tmp_path}/{{x,y}}.json") == ["braces"]
+    with pytest.raises(FileNotFoundError, match=r"\{1998,1999\}"):
+        bl.Scan(f"{tmp_path}/{{1998,1999}}")
+    assert bl.locations.brace_alternatives("a{b,c{d,e}}f{,g}") == [
+        "abf",
+        "abfg",
+        "acdf",
+        "acdfg",
+        "acef",
+        "acefg",
+    ]
+    assert bl.locations.brace_alternatives("no{braces") == ["no{braces"]

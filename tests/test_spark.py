@@ -341,6 +341,11 @@ def test_data_source_options_from_spark():
         "/d/a.json",
         "/d/b.json",
     ]
+    # a comma in braces separates alternatives of one path (Hadoop's glob), not paths
+    assert bls.scan_options_from({"path": "/d/{2024,2025}/*.json,/e"})["paths"] == [
+        "/d/{2024,2025}/*.json",
+        "/e",
+    ]
     assert bls.scan_options_from({"sample_rows": "All"}) == {"sample_rows": None}
     # a comma in backquotes is part of a name
     columns = bls.scan_options_from({"columns": "`a,b`, `x``,y`.z ,, m.`p, q`[1]"})["columns"]

@@ -30,6 +30,32 @@ _S3_ALIASES = ("s3a", "s3n")
 GLOB_CHARS = "*?["
 
 
+def brace_alternatives(path: str) -> list[str]:
+    """The paths Hadoop's `{a,b}` alternation in `path` stands for (Spark's paths have it;
+    nested braces too), in order: `a{b,c}d` is `abd`, `acd`. `[path]` without braces (or
+    with an unclosed one)."""
+    start = path.find("{")
+    if start < 0:
+        return [path]
+    depth, options, begin = 0, [], start + 1
+    for end in range(start, len(path)):
+        c = path[end]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                options.append(path[begin:end])
+                break
+        elif c == "," and depth == 1:
+            options.append(path[begin:end])
+            begin = end + 1
+    else:
+        return [path]
+    head, tail = path[:start], path[end + 1 :]
+    return [alt for option in options for alt in brace_alternatives(head + option + tail)]
+
+
 def is_remote(path: str) -> bool:
     """Whether `path` is a URI of a file system other than the local one."""
     found = _SCHEME.match(path)

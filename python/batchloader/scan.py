@@ -210,25 +210,50 @@ def _expand(paths: str | os.PathLike | Sequence[str | os.PathLike], afresh: bool
         paths = [paths]
     out: list[str] = []
     for p in (local_path(os.fspath(p)) for p in paths):
-        if locations.is_remote(p):
-            out += locations.expand_remote(p, afresh)
-        elif any(ch in p for ch in locations.GLOB_CHARS) and not os.path.exists(p):
-            matches = sorted(glob.glob(p, recursive=True))
-            if not matches:
-                raise FileNotFoundError(f"no file matches {p!r}")
-            for m in matches:
-                out += _expand(m, afresh) if os.path.isdir(m) else [m]
-        elif os.path.isdir(p):
-            for dirpath, dirnames, filenames in os.walk(p):
-                dirnames[:] = sorted(d for d in dirnames if not locations.hidden(d))
-                out += [
-                    os.path.join(dirpath, f) for f in sorted(filenames) if not locations.hidden(f)
-                ]
-        elif os.path.exists(p):
-            out.append(p)
-        else:
-            raise FileNotFoundError(f"no such file or directory: {p!r}")
+        out += _expand_braces(p, afresh) if "{" in p else _expand_one(p, afresh)
     return out
+
+
+def _expand_one(p: str, afresh: bool) -> list[str]:
+    """The files one path names, braces taken as they are."""
+    if locations.is_remote(p):
+        return locations.expand_remote(p, afresh)
+    if any(ch in p for ch in locations.GLOB_CHARS) and not os.path.exists(p):
+        matches = sorted(glob.glob(p, recursive=True))
+        if not matches:
+            raise FileNotFoundError(f"no file matches {p!r}")
+        out: list[str] = []
+        for m in matches:
+            out += _expand_one(m, afresh) if os.path.isdir(m) else [m]
+        return out
+    if os.path.isdir(p):
+        out = []
+        for dirpath, dirnames, filenames in os.walk(p):
+            dirnames[:] = sorted(d for d in dirnames if not locations.hidden(d))
+            out += [os.path.join(dirpath, f) for f in sorted(filenames) if not locations.hidden(f)]
+        return out
+    if os.path.exists(p):
+        return [p]
+    raise FileNotFoundError(f"no such file or directory: {p!r}")
+
+
+def _expand_braces(path: str, afresh: bool) -> list[str]:
+    """The files of a path with braces: those it names as written (a file `{x,y}.json`), or
+    else those its `{a,b}` alternatives name (one naming nothing passed over, unless all
+    do: then FileNotFoundError naming the path)."""
+    alternatives = locations.brace_alternatives(path)
+    if len(alternatives) == 1:
+        return _expand_one(path, afresh)
+    if locations.is_remote(path) or os.path.exists(path):
+        with contextlib.suppress(FileNotFoundError):
+            return _expand_one(path, afresh)
+    found: list[str] = []
+    for alternative in alternatives:
+        with contextlib.suppress(FileNotFoundError):
+            found += _expand_one(alternative, afresh)
+    if not found:
+        raise FileNotFoundError(f"no file matches {path!r}")
+    return found
 
 
 def scan_root(root: str | os.PathLike | None, paths: Any, files: list[str]) -> str | None:

@@ -737,7 +737,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
     for key, value in options.items():
         key = key.lower()
         if key == "path":
-            out.setdefault("paths", []).extend(p for p in value.split(",") if p)
+            out.setdefault("paths", []).extend(_comma_separated_paths(value))
         elif key == "paths":
             out.setdefault("paths", []).extend(_paths_option(value))
         elif key == "columns":
@@ -836,7 +836,20 @@ def _paths_option(value: str) -> list[str]:
         if isinstance(paths, list) and all(isinstance(p, str) for p in paths):
             return paths
         raise ValueError(f"the paths option is not a JSON array of strings: {value!r}")
-    return [p for p in value.split(",") if p]
+    return _comma_separated_paths(value)
+
+
+def _comma_separated_paths(value: str) -> list[str]:
+    """Paths separated by commas, but for a comma in braces (Hadoop's `{a,b}`
+    alternatives of one path); empty items left out."""
+    paths, depth, start = [], 0, 0
+    for i, c in enumerate(value):
+        depth += (c == "{") - (c == "}" and depth > 0)
+        if c == "," and depth == 0:
+            paths.append(value[start:i])
+            start = i + 1
+    paths.append(value[start:])
+    return [p for p in paths if p]
 
 
 def register(spark: Any) -> None:
