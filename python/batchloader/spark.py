@@ -844,8 +844,11 @@ def _comma_separated_paths(value: str) -> list[str]:
     alternatives of one path); empty items left out."""
     paths, depth, start = [], 0, 0
     for i, c in enumerate(value):
-        depth += (c == "{") - (c == "}" and depth > 0)
-        if c == "," and depth == 0:
+        if c == "{":
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+        elif c == "," and not depth:
             paths.append(value[start:i])
             start = i + 1
     paths.append(value[start:])
