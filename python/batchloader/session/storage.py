@@ -34,12 +34,16 @@ _WRITE_OPTIONS: dict[str, dict[str, str]] = {
         "ignoreTrailingWhiteSpace": "false",
     },
 }
+#: a CSV null marker no stored value is
+_NO_VALUE = "\u0000batchloader: no value\u0000"
 _READ_OPTIONS: dict[str, dict[str, str]] = {
     "parquet": {},
     "json": dict(_TEXT_TIMES),
-    # Spark writes null as an empty field and "" as `""`; reading with no null marker keeps
-    # the two apart. Quoted values may hold line breaks.
-    "csv": {**_TEXT_TIMES, "header": "true", "nullValue": "\u0000", "multiLine": "true"},
+    # Spark writes null as an empty field and "" as `""`; reading with a null marker no
+    # value holds keeps the two apart (the default marker, "", reads `""` as null; a NUL
+    # alone, the marker before, read a value "\0" as null). Quoted values may hold line
+    # breaks.
+    "csv": {**_TEXT_TIMES, "header": "true", "nullValue": _NO_VALUE, "multiLine": "true"},
 }
 PARTITION_SUFFIX = "__partition"
 
