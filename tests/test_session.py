@@ -367,7 +367,8 @@ def test_4_a_crashed_sessions_folder_is_swept_by_the_next_session(spark, workspa
 TYPES_QUERY = """
 SELECT 1 AS i, CAST(2 AS TINYINT) AS b, CAST(3 AS SMALLINT) AS sm, 4L AS l,
   CAST(1.5 AS FLOAT) AS f, double('NaN') AS d, 1e300 AS d2, CAST('123.45' AS DECIMAL(10,2)) AS dec,
-  true AS bo, '' AS empty, 'ü\\n"x,y' AS s, CAST(NULL AS STRING) AS n, '  pad ' AS padded, char(0) AS nul,
+  true AS bo, '' AS empty, 'ü\\n"x,y' AS s, CAST(NULL AS STRING) AS n, '  pad ' AS padded,
+  char(0) AS nul,
   DATE'2024-01-02' AS dt, TIMESTAMP'2024-01-02 03:04:05.123456' AS ts,
   TIMESTAMP_NTZ'2024-01-02 03:04:05.123456' AS tsn
 """
