@@ -449,9 +449,6 @@ class Scan:
         self._plan_cache: tuple[int, pa.Schema, _Plan] | None = None
         # (schema version, room): what `_reserve` keeps for null columns, as of that version
         self._null_room_cache: tuple[int, tuple[int, int, int]] | None = None
-        # a loader whose batch the next file goes on filling (small files share batches),
-        # with what it reserved and the files whose rows it holds
-        self._carried: _Carried | None = None
 
     def _start_pass(self) -> None:
         """Counters at zero for a pass over the files (each pass reads them again, in the
@@ -465,8 +462,10 @@ class Scan:
         #: bad lines kept as rows (on_error="permissive"), their text in `_corrupt_record`
         #: if the projection has it
         self.corrupt_lines = 0
-        # a loader an abandoned pass left with rows of its files
-        self._carried = None
+        # a loader whose batch the next file goes on filling (small files share batches),
+        # with what it reserved and the files whose rows it holds (none at a pass's start:
+        # one an abandoned pass left goes)
+        self._carried: _Carried | None = None
         self.tracker.start_pass()
 
     @property

@@ -512,9 +512,8 @@ def arrow_schema_in_zone(schema: Any, time_zone: str) -> pa.Schema:
 
     _refuse_variants(schema)
     if "timezone" in inspect.signature(to_arrow_schema).parameters:
-        arrow = to_arrow_schema(schema, timezone=time_zone)
-    else:
-        arrow = to_arrow_schema(schema)
+        return to_arrow_schema(schema, timezone=time_zone)
+    arrow = to_arrow_schema(schema)  # PySpark 3.5: in UTC, relabelled
     return pa.schema(
         [f.with_type(_in_zone(f.type, time_zone)) for f in arrow], metadata=arrow.metadata
     )
