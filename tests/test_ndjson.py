@@ -3,6 +3,7 @@ compression, projection pushdown."""
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import decimal
 import gzip
@@ -1382,6 +1383,78 @@ def test_a_number_into_a_timestamp_counts_the_columns_unit(tmp_path, unit, one_p
     want = pa.array([*numbers, None], pa.int64()).cast(pa.timestamp(unit))
     assert batch.column("t").equals(want)
     assert batch.column("_corrupt_record").to_pylist() == [None] * 3 + ['{"t": 1.5}']
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_spark_conventions_read_numbers_as_seconds_and_binary_as_base64(tmp_path, unit, one_pass):
+    """`json_conventions="spark"`: a whole number into a timestamp with a time zone is
+    seconds since the epoch (as Spark's JSON reader reads it), in the column's unit, in
+    list elements too; one past the unit's range, a number into a date or a zone-less
+    timestamp, and a binary value that is not base64 are bad input naming why; a binary
+    value is its base64 text decoded. On both paths."""
+    path = tmp_path / "t.json"
+    seconds = [1_700_000_000, -5, 0]
+    blobs = [b"\x00\xff", b"", b"hi there"]
+    rows = [
+        {"t": n, "l": [n, 1], "b": base64.b64encode(blob).decode()}
+        for n, blob in zip(seconds, blobs, strict=True)
+    ]
+    refused = [
+        ({"d": 3}, "reads a date from a string only"),
+        ({"n": 3}, "reads a timestamp without a time zone from a string only"),
+        ({"b": "aGk"}, "not base64"),
+    ]
+    if unit != "s":  # past int64 in the unit (any int64 is a count of seconds)
+        name = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}[unit]
+        refused.append(({"t": 10**16}, f"out of range in {name}"))
+    bad = [row for row, _ in refused]
+    write_lines(path, [json.dumps(r) for r in rows + bad])
+    zoned = pa.timestamp(unit, tz="UTC")
+    schema = pa.schema(
+        [
+            ("t", zoned),
+            ("l", pa.list_(zoned)),
+            ("b", pa.binary()),
+            ("d", pa.date32()),
+            ("n", pa.timestamp(unit)),
+        ]
+    )
+    reader = bl.FileReader(
+        str(path),
+        on_error="permissive",
+        discover=False,
+        one_pass=one_pass,
+        json_conventions="spark",
+    )
+    loader = bl.ResultSetLoader(schema=schema, discover=False)
+    loader.start_batch()
+    assert not reader.fill(loader)
+    batch = loader.harvest()
+    nulls = [None] * len(bad)
+    instants = [dt.datetime.fromtimestamp(n, dt.timezone.utc) for n in seconds]
+    assert batch.column("t").equals(pa.array(instants + nulls, zoned))
+    one = dt.datetime.fromtimestamp(1, dt.timezone.utc)
+    assert batch.column("l").to_pylist() == [[t, one] for t in instants] + nulls
+    assert batch.column("b").to_pylist() == blobs + nulls
+    corrupt = batch.column("_corrupt_record").to_pylist()
+    assert corrupt == [None] * 3 + [json.dumps(r) for r in bad]
+    for row, says in refused:
+        write_lines(path, [json.dumps(rows[0]), json.dumps(row)])
+        scan = bl.Scan(path, schema=schema, json_conventions="spark")
+        with pytest.raises(bl.InputError, match=rf"line 2, column \d+: .*{says}"):
+            list(scan)
+
+
+def test_json_conventions_are_arrow_or_spark(tmp_path):
+    path = tmp_path / "t.json"
+    write_lines(path, ['{"t": 1}'])
+    with pytest.raises(
+        ValueError, match="json_conventions must be 'arrow' or 'spark', not 'Spark'"
+    ):
+        bl.Scan(path, json_conventions="Spark")
+    with pytest.raises(ValueError, match="json_conventions must be 'arrow' or 'spark'"):
+        bl.FileReader(str(path), json_conventions="pyarrow")
 
 
 def test_narrowing_ints_checks_range(tmp_path):

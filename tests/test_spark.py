@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import datetime as dt
 import json
 import os
 import re
@@ -125,6 +127,45 @@ def test_timestamps_of_a_schema_read_as_sparks_json_reader_reads_them(
     assert rows_of(bls._read_with_map_in_arrow(spark, plan)) == rows_of(
         spark.read.schema(ddl).json(str(tmp_path)).select("ts")
     )
+
+
+def test_numbers_and_binary_of_a_schema_read_as_sparks_json_reader_reads_them(spark, tmp_path):
+    """Spark's JSON reader takes a whole number into a `timestamp` as seconds since the
+    epoch (Arrow's rule, the loader's, counted microseconds: 1700000000 was
+    1970-01-01T00:28:20) and a `binary` value from its base64 text, which Spark's JSON
+    writer writes (the text's own bytes were kept): `read` follows Spark's reader, on both
+    paths, and what Spark writes reads back. A number Spark's reader refuses (into a `date`)
+    is an error naming the rule."""
+    data = tmp_path / "data"
+    payload = base64.b64encode(b"\x00\xffhi").decode()
+    write(f"{data}/t.json", [{"ts": 1_700_000_000, "b": payload}, {"ts": -5, "b": ""}])
+    ddl = "ts timestamp, b binary"
+    reference = rows_of(spark.read.schema(ddl).json(str(data)))
+    assert reference[1] == {"ts": dt.datetime.fromtimestamp(1_700_000_000), "b": b"\x00\xffhi"}
+    df = bls.read(spark, str(data), columns=["ts", "b"], schema=ddl)
+    assert rows_of(df) == reference
+    plan = bls.ScanPlan(
+        str(data),
+        schema=bls.arrow_schema_of(spark, ddl),
+        columns=["ts", "b"],
+        json_conventions="spark",
+    )
+    assert rows_of(bls._read_with_map_in_arrow(spark, plan)) == reference
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema(ddl).load(str(data))
+        assert rows_of(source) == reference
+        arrow = spark.read.format("batchloader").option("json_conventions", "arrow")
+        kept = rows_of(arrow.schema(ddl).load(str(data)))
+        assert [r["b"] for r in kept] == [b"", payload.encode()]  # the texts' bytes
+
+    written = str(tmp_path / "written")
+    spark.read.schema(ddl).json(str(data)).write.json(written)
+    assert rows_of(bls.read(spark, written, columns=["ts", "b"], schema=ddl)) == reference
+
+    write(f"{tmp_path}/dates/d.json", [{"d": "2024-01-02"}, {"d": 19000}])
+    with pytest.raises(Exception, match=r"d\.json, line 2.*reads a date from a string only"):
+        bls.read(spark, f"{tmp_path}/dates", schema="d date").collect()
 
 
 @needs_data_sources

@@ -30,7 +30,9 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
 use batchloader::readers::input::{ByteRange, Source};
-use batchloader::readers::{CsvOptions, CsvReader, NdjsonReader, OnError, ReadError};
+use batchloader::readers::{
+    CsvOptions, CsvReader, JsonConventions, NdjsonReader, OnError, ReadError,
+};
 use batchloader::{LoaderOptions, Projection, ResultSetLoader};
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -80,6 +82,8 @@ struct Setup {
     /// NDJSON: after the first batch, fields without a column are read past, not made
     /// columns (`stop_adding_columns`, as a scan whose first batch fixed a wildcard does).
     stop_after_first: bool,
+    /// NDJSON: how numbers and strings convert to declared types (Arrow's or Spark's).
+    conventions: JsonConventions,
 }
 
 /// CSV dialects: delimiter, quote, escape.
@@ -122,6 +126,8 @@ fn declared_schema() -> Arc<Schema> {
         Field::new("e", DataType::Date32, true),
         Field::new("b", DataType::Boolean, true),
         Field::new("s", DataType::Utf8, true),
+        // a text's bytes, or (Spark's conventions) the bytes its base64 spells
+        Field::new("y", DataType::Binary, true),
     ]))
 }
 
@@ -461,7 +467,8 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
             match setup.format {
                 Format::Lines => {
                     let r = NdjsonReader::from_reader(bytes, "fuzz.json", on_error, setup.discover)
-                        .one_pass(setup.one_pass);
+                        .one_pass(setup.one_pass)
+                        .with_conventions(setup.conventions);
                     json_filler(r, setup.stop_after_first)
                 }
                 Format::Documents => {
@@ -471,7 +478,8 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                         on_error,
                         setup.discover,
                     )
-                    .one_pass(setup.one_pass);
+                    .one_pass(setup.one_pass)
+                    .with_conventions(setup.conventions);
                     json_filler(r, setup.stop_after_first)
                 }
                 Format::Csv { header } => {
@@ -487,13 +495,15 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                 Format::Lines => {
                     let r = NdjsonReader::open(&file, range, on_error, setup.discover)
                         .map_err(ReadError::Input)?
-                        .one_pass(setup.one_pass);
+                        .one_pass(setup.one_pass)
+                        .with_conventions(setup.conventions);
                     json_filler(r, setup.stop_after_first)
                 }
                 Format::Documents => {
                     let r = NdjsonReader::open_documents(&file, on_error, setup.discover)
                         .map_err(ReadError::Input)?
-                        .one_pass(setup.one_pass);
+                        .one_pass(setup.one_pass)
+                        .with_conventions(setup.conventions);
                     json_filler(r, setup.stop_after_first)
                 }
                 Format::Csv { header } => {
@@ -554,6 +564,11 @@ fn setup_of(a: u8, b: u8, c: u8) -> Setup {
         dialect: usize::from(b / 36) % DIALECTS.len(),
         null_texts: c & 64 != 0,
         stop_after_first: false,
+        conventions: if b >= 144 {
+            JsonConventions::Spark
+        } else {
+            JsonConventions::Arrow
+        },
         // a declared schema, strictly
         discover: c & 4 == 0 || c & 128 == 0,
     }

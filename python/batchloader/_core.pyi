@@ -233,7 +233,12 @@ class FileReader:
     `null_values` (CSV only): field texts, quoted or not, read as nulls in any column
     (`[""]`: empty fields are null, as Spark reads them). `null_type` (NDJSON, default utf8):
     the type of a field null in a whole batch and of the elements of a list only empty (a
-    guess; a utf8 one later takes any value as its JSON text)."""
+    guess; a utf8 one later takes any value as its JSON text). `json_conventions` (NDJSON):
+    `"arrow"` (the default) converts a whole number into a timestamp column as a count of
+    the column's unit since the epoch (a date: days) and keeps a string's UTF-8 bytes in a
+    binary column; `"spark"` reads them as Spark's JSON reader does: seconds into a
+    timestamp with a time zone, a number into a date or a zone-less timestamp refused, a
+    binary value from its base64 string."""
 
     def __new__(
         cls,
@@ -252,6 +257,7 @@ class FileReader:
         multiline: bool = False,
         null_values: Sequence[str] | None = None,
         null_type: pa.DataType | None = None,
+        json_conventions: Literal["arrow", "spark"] = "arrow",
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -371,6 +371,7 @@ class Scan:
         text_guesses: Sequence[str] | None = None,
         multiline: bool = False,
         null_values: str | Sequence[str] | None = None,
+        json_conventions: Literal["arrow", "spark"] = "arrow",
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -382,6 +383,12 @@ class Scan:
             )
         if on_error not in ("error", "skip", "permissive"):
             raise ValueError(f"on_error must be 'error', 'skip' or 'permissive', not {on_error!r}")
+        if json_conventions not in ("arrow", "spark"):
+            raise ValueError(
+                f"json_conventions must be 'arrow' or 'spark', not {json_conventions!r}"
+            )
+        #: how the NDJSON reader converts declared types where Arrow and Spark differ
+        self.json_conventions = json_conventions
         _check_limits(limit, byte_range, loader_limits, file_limit)
         _check_types(schema=schema, defined_schema=defined_schema, null_type=null_type)
         self.reader = reader
@@ -620,6 +627,7 @@ class Scan:
             # a column null in a whole batch is not fixed by it when types may change
             retype_nulls=self.tracker.allow_schema_change,
             null_type=self.tracker.null_type if fmt == "ndjson" else None,
+            json_conventions=self.json_conventions,
         )
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:

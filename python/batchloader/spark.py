@@ -638,10 +638,14 @@ def read(
     `skipped_lines` is.
 
     `schema=` (types for the columns it names, as in `Scan`) may also be a Spark
-    `StructType` or a DDL string (`"id long, address struct<city: string>"`).
+    `StructType` or a DDL string (`"id long, address struct<city: string>"`). JSON is read
+    with `json_conventions="spark"` unless told otherwise: a whole number into a timestamp
+    is seconds since the epoch, a binary value base64, as Spark's JSON reader reads them.
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])
+    # a schema's timestamps and binary read as Spark's JSON reader reads them
+    scan_options.setdefault("json_conventions", "spark")
     parallelism = spark.sparkContext.defaultParallelism
     plan = ScanPlan(paths, sample_rows, split_bytes, where, parallelism, **scan_options)
     plan.skipped_lines = skipped_lines
@@ -716,6 +720,7 @@ _TEXT_OPTIONS = (
     "root",
     "where",
     "null_values",
+    "json_conventions",
 )
 
 #: Spark's names of options the data source knows by another (lower-cased, as they come)
@@ -812,7 +817,7 @@ def source_plan(options: dict[str, str], **given: Any) -> ScanPlan:
     """The plan of the `batchloader` data source from its options (`given`: arguments that
     options do not override). Its `where` option must decide each file whole, by file
     columns only: the data source can leave files out, not filter rows."""
-    arguments = {**given, **scan_options_from(options)}
+    arguments = {"json_conventions": "spark", **given, **scan_options_from(options)}
     arguments.pop("time_zone", None)  # the zone of a schema the user set (see `register`)
     paths = arguments.pop("paths", None)
     if not paths:

@@ -10,7 +10,9 @@ use super::arrow::type_from_py;
 use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
 use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
-use crate::readers::{CsvOptions, CsvReader, InputError, NdjsonReader, OnError, ReadError};
+use crate::readers::{
+    CsvOptions, CsvReader, InputError, JsonConventions, NdjsonReader, OnError, ReadError,
+};
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
@@ -189,7 +191,7 @@ impl PyFileReader {
     #[pyo3(signature = (path, format="ndjson", on_error="error", discover=true, header=false,
                         delimiter=",", quote="\"", escape=None, byte_range=None,
                         retype_nulls=false, one_pass=true, opener=None, multiline=false,
-                        null_values=None, null_type=None))]
+                        null_values=None, null_type=None, json_conventions="arrow"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -208,8 +210,14 @@ impl PyFileReader {
         multiline: bool,
         null_values: Option<Vec<String>>,
         null_type: Option<&Bound<'_, PyAny>>,
+        json_conventions: &str,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
+        let conventions = JsonConventions::named(json_conventions).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "json_conventions must be 'arrow' or 'spark', not {json_conventions:?}"
+            ))
+        })?;
         let null_type = null_type
             .map(type_from_py)
             .transpose()?
@@ -270,7 +278,8 @@ impl PyFileReader {
                 AnyReader::Ndjson(Box::new(
                     r.retyping_nulls(retype_nulls)
                         .one_pass(one_pass)
-                        .with_null_type(null_type),
+                        .with_null_type(null_type)
+                        .with_conventions(conventions),
                 ))
             }),
             Some(options) => CsvReader::open(&source, range, options, on_error).map(|r| {

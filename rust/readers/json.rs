@@ -11,6 +11,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::value::RawValue;
 
 use super::driver::IgnoredNames;
+use super::json_conventions::JsonConventions;
 use super::temporal::{parse_date, parse_timestamp_in, unknown_zone, TextZone};
 use crate::loader::{
     parse_decimal, unknown_list_type, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError,
@@ -221,6 +222,8 @@ pub(crate) struct JsonWriter<'a> {
     pub new_columns: bool,
     /// The element type of a list seen only empty (a guess).
     pub null_type: &'a DataType,
+    /// How numbers and strings convert to declared types where Arrow and Spark differ.
+    pub conventions: JsonConventions,
     /// The loader error that stopped the value (serde itself carries only a message).
     pub error: Option<LoaderError>,
     /// Top-level keys skipped because the projection leaves them out.
@@ -569,9 +572,34 @@ impl<'a> JsonWriter<'a> {
                 Some(d) => Value::Decimal(d),
                 None => return Err(self.conflict(id, &format!("{s:?}: not a decimal that fits"))),
             },
+            dt if self.conventions.decodes_string(dt) => {
+                let bytes = match self.conventions.binary(s) {
+                    Ok(bytes) => bytes,
+                    Err(why) => return Err(self.conflict(id, &why)),
+                };
+                return self.set(id, Value::Bytes(&bytes));
+            }
             _ => Value::Str(s),
         };
         self.set(id, value)
+    }
+
+    /// A whole number `value` (an int or a uint) to scalar column `id`: as it is, or as
+    /// the conventions convert it (a timestamp from seconds under Spark's).
+    #[inline(always)]
+    fn write_whole<E: de::Error>(&mut self, id: ColumnId, value: Value<'_>) -> Result<(), E> {
+        let dt = self.l.field(id).data_type();
+        if !self.conventions.converts_whole_number(dt) {
+            return self.set(id, value);
+        }
+        let converted = match value {
+            Value::Int(v) => self.conventions.whole_number_time(dt, v),
+            _ => Err(format!("{value} seconds: out of range")),
+        };
+        match converted {
+            Ok(t) => self.set(id, Value::Timestamp(t)),
+            Err(why) => Err(self.conflict(id, &why)),
+        }
     }
 
     /// Whether column `id` reads a value from its JSON text (see `TextSeed`): a decimal, a
@@ -835,7 +863,11 @@ impl ValueSeed<'_, '_, '_> {
     fn scalar<E: de::Error>(self, shape: Shape, what: &str, value: Value<'_>) -> Result<(), E> {
         if let Some(id) = self.w.resolve(self.slot, shape)? {
             self.w.scalar_column(id, what)?;
-            self.w.set(id, value)?;
+            if shape == Shape::Int {
+                self.w.write_whole(id, value)?;
+            } else {
+                self.w.set(id, value)?;
+            }
         }
         Ok(())
     }

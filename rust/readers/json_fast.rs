@@ -14,6 +14,7 @@ use super::driver::IgnoredNames;
 use super::json::{
     cached_target, may_become_column, same_key, CachedKey, KeyCache, ANY_TEXT, NULL_ONLY,
 };
+use super::json_conventions::JsonConventions;
 use super::numbers::{
     decimal_fraction, digits_end, digits_value, eight_digits, not_digits, word_at,
 };
@@ -84,6 +85,9 @@ pub(crate) struct Known<'a> {
     pub ignored: &'a IgnoredNames,
     /// Struct members the general path noted as missing from the fixed schema.
     pub ignored_members: &'a IgnoredNames,
+    /// How numbers and strings convert to declared types (strings into binary, which the
+    /// loader takes as they are only under Arrow's, are left to the general path).
+    pub conventions: JsonConventions,
 }
 
 impl Known<'_> {
@@ -789,7 +793,11 @@ impl<'a> Line<'a> {
     /// decimal column takes its own way).
     #[inline(always)]
     fn whole(&mut self, id: ColumnId, v: i64) -> Quick {
-        let value = Value::Int(v);
+        let value = if self.known.conventions == JsonConventions::Arrow {
+            Value::Int(v)
+        } else {
+            self.whole_by_conventions(id, v)?
+        };
         if let Some(written) = self.plain(id, value) {
             return written;
         }
@@ -797,6 +805,20 @@ impl<'a> Line<'a> {
             return self.whole_decimal(id, v);
         }
         self.scalar_any(id, value)
+    }
+
+    /// The value whole number `v` is to column `id` under conventions other than Arrow's:
+    /// a timestamp converted (Spark's seconds), or the int; a number the conventions refuse
+    /// is left to the general path, which says why.
+    #[inline(never)]
+    fn whole_by_conventions(&self, id: ColumnId, v: i64) -> Quick<Value<'static>> {
+        let conventions = self.known.conventions;
+        let dt = self.l.field(id).data_type();
+        if !conventions.converts_whole_number(dt) {
+            return Ok(Value::Int(v));
+        }
+        let t = conventions.whole_number_time(dt, v).map_err(|_| GiveUp)?;
+        Ok(Value::Timestamp(t))
     }
 
     /// A whole number to decimal column `id`, by [`parse_decimal`] as any number (the

@@ -9,6 +9,7 @@ mod driver;
 mod hadoop_block;
 pub mod input;
 mod json;
+mod json_conventions;
 mod json_documents;
 mod json_fast;
 mod lines;
@@ -17,6 +18,7 @@ mod numbers;
 mod temporal;
 
 pub use csv::{CsvOptions, CsvReader};
+pub use json_conventions::JsonConventions;
 pub use ndjson::{InputError, NdjsonReader, OnError, ReadError};
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use super::driver::{excerpt, io_error, loader_error, IgnoredNames, RecordReader,
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
 use super::json::{respell_for_serde, JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
+use super::json_conventions::JsonConventions;
 use super::json_documents::{Documents, RecordPlaces};
 use super::json_fast;
 use super::lines::LineWindow;
@@ -31,6 +32,8 @@ pub struct JsonLines {
     /// The type of a field null in a whole batch, and of the elements of a list seen only
     /// empty (a guess; utf8 unless told otherwise, see `with_null_type`).
     null_type: DataType,
+    /// How numbers and strings convert to declared types where Arrow and Spark differ.
+    conventions: JsonConventions,
     discovery: Discovery,
     keys: KeyCache,
     line_no: u64,
@@ -97,6 +100,7 @@ impl JsonLines {
             new_columns: self.new_columns,
             ignored: &self.ignored,
             ignored_members: &self.ignored_members,
+            conventions: self.conventions,
         };
         let written = json_fast::write_common(
             text,
@@ -194,6 +198,7 @@ impl RecordSource for JsonLines {
             discover: self.discover,
             new_columns: self.new_columns,
             null_type: &self.null_type,
+            conventions: self.conventions,
             error: None,
             ignored: &mut self.ignored,
             ignored_members: &mut self.ignored_members,
@@ -389,6 +394,7 @@ impl NdjsonReader {
             discover,
             new_columns: true,
             null_type: DataType::Utf8,
+            conventions: JsonConventions::Arrow,
             discovery: Discovery::default(),
             keys: KeyCache::default(),
             line_no: 0,
@@ -428,6 +434,13 @@ impl NdjsonReader {
     /// `nullType`). Only utf8 takes later values of other types as their JSON text.
     pub fn with_null_type(mut self, null_type: DataType) -> Self {
         self.src.null_type = null_type;
+        self
+    }
+
+    /// Convert declared types by `conventions` where Arrow's rules and Spark's JSON reader
+    /// differ (a number into a timestamp, a string into binary; Arrow's by default).
+    pub fn with_conventions(mut self, conventions: JsonConventions) -> Self {
+        self.src.conventions = conventions;
         self
     }
 

@@ -252,6 +252,11 @@ fn plain_timestamp(b: &[u8]) -> Option<(i64, i64)> {
     Some((days * 86_400 + h * 3600 + min * 60 + sec, nanos))
 }
 
+/// `secs` seconds since the epoch in `unit`, if it fits an i64.
+pub(crate) fn seconds_in_unit(secs: i64, unit: TimeUnit) -> Option<i64> {
+    in_unit(secs, 0, unit)
+}
+
 /// `secs` seconds and `nanos` nanoseconds since the epoch in `unit` (rounded down), if it
 /// fits an i64.
 fn in_unit(secs: i64, nanos: i64, unit: TimeUnit) -> Option<i64> {

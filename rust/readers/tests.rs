@@ -154,6 +154,76 @@ fn provided_types_convert_values() {
     assert_eq!((n.value(0), n.value(1)), (1250, 1));
 }
 
+/// Under Spark's conventions a whole number into a zoned timestamp counts seconds (in the
+/// column's unit), a base64 string into binary is decoded, and a number into a date or a
+/// zone-less timestamp is refused naming the rule; Arrow's, the default, count the unit and
+/// days, and keep a string's bytes. Both paths (one-pass and serde) read each line alike,
+/// in a list's elements too.
+#[test]
+fn spark_conventions_read_seconds_and_base64() {
+    use super::JsonConventions;
+    use arrow_array::types::{Date32Type, TimestampMillisecondType};
+    use arrow_schema::TimeUnit;
+    let ms = DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()));
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("t", ms.clone(), true),
+        Field::new("b", DataType::Binary, true),
+        Field::new("l", DataType::new_list(ms, true), true),
+        Field::new("d", DataType::Date32, true),
+    ]));
+    let options = || LoaderOptions {
+        schema: Some(Arc::clone(&schema)),
+        ..LoaderOptions::default()
+    };
+    let line = r#"{"t": 1700000000, "b": "aGk=", "l": [-5, 2], "d": null}"#;
+    let text = format!("{line}\n{line}\n");
+    for one_pass in [true, false] {
+        let reader = |text: &str| {
+            ndjson_reader(text, OnError::Error)
+                .with_conventions(JsonConventions::Spark)
+                .one_pass(one_pass)
+        };
+        let b = &read_all_with(&mut reader(&text), options()).unwrap()[0];
+        let t = b.column(0).as_primitive::<TimestampMillisecondType>();
+        assert_eq!(t.values().to_vec(), vec![1_700_000_000_000; 2]);
+        assert_eq!(b.column(1).as_binary::<i32>().value(1), b"hi");
+        let l = b.column(2).as_list::<i32>();
+        let values = l.values().as_primitive::<TimestampMillisecondType>();
+        assert_eq!(values.values().to_vec(), vec![-5_000, 2_000, -5_000, 2_000]);
+        // seconds convert on the one-pass path too (a binary value sends a line to serde)
+        let mut r = reader("{\"t\": 1, \"l\": [2]}\n{\"t\": 3}\n");
+        let b = &read_all_with(&mut r, options()).unwrap()[0];
+        let t = b.column(0).as_primitive::<TimestampMillisecondType>();
+        assert_eq!((t.value(0), t.value(1)), (1_000, 3_000));
+        assert_eq!(r.src.one_pass_lines, if one_pass { 2 } else { 0 });
+
+        for (bad, why) in [
+            (r#"{"d": 3}"#, "reads a date from a string only"),
+            (r#"{"b": "aGk"}"#, "not base64"),
+            (
+                r#"{"t": 10000000000000000}"#,
+                "out of range in milliseconds",
+            ),
+        ] {
+            let text = format!("{line}\n{bad}\n");
+            let Err(ReadError::Input(e)) = read_all_with(&mut reader(&text), options()) else {
+                panic!("{bad} was read");
+            };
+            assert_eq!(e.line, 2, "{bad}");
+            assert!(e.message.contains(why), "{bad}: {}", e.message);
+        }
+
+        // Arrow's conventions: the unit, days, the text's bytes
+        let mut arrow =
+            ndjson_reader(&format!("{line}\n{{\"d\": 3}}\n"), OnError::Error).one_pass(one_pass);
+        let b = &read_all_with(&mut arrow, options()).unwrap()[0];
+        let t = b.column(0).as_primitive::<TimestampMillisecondType>();
+        assert_eq!(t.value(0), 1_700_000_000);
+        assert_eq!(b.column(1).as_binary::<i32>().value(0), b"aGk=");
+        assert_eq!(b.column(3).as_primitive::<Date32Type>().value(1), 3);
+    }
+}
+
 /// A float32 column rounds a fraction's text once: `1.0000000596046448` is a hair above
 /// the midpoint between 1 and the next f32, and an f64 on the way would be that midpoint,
 /// rounded to the even 1. On every line, whichever path reads it (a key with an escape

@@ -1,0 +1,143 @@
+//! How a JSON value converts to a declared type where Arrow's rules and Spark's JSON reader
+//! disagree: a whole number into a timestamp or a date, a string into binary. Both JSON
+//! paths (`json` and `json_fast`) ask here, so a line gives the same row either way.
+
+use arrow_schema::{DataType, TimeUnit};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+
+use super::temporal::seconds_in_unit;
+
+/// The rules a JSON reader converts declared types by, where Arrow's and Spark's differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JsonConventions {
+    /// Arrow's casts (the loader's own rules): a whole number into a timestamp counts the
+    /// column's unit since the epoch, into a date days; a string into binary is its UTF-8
+    /// bytes.
+    #[default]
+    Arrow,
+    /// Spark's JSON reader's (`spark.read.json` with a schema): a whole number into a
+    /// timestamp with a time zone counts seconds since the epoch; a number into a date or a
+    /// timestamp without a time zone is refused (Spark reads those from strings only); a
+    /// string into binary is base64 (what Spark's JSON writer writes), decoded.
+    Spark,
+}
+
+impl JsonConventions {
+    /// By name: `"arrow"` or `"spark"`.
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "arrow" => Some(Self::Arrow),
+            "spark" => Some(Self::Spark),
+            _ => None,
+        }
+    }
+
+    /// Whether a whole number into a column of type `dt` is converted here
+    /// ([`whole_number_time`](Self::whole_number_time)) rather than written as it is.
+    #[inline(always)]
+    pub fn converts_whole_number(self, dt: &DataType) -> bool {
+        self == Self::Spark && matches!(dt, DataType::Timestamp(..) | DataType::Date32)
+    }
+
+    /// Whether a string into a column of type `dt` is decoded here
+    /// ([`binary`](Self::binary)) rather than written as its bytes.
+    #[inline(always)]
+    pub fn decodes_string(self, dt: &DataType) -> bool {
+        self == Self::Spark && matches!(dt, DataType::Binary | DataType::LargeBinary)
+    }
+
+    /// Whole number `v` into a timestamp or date column of type `dt` by Spark's rule
+    /// (see [`converts_whole_number`](Self::converts_whole_number)): the timestamp in the
+    /// column's unit, or why the column cannot take it (to follow "cannot take").
+    pub fn whole_number_time(self, dt: &DataType, v: i64) -> Result<i64, String> {
+        match dt {
+            DataType::Timestamp(unit, Some(_)) => seconds_in_unit(v, *unit)
+                .ok_or_else(|| format!("{v} seconds: out of range in {}", unit_name(*unit))),
+            DataType::Timestamp(_, None) => Err(format!(
+                "the number {v}: Spark's JSON reader reads a timestamp without a time zone \
+                 from a string only"
+            )),
+            _ => Err(format!(
+                "the number {v}: Spark's JSON reader reads a date from a string only"
+            )),
+        }
+    }
+
+    /// The bytes base64 string `text` spells (see [`decodes_string`](Self::decodes_string)),
+    /// padded as Spark's JSON writer pads it; or why a binary column cannot take it.
+    pub fn binary(self, text: &str) -> Result<Vec<u8>, String> {
+        STANDARD
+            .decode(text)
+            .map_err(|e| format!("{text:?}: not base64 ({e}), as Spark reads binary from JSON"))
+    }
+}
+
+/// A time unit as a word, for messages.
+fn unit_name(unit: TimeUnit) -> &'static str {
+    match unit {
+        TimeUnit::Second => "seconds",
+        TimeUnit::Millisecond => "milliseconds",
+        TimeUnit::Microsecond => "microseconds",
+        TimeUnit::Nanosecond => "nanoseconds",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zoned(unit: TimeUnit) -> DataType {
+        DataType::Timestamp(unit, Some("UTC".into()))
+    }
+
+    #[test]
+    fn spark_counts_seconds_in_the_columns_unit() {
+        let spark = JsonConventions::Spark;
+        assert_eq!(
+            spark.whole_number_time(&zoned(TimeUnit::Second), -5),
+            Ok(-5)
+        );
+        assert_eq!(
+            spark.whole_number_time(&zoned(TimeUnit::Millisecond), 1_700_000_000),
+            Ok(1_700_000_000_000)
+        );
+        assert_eq!(
+            spark.whole_number_time(&zoned(TimeUnit::Nanosecond), 1_700_000_000),
+            Ok(1_700_000_000_000_000_000)
+        );
+        // past i64 nanoseconds (year 2262): refused, not wrapped
+        let e = spark
+            .whole_number_time(&zoned(TimeUnit::Nanosecond), 10_000_000_000)
+            .unwrap_err();
+        assert!(e.contains("out of range in nanoseconds"), "{e}");
+    }
+
+    #[test]
+    fn spark_refuses_numbers_into_dates_and_zone_less_timestamps() {
+        let spark = JsonConventions::Spark;
+        for dt in [
+            DataType::Date32,
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+        ] {
+            assert!(spark.converts_whole_number(&dt));
+            let e = spark.whole_number_time(&dt, 3).unwrap_err();
+            assert!(e.contains("from a string only"), "{e}");
+        }
+        assert!(!JsonConventions::Arrow.converts_whole_number(&DataType::Date32));
+        assert!(!spark.converts_whole_number(&DataType::Int64));
+    }
+
+    #[test]
+    fn spark_decodes_padded_base64() {
+        let spark = JsonConventions::Spark;
+        assert!(spark.decodes_string(&DataType::Binary));
+        assert!(!spark.decodes_string(&DataType::Utf8));
+        assert!(!JsonConventions::Arrow.decodes_string(&DataType::Binary));
+        assert_eq!(spark.binary("aGk="), Ok(b"hi".to_vec()));
+        assert_eq!(spark.binary(""), Ok(Vec::new()));
+        for bad in ["aGk", "abc", "a b=", "*"] {
+            assert!(spark.binary(bad).is_err(), "{bad}");
+        }
+    }
+}
