@@ -793,11 +793,15 @@ impl<'a> Line<'a> {
     /// decimal column takes its own way).
     #[inline(always)]
     fn whole(&mut self, id: ColumnId, v: i64) -> Quick {
-        let value = if self.known.conventions == JsonConventions::Arrow {
-            Value::Int(v)
-        } else {
-            self.whole_by_conventions(id, v)?
-        };
+        if self.known.conventions != JsonConventions::Arrow {
+            return self.whole_by_conventions(id, v);
+        }
+        self.whole_value(id, v, Value::Int(v))
+    }
+
+    /// `whole`'s write of `value`, the column's value of whole number `v`.
+    #[inline(always)]
+    fn whole_value(&mut self, id: ColumnId, v: i64, value: Value<'_>) -> Quick {
         if let Some(written) = self.plain(id, value) {
             return written;
         }
@@ -807,18 +811,20 @@ impl<'a> Line<'a> {
         self.scalar_any(id, value)
     }
 
-    /// The value whole number `v` is to column `id` under conventions other than Arrow's:
-    /// a timestamp converted (Spark's seconds), or the int; a number the conventions refuse
-    /// is left to the general path, which says why.
+    /// `whole` under conventions other than Arrow's: a timestamp converted (Spark's
+    /// seconds), other columns as under Arrow's; a number the conventions refuse is left to
+    /// the general path, which says why.
     #[inline(never)]
-    fn whole_by_conventions(&self, id: ColumnId, v: i64) -> Quick<Value<'static>> {
+    fn whole_by_conventions(&mut self, id: ColumnId, v: i64) -> Quick {
         let conventions = self.known.conventions;
         let dt = self.l.field(id).data_type();
-        if !conventions.converts_whole_number(dt) {
-            return Ok(Value::Int(v));
-        }
-        let t = conventions.whole_number_time(dt, v).map_err(|_| GiveUp)?;
-        Ok(Value::Timestamp(t))
+        let value = if conventions.converts_whole_number(dt) {
+            let t = conventions.whole_number_time(dt, v).map_err(|_| GiveUp)?;
+            Value::Timestamp(t)
+        } else {
+            Value::Int(v)
+        };
+        self.whole_value(id, v, value)
     }
 
     /// A whole number to decimal column `id`, by [`parse_decimal`] as any number (the
