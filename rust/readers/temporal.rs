@@ -29,10 +29,27 @@ impl TextZone {
     pub(crate) fn of(dt: &DataType) -> TextZone {
         match dt {
             DataType::Timestamp(_, Some(tz)) if !UTC_NAMES.contains(&tz.as_ref()) => {
-                Tz::from_str(tz).map_or(TextZone::Unknown, TextZone::Local)
+                TextZone::named(tz)
             }
             _ => TextZone::Utc,
         }
+    }
+
+    /// The zone named `name` (not a UTC spelling). The last name looked up on this thread
+    /// is remembered with its zone: a column's values ask for the same one, and the lookup
+    /// (a hash of the name) cost more than the rest of reading a timestamp.
+    fn named(name: &str) -> TextZone {
+        thread_local! {
+            static LAST: std::cell::RefCell<(String, TextZone)> =
+                const { std::cell::RefCell::new((String::new(), TextZone::Utc)) };
+        }
+        LAST.with_borrow_mut(|(last, zone)| {
+            if last != name {
+                *zone = Tz::from_str(name).map_or(TextZone::Unknown, TextZone::Local);
+                name.clone_into(last);
+            }
+            *zone
+        })
     }
 
     /// The UTC seconds of `local` seconds (a wall clock's, counted as if it were UTC): as
@@ -321,6 +338,21 @@ mod tests {
 
     fn zoned(tz: &str) -> TextZone {
         TextZone::of(&DataType::Timestamp(TimeUnit::Second, Some(tz.into())))
+    }
+
+    /// The zone a name looked up last is remembered (see `TextZone::named`): names taken
+    /// in turn, an unknown one among them, each read as its own.
+    #[test]
+    fn zones_named_in_turn_are_each_their_own() {
+        let at = |tz: &str| parse_timestamp_in("2024-01-01T00:00:00", TimeUnit::Second, zoned(tz));
+        let midnight = 1_704_067_200;
+        for _ in 0..2 {
+            assert_eq!(at("Europe/Paris"), Some(midnight - 3600));
+            assert_eq!(at("Europe/Paris"), Some(midnight - 3600));
+            assert_eq!(at("Mars/Olympus"), None);
+            assert_eq!(at("America/New_York"), Some(midnight + 5 * 3600));
+            assert_eq!(at("+02:00"), Some(midnight - 2 * 3600));
+        }
     }
 
     #[test]
