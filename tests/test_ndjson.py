@@ -1209,6 +1209,11 @@ def _iso_micros(text: str) -> int | None:
     return (when - EPOCH) // dt.timedelta(microseconds=1)
 
 
+def _has_offset(text: str) -> bool:
+    """Whether ISO-8601 text `text` (one `_iso_micros` reads) names a UTC offset."""
+    return dt.datetime.fromisoformat(text).tzinfo is not None
+
+
 def _two(lo: int, hi: int):
     return st.integers(lo, hi).map(lambda n: f"{n:02d}")
 
@@ -1255,7 +1260,9 @@ ISO_TIMESTAMPS = st.builds(
 def test_iso_dates_and_timestamps_agree_with_python(tmp_path_factory, dates, stamps):
     """Every text Python's fromisoformat refuses is refused (kept whole as a corrupt record,
     never shifted into another day); every one it reads gives the same instant. In NDJSON
-    strings and in CSV fields (which read the usual layout on a path of their own)."""
+    strings and in CSV fields (which read the usual layout on a path of their own; a text
+    with a UTC offset in a column without a time zone is refused there, as pyarrow.csv and
+    Spark's CSV reader refuse it, where pyarrow.json reads the instant)."""
     folder = tmp_path_factory.mktemp("iso")
     cases = [
         (name, values, t, suffix)
@@ -1284,6 +1291,8 @@ def test_iso_dates_and_timestamps_agree_with_python(tmp_path_factory, dates, sta
             want = _iso_micros(value)
             if want is not None and t == pa.date32():
                 want //= 86_400_000_000
+            elif want is not None and suffix == "csv" and _has_offset(value):
+                want = None
             assert (have, bad is not None) == (want, want is None), value
 
 
@@ -1366,6 +1375,32 @@ def test_a_time_without_an_offset_in_an_unknown_zone_says_why(tmp_path, suffix):
     assert data_table(scan).column("t").cast(pa.int64()).to_pylist() == [1_704_067_200_000_000]
 
 
+@pytest.mark.parametrize(
+    "suffix, conventions, refused",
+    [("csv", "arrow", True), ("json", "spark", True), ("json", "arrow", False)],
+)
+def test_a_time_with_an_offset_in_a_column_without_a_zone(tmp_path, suffix, conventions, refused):
+    """A column without a time zone holds wall clocks: a CSV field with a UTC offset is
+    refused saying so (as pyarrow.csv and Spark's CSV reader refuse it), and a JSON string
+    under Spark's conventions (Spark's `timestamp_ntz`); under Arrow's, NDJSON reads the
+    instant's UTC clock, as pyarrow.json does. A text without an offset is read as is."""
+    path = tmp_path / f"t.{suffix}"
+    texts = ["2024-01-01T00:00:00", "2024-01-01T01:00:00+01:00"]
+    write_lines(path, [json.dumps({"t": t}) for t in texts] if suffix == "json" else ["t", *texts])
+    schema = pa.schema([("t", pa.timestamp("us"))])
+    scan = bl.Scan(path, schema=schema, header=True, json_conventions=conventions)
+    midnight = dt.datetime(2024, 1, 1)
+    if not refused:
+        assert data_table(scan).column("t").to_pylist() == [midnight, midnight]
+        return
+    with pytest.raises(bl.InputError, match=r"line 3?2?.*has a UTC offset.*no time zone"):
+        list(scan)
+    skipping = bl.Scan(
+        path, schema=schema, header=True, on_error="skip", json_conventions=conventions
+    )
+    assert data_table(skipping).column("t").to_pylist() == [midnight]
+
+
 @pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
 @pytest.mark.parametrize("one_pass", [True, False])
 def test_a_number_into_a_timestamp_counts_the_columns_unit(tmp_path, unit, one_pass):
@@ -1404,6 +1439,7 @@ def test_spark_conventions_read_numbers_as_seconds_and_binary_as_base64(tmp_path
         ({"d": 3}, "reads a date from a string only"),
         ({"n": 3}, "reads a timestamp without a time zone from a string only"),
         ({"b": "aGk"}, "not base64"),
+        ({"n": "2024-01-01T00:00:00Z"}, "has a UTC offset, and the column has no time zone"),
     ]
     if unit != "s":  # past int64 in the unit (any int64 is a count of seconds)
         name = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}[unit]

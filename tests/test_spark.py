@@ -166,6 +166,11 @@ def test_numbers_and_binary_of_a_schema_read_as_sparks_json_reader_reads_them(sp
     write(f"{tmp_path}/dates/d.json", [{"d": "2024-01-02"}, {"d": 19000}])
     with pytest.raises(Exception, match=r"d\.json, line 2.*reads a date from a string only"):
         bls.read(spark, f"{tmp_path}/dates", schema="d date").collect()
+    # a wall clock with an offset: Spark's timestamp_ntz has no value for it (a null)
+    write(f"{tmp_path}/ntz/n.json", [{"n": "2024-01-02T03:04:05"}, {"n": "2024-01-02T03:04:05Z"}])
+    assert rows_of(spark.read.schema("n timestamp_ntz").json(f"{tmp_path}/ntz"))[0] == {"n": None}
+    with pytest.raises(Exception, match=r"n\.json, line 2.*has a UTC offset.*no time zone"):
+        bls.read(spark, f"{tmp_path}/ntz", schema="n timestamp_ntz").collect()
 
 
 @needs_data_sources

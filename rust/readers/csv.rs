@@ -15,7 +15,7 @@ use super::input;
 use super::lines::{leading_line_breaks, line_breaks};
 use super::numbers::{plain_float, plain_int};
 use super::temporal::{
-    parse_any_timestamp_in, parse_date, parse_plain_timestamp, unknown_zone, TextZone,
+    parse_any_timestamp_in, parse_date, parse_plain_timestamp, zone_refusal, TextZone,
 };
 use crate::loader::{
     parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
@@ -479,11 +479,14 @@ impl CsvRecords {
                     DataType::Date32 => {
                         Value::Date(parse_date(text.trim()).ok_or_else(|| bad("a date"))?)
                     }
-                    DataType::Timestamp(unit, _) => Value::Timestamp(
+                    DataType::Timestamp(unit, _) => Value::Timestamp({
                         // the positional read was tried above (unless the column has a
-                        // zone, whose local times the general rules read)
-                        parse_any_timestamp_in(text, *unit, TextZone::of(dt)).ok_or_else(|| {
-                            match unknown_zone(text, dt) {
+                        // zone, whose local times the general rules read); a column
+                        // without a zone holds wall clocks: a text with an offset is
+                        // refused, as pyarrow.csv and Spark's CSV reader refuse it
+                        let zone = TextZone::of_wall_clocks(dt);
+                        parse_any_timestamp_in(text, *unit, zone).ok_or_else(
+                            || match zone_refusal(text, dt, zone) {
                                 Some(why) => self.at_field(
                                     i,
                                     self.error(
@@ -492,9 +495,9 @@ impl CsvRecords {
                                     ),
                                 ),
                                 None => bad("a timestamp"),
-                            }
-                        })?,
-                    ),
+                            },
+                        )?
+                    }),
                     DataType::Decimal128(_, scale) => Value::Decimal(
                         parse_decimal(text.trim(), *scale)
                             .ok_or_else(|| bad("a decimal that fits"))?,

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 
 use super::driver::IgnoredNames;
 use super::json_conventions::JsonConventions;
-use super::temporal::{parse_date, parse_timestamp_in, unknown_zone, TextZone};
+use super::temporal::{parse_date, parse_timestamp_in, zone_refusal};
 use crate::loader::{
     parse_decimal, unknown_list_type, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError,
     ResultSetLoader, Value, MAX_NESTING, ROOT,
@@ -554,10 +554,11 @@ impl<'a> JsonWriter<'a> {
         self.scalar_column(id, "a string")?;
         let value = match self.l.field(id).data_type() {
             dt @ DataType::Timestamp(unit, _) => {
-                match parse_timestamp_in(s, *unit, TextZone::of(dt)) {
+                let zone = self.conventions.text_zone(dt);
+                match parse_timestamp_in(s, *unit, zone) {
                     Some(t) => Value::Timestamp(t),
                     None => {
-                        let why = unknown_zone(s, dt);
+                        let why = zone_refusal(s, dt, zone);
                         let why =
                             why.unwrap_or_else(|| format!("{s:?}: not an ISO-8601 timestamp"));
                         return Err(self.conflict(id, &why));

@@ -1,12 +1,13 @@
 //! How a JSON value converts to a declared type where Arrow's rules and Spark's JSON reader
-//! disagree: a whole number into a timestamp or a date, a string into binary. Both JSON
+//! disagree: a whole number into a timestamp or a date, a string into binary, a text with
+//! a UTC offset into a timestamp without a time zone. Both JSON
 //! paths (`json` and `json_fast`) ask here, so a line gives the same row either way.
 
 use arrow_schema::{DataType, TimeUnit};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
-use super::temporal::seconds_in_unit;
+use super::temporal::{seconds_in_unit, TextZone};
 
 /// The rules a JSON reader converts declared types by, where Arrow's and Spark's differ.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -18,8 +19,9 @@ pub enum JsonConventions {
     Arrow,
     /// Spark's JSON reader's (`spark.read.json` with a schema): a whole number into a
     /// timestamp with a time zone counts seconds since the epoch; a number into a date or a
-    /// timestamp without a time zone is refused (Spark reads those from strings only); a
-    /// string into binary is base64 (what Spark's JSON writer writes), decoded.
+    /// timestamp without a time zone is refused (Spark reads those from strings only), as
+    /// is a text with a UTC offset into the latter; a string into binary is base64 (what
+    /// Spark's JSON writer writes), decoded.
     Spark,
 }
 
@@ -45,6 +47,16 @@ impl JsonConventions {
     #[inline(always)]
     pub fn decodes_string(self, dt: &DataType) -> bool {
         self == Self::Spark && matches!(dt, DataType::Binary | DataType::LargeBinary)
+    }
+
+    /// How a timestamp column of type `dt` reads texts: under Spark's, a column without a
+    /// time zone (`timestamp_ntz`) refuses a text with a UTC offset, as Spark does; under
+    /// Arrow's it reads the instant, as pyarrow.json does.
+    pub(crate) fn text_zone(self, dt: &DataType) -> TextZone {
+        match self {
+            Self::Arrow => TextZone::of(dt),
+            Self::Spark => TextZone::of_wall_clocks(dt),
+        }
     }
 
     /// Whole number `v` into a timestamp or date column of type `dt` by Spark's rule

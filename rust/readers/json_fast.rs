@@ -18,7 +18,7 @@ use super::json_conventions::JsonConventions;
 use super::numbers::{
     decimal_fraction, digits_end, digits_value, eight_digits, not_digits, word_at,
 };
-use super::temporal::{parse_date, parse_timestamp_in, TextZone};
+use super::temporal::{parse_date, parse_timestamp_in};
 use crate::loader::{
     parse_decimal, ColumnId, ColumnKind, Discovery, ElementFate, ResultSetLoader, Value, ROOT,
 };
@@ -642,7 +642,8 @@ impl<'a> Line<'a> {
         let value = match self.l.field(id).data_type() {
             DataType::Utf8 | DataType::LargeUtf8 => Value::Str(text),
             dt @ DataType::Timestamp(unit, _) => {
-                Value::Timestamp(parse_timestamp_in(text, *unit, TextZone::of(dt)).ok_or(GiveUp)?)
+                let zone = self.known.conventions.text_zone(dt);
+                Value::Timestamp(parse_timestamp_in(text, *unit, zone).ok_or(GiveUp)?)
             }
             DataType::Date32 => Value::Date(parse_date(text).ok_or(GiveUp)?),
             DataType::Decimal128(_, scale) => {

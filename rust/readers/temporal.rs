@@ -16,6 +16,10 @@ pub(crate) enum TextZone {
     Utc,
     Local(Tz),
     Unknown,
+    /// A column without a time zone that holds wall clocks: a text without an offset is
+    /// read as it is, one with an offset refused, as pyarrow.csv and Spark (its
+    /// `timestamp_ntz`) refuse it (see [`TextZone::of_wall_clocks`]).
+    Wall,
 }
 
 /// UTC's usual spellings: read without a time zone lookup.
@@ -32,6 +36,15 @@ impl TextZone {
                 TextZone::named(tz)
             }
             _ => TextZone::Utc,
+        }
+    }
+
+    /// `of`, but a column without a time zone refuses texts with a UTC offset (`Wall`)
+    /// rather than reading them as UTC instants, as pyarrow.json does.
+    pub(crate) fn of_wall_clocks(dt: &DataType) -> TextZone {
+        match dt {
+            DataType::Timestamp(_, None) => TextZone::Wall,
+            dt => TextZone::of(dt),
         }
     }
 
@@ -57,7 +70,7 @@ impl TextZone {
     /// earlier offset, and a time they skip moves later by the gap (the offset before it).
     fn to_utc(self, local: i64) -> Option<i64> {
         let tz = match self {
-            TextZone::Utc => return Some(local),
+            TextZone::Utc | TextZone::Wall => return Some(local),
             TextZone::Local(tz) => tz,
             TextZone::Unknown => return None,
         };
@@ -138,19 +151,24 @@ fn offset_seconds(s: &[u8]) -> Option<i64> {
     Some(two_digits(&hh, 23)? * 3600 + two_digits(&mm, 59)? * 60)
 }
 
-/// Why text `s` is no value of timestamp type `dt`, when it is a timestamp but one
-/// without a UTC offset, in a column whose time zone this library does not know (for
-/// messages; `None`: it is not ISO-8601, as the caller says).
-pub(crate) fn unknown_zone(s: &str, dt: &DataType) -> Option<String> {
-    match (TextZone::of(dt), dt) {
-        (TextZone::Unknown, DataType::Timestamp(unit, Some(tz)))
-            if parse_any_timestamp(s, *unit).is_some() =>
-        {
-            Some(format!(
-                "{s:?} has no UTC offset, and the column's time zone {tz:?} is not one this \
-                 library knows (an IANA name such as \"Europe/Paris\", or +HH:MM)"
-            ))
-        }
+/// Why text `s` is no value of timestamp type `dt` read in `zone`, when it is a timestamp
+/// the zone refuses: one without a UTC offset in a column whose time zone this library
+/// does not know, one with an offset in a column of wall clocks (for messages; `None`: it
+/// is not ISO-8601, as the caller says).
+pub(crate) fn zone_refusal(s: &str, dt: &DataType, zone: TextZone) -> Option<String> {
+    let DataType::Timestamp(unit, tz) = dt else {
+        return None;
+    };
+    parse_any_timestamp(s, *unit)?;
+    match (zone, tz) {
+        (TextZone::Unknown, Some(tz)) => Some(format!(
+            "{s:?} has no UTC offset, and the column's time zone {tz:?} is not one this \
+             library knows (an IANA name such as \"Europe/Paris\", or +HH:MM)"
+        )),
+        (TextZone::Wall, None) => Some(format!(
+            "{s:?} has a UTC offset, and the column has no time zone: it holds wall clocks \
+             (give it a time zone, timestamp[us, tz=\"UTC\"], to read instants)"
+        )),
         _ => None,
     }
 }
@@ -225,6 +243,7 @@ pub(crate) fn parse_any_timestamp_in(s: &str, unit: TimeUnit, zone: TextZone) ->
         secs += h * 3600 + m * 60 + sec;
     }
     let secs = match offset {
+        Some(_) if matches!(zone, TextZone::Wall) => return None,
         Some(offset) => secs - offset,
         None => zone.to_utc(secs)?,
     };
@@ -408,10 +427,27 @@ mod tests {
         assert_eq!(at("2024-01-01T00:00:00Z", "Mars/Olympus"), Some(midnight));
         assert_eq!(at("2024-01-01T00:00:00", "Mars/Olympus"), None);
         let dt = DataType::Timestamp(s, Some("Mars/Olympus".into()));
-        assert!(unknown_zone("2024-01-01T00:00:00", &dt)
+        let refusal = |text: &str| zone_refusal(text, &dt, TextZone::of(&dt));
+        assert!(refusal("2024-01-01T00:00:00")
             .unwrap()
             .contains("Mars/Olympus"));
-        assert_eq!(unknown_zone("yesterday", &dt), None);
+        assert_eq!(refusal("yesterday"), None);
+        // wall clocks: a text with an offset is refused, one without read as it is
+        let wall = DataType::Timestamp(s, None);
+        let zone = TextZone::of_wall_clocks(&wall);
+        assert!(matches!(zone, TextZone::Wall));
+        assert!(matches!(TextZone::of_wall_clocks(&dt), TextZone::Unknown));
+        assert_eq!(
+            parse_timestamp_in("2024-01-01 00:00", s, zone),
+            Some(midnight)
+        );
+        for text in ["2024-01-01T00:00:00Z", "2024-01-01T01:00:00+01:00"] {
+            assert_eq!(parse_timestamp_in(text, s, zone), None);
+            assert!(zone_refusal(text, &wall, zone)
+                .unwrap()
+                .contains("wall clocks"));
+            assert_eq!(zone_refusal(text, &wall, TextZone::Utc), None);
+        }
         // units: the fraction stays
         assert_eq!(
             parse_timestamp_in(

@@ -170,6 +170,7 @@ fn spark_conventions_read_seconds_and_base64() {
         Field::new("b", DataType::Binary, true),
         Field::new("l", DataType::new_list(ms, true), true),
         Field::new("d", DataType::Date32, true),
+        Field::new("w", DataType::Timestamp(TimeUnit::Second, None), true),
     ]));
     let options = || LoaderOptions {
         schema: Some(Arc::clone(&schema)),
@@ -200,6 +201,7 @@ fn spark_conventions_read_seconds_and_base64() {
         for (bad, why) in [
             (r#"{"d": 3}"#, "reads a date from a string only"),
             (r#"{"b": "aGk"}"#, "not base64"),
+            (r#"{"w": "2024-01-01T00:00:00Z"}"#, "holds wall clocks"),
             (
                 r#"{"t": 10000000000000000}"#,
                 "out of range in milliseconds",
@@ -213,14 +215,19 @@ fn spark_conventions_read_seconds_and_base64() {
             assert!(e.message.contains(why), "{bad}: {}", e.message);
         }
 
-        // Arrow's conventions: the unit, days, the text's bytes
+        // Arrow's conventions: the unit, days, the text's bytes, the instant
+        let more = r#"{"d": 3, "w": "1970-01-01T01:00:00+01:00"}"#;
         let mut arrow =
-            ndjson_reader(&format!("{line}\n{{\"d\": 3}}\n"), OnError::Error).one_pass(one_pass);
+            ndjson_reader(&format!("{line}\n{more}\n"), OnError::Error).one_pass(one_pass);
         let b = &read_all_with(&mut arrow, options()).unwrap()[0];
         let t = b.column(0).as_primitive::<TimestampMillisecondType>();
         assert_eq!(t.value(0), 1_700_000_000);
         assert_eq!(b.column(1).as_binary::<i32>().value(0), b"aGk=");
         assert_eq!(b.column(3).as_primitive::<Date32Type>().value(1), 3);
+        let w = b
+            .column(4)
+            .as_primitive::<arrow_array::types::TimestampSecondType>();
+        assert_eq!(w.value(1), 0);
     }
 }
 
