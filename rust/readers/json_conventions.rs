@@ -14,7 +14,8 @@ use super::temporal::{seconds_in_unit, TextZone};
 pub enum JsonConventions {
     /// Arrow's casts (the loader's own rules): a whole number into a timestamp counts the
     /// column's unit since the epoch, into a date days; a string into binary is its UTF-8
-    /// bytes.
+    /// bytes; a text with a UTC offset into a timestamp without a time zone is the
+    /// instant's UTC clock (pyarrow.json's reading).
     #[default]
     Arrow,
     /// Spark's JSON reader's (`spark.read.json` with a schema): a whole number into a
