@@ -2052,6 +2052,36 @@ def test_values_kept_as_text_in_later_files_are_said_once_at_the_scans_end(tmp_p
     assert scan.text_kept == {"x": 4}
 
 
+def test_whole_numbers_past_int64_rounded_to_float64_are_said_and_counted(tmp_path, caplog):
+    """A whole number past int64 (a uint64 id or hash) in a column the data types makes it
+    float64 (pyarrow.json's rule), whose 53-bit mantissa loses digits of it: said for the
+    first file, the later files at the scan's end, counted in `scan.wholes_rounded`; 2^63,
+    which a float64 holds exactly, is not; a type in schema= keeps every digit."""
+    big = 12345678901234567891
+    write_lines(tmp_path / "1.json", [json.dumps({"id": 1}), json.dumps({"id": big})])
+    write_lines(tmp_path / "2.json", [json.dumps({"id": big + 2}), json.dumps({"id": 2**63})])
+    write_lines(tmp_path / "3.json", [json.dumps({"id": 2**64 - 1})])
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        scan = bl.Scan(tmp_path, coalesce=False)
+        got = data_table(scan).column("id")
+    assert got.type == pa.float64()
+    assert got.to_pylist() == [1.0, float(big), float(big + 2), 2.0**63, 2.0**64]
+    assert scan.wholes_rounded == {"id": 3}
+    said = [r.getMessage() for r in caplog.records if "past int64" in r.getMessage()]
+    assert len(said) == 2, said
+    assert "1 whole number(s) past int64 in file" in said[0] and "1.json" in said[0]
+    assert said[0].endswith(
+        "(give it a type in schema= that keeps them: uint64, decimal128(20, 0) or string)"
+    )
+    assert said[1] == (
+        "column 'id': 2 more whole number(s) past int64 rounded to float64 in 2 more "
+        f"file(s) (the last: {tmp_path / '3.json'})"
+    )
+    kept = bl.Scan(tmp_path, schema=pa.schema([("id", pa.uint64())]))
+    assert data_table(kept).column("id").to_pylist() == [1, big, big + 2, 2**63, 2**64 - 1]
+    assert kept.wholes_rounded == {}
+
+
 json_values = st.recursive(
     st.none()
     | st.booleans()

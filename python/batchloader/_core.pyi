@@ -93,6 +93,10 @@ class ResultSetLoader:
     def take_text_kept(self) -> list[tuple[str, int]]:
         """The values a reader kept as their JSON text in columns typed by a guess, by
         column path (`m.x`, `l[]`), in rows saved since the last call; the counts restart."""
+    def take_wholes_rounded(self) -> list[tuple[str, int]]:
+        """The whole numbers past int64 an NDJSON reader rounded to float64 in columns the
+        data typed (digits lost), by column path, in rows saved since the last call; the
+        counts restart."""
     def start_batch(self) -> bool:
         """Begin a batch; False once ``limit`` rows were harvested."""
     @property

@@ -491,6 +491,13 @@ class Scan:
         return self.tracker.text_kept()
 
     @property
+    def wholes_rounded(self) -> dict[str, int]:
+        """The whole numbers past int64 (and within uint64) the NDJSON reader rounded to
+        float64 in columns the data typed (pyarrow.json's rule), digits lost, by column
+        path: logged for the first file that had any in a column."""
+        return self.tracker.wholes_rounded()
+
+    @property
     def schema(self) -> pa.Schema:
         """The output schema (complete once the first file with data was read, or, if no
         file had any, once the scan has ended)."""
@@ -759,6 +766,7 @@ class Scan:
                 self.tracker.note_ignored(reader.ignored_columns, file.path)
                 self.tracker.note_ignored_members(reader.ignored_members, file.path)
                 self.tracker.note_text_kept(loader.take_text_kept(), file.path)
+                self.tracker.note_wholes_rounded(loader.take_wholes_rounded(), file.path)
             return False
         with _naming_the_file(file.path):
             result = self.reader(file, loader.writer)

@@ -334,6 +334,22 @@ class _Tally:
         self.last = where
 
 
+def _first_counts(
+    tallies: dict[str, _Tally], counts: list[tuple[str, int]], file: str
+) -> list[tuple[str, int]]:
+    """Add `counts` (by column path) of `file` to `tallies`; the ones no earlier file had,
+    which the caller says."""
+    first = []
+    for path, count in counts:
+        tally = tallies.get(path)
+        if tally is None:
+            tallies[path] = _Tally(path, count)
+            first.append((path, count))
+        else:
+            tally.add(count, file)
+    return first
+
+
 class ScanSchemaTracker:
     """Computes the scan's output schema from the projection, schemas and the readers."""
 
@@ -778,21 +794,28 @@ class ScanSchemaTracker:
         self._ignored: dict[str, _Tally] = {}
         #: by column path, the values readers kept as JSON text in guessed utf8 columns
         self._text_kept: dict[str, _Tally] = {}
+        #: by column path, the whole numbers past int64 readers rounded to float64
+        self._rounded: dict[str, _Tally] = {}
 
     def log_ignored_files(self) -> None:
-        """Say, once per ignored column, how many files after its first had it too; and
-        per guessed column, the values later files kept as text in it."""
-        for kept in self._text_kept.values():
-            if kept.unsaid:
-                log.warning(
-                    "column '%s': %d more value(s) of another type kept as JSON text in %d "
-                    "more file(s) (the last: %s)",
-                    kept.name,
-                    kept.unsaid,
-                    kept.unsaid_files,
-                    kept.last,
-                )
-                kept.unsaid = kept.unsaid_files = 0
+        """Say, once per ignored column, how many files after its first had it too; per
+        guessed column, the values later files kept as text in it; per float64 column,
+        the whole numbers later files rounded in it."""
+        for tallies, what in (
+            (self._text_kept, "value(s) of another type kept as JSON text"),
+            (self._rounded, "whole number(s) past int64 rounded to float64"),
+        ):
+            for kept in tallies.values():
+                if kept.unsaid:
+                    log.warning(
+                        "column '%s': %d more %s in %d more file(s) (the last: %s)",
+                        kept.name,
+                        kept.unsaid,
+                        what,
+                        kept.unsaid_files,
+                        kept.last,
+                    )
+                    kept.unsaid = kept.unsaid_files = 0
         for ignored in self._ignored.values():
             if ignored.unsaid:
                 log.warning(
@@ -808,12 +831,7 @@ class ScanSchemaTracker:
         whose utf8 type the first batch fixed by guess: the first file that has any in a
         column says so, the later ones are said together at the scan's end
         (`log_ignored_files`); the counts are `text_kept`."""
-        for path, count in counts:
-            kept = self._text_kept.get(path)
-            if kept is not None:
-                kept.add(count, file)
-                continue
-            self._text_kept[path] = _Tally(path, count)
+        for path, count in _first_counts(self._text_kept, counts, file):
             log.warning(
                 "column '%s' is utf8 by a guess: the batch that fixed the schema had no "
                 "value there to show its type (only nulls, or empty lists); %d value(s) "
@@ -824,10 +842,30 @@ class ScanSchemaTracker:
                 file,
             )
 
+    def note_wholes_rounded(self, counts: list[tuple[str, int]], file: str) -> None:
+        """Count the whole numbers past int64 a reader of `file` rounded to float64 in
+        columns (by path) the data typed, digits lost: said for the first file that has
+        any in a column, the later ones together at the scan's end, as `note_text_kept`;
+        the counts are `wholes_rounded`."""
+        for path, count in _first_counts(self._rounded, counts, file):
+            log.warning(
+                "column '%s' is float64, as the data typed it: %d whole number(s) past "
+                "int64 in file %s lost digits to float64 (give it a type in schema= that "
+                "keeps them: uint64, decimal128(20, 0) or string)",
+                path,
+                count,
+                file,
+            )
+
     def text_kept(self) -> dict[str, int]:
         """The values readers kept as their JSON text because the column's utf8 type was a
         guess the first batch fixed, by column path (`m.x`, `l[]`)."""
         return {path: kept.total for path, kept in self._text_kept.items()}
+
+    def wholes_rounded(self) -> dict[str, int]:
+        """The whole numbers past int64 readers rounded to float64 (digits lost) in
+        columns the data typed, by column path."""
+        return {path: kept.total for path, kept in self._rounded.items()}
 
     def ignored_columns(self) -> dict[str, int]:
         """The columns (and members, `m.x`) the scan dropped because the schema was fixed

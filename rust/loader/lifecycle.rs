@@ -82,11 +82,20 @@ pub struct ResultSetLoader {
     pub(crate) inferred: Vec<bool>,
     /// Per top-level column: its type was declared by the user (`LoaderOptions::declared`).
     pub(crate) declared: Vec<bool>,
-    /// The columns typed by a guess that the row being written gave a non-string value,
-    /// kept as its JSON text (`note_text_kept`), once per value: counted when it is saved.
-    pub(crate) row_texts: Vec<ColumnId>,
-    /// Per such column, the values kept as text in rows saved since `take_text_kept`.
-    pub(crate) texts_kept: HashMap<ColumnId, u64>,
+    /// What the row being written did that its reader reports, per column, once per value
+    /// (`note_text_kept`, `note_whole_rounded`): counted when the row is saved.
+    pub(crate) row_notes: Vec<(RowNote, ColumnId)>,
+    /// Per kind and column, the values so noted in rows saved since it was last taken.
+    pub(crate) notes: HashMap<(RowNote, ColumnId), u64>,
+}
+
+/// A value's fate a reader reports per column (counted in rows saved only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum RowNote {
+    /// A value that is not a string, kept as its JSON text in a column typed by a guess.
+    TextKept,
+    /// A whole number past int64 rounded to the nearest float64 in a column the data typed.
+    WholeRounded,
 }
 
 impl ResultSetLoader {
@@ -122,8 +131,8 @@ impl ResultSetLoader {
             widened: Vec::new(),
             inferred: Vec::new(),
             declared: Vec::new(),
-            row_texts: Vec::new(),
-            texts_kept: HashMap::new(),
+            row_notes: Vec::new(),
+            notes: HashMap::new(),
         };
         loader.build_node(
             &root_field,
@@ -184,9 +193,18 @@ impl ResultSetLoader {
     /// typed by a guess the schema fixed (`take_any_text`).
     pub fn takes_any_text(&self, id: ColumnId) -> bool {
         self.nodes.get(id).is_some_and(|n| {
-            matches!(n.physical, Some(Physical::Utf8))
-                && (n.any_text || self.declared.get(n.top).copied().unwrap_or(false))
+            matches!(n.physical, Some(Physical::Utf8)) && (n.any_text || self.is_declared(id))
         })
+    }
+
+    /// Whether column `id` belongs to a top-level column whose type the user declared
+    /// (`LoaderOptions::declared`), not one the data typed.
+    pub fn is_declared(&self, id: ColumnId) -> bool {
+        self.nodes
+            .get(id)
+            .and_then(|n| self.declared.get(n.top))
+            .copied()
+            .unwrap_or(false)
     }
 
     /// Mark column `id` and everything below it as typed by a guess the schema fixed (no
@@ -263,20 +281,40 @@ impl ResultSetLoader {
     /// only once the row is saved: a row discarded or written again is not counted.
     pub fn note_text_kept(&mut self, id: ColumnId) {
         if self.is_fixed_guess(id) {
-            self.row_texts.push(id);
+            self.row_notes.push((RowNote::TextKept, id));
         }
+    }
+
+    /// Note that the row being written has a whole number past int64 that column `id`
+    /// (typed by the data: float64) holds rounded to the nearest float64, digits lost.
+    /// Counted once the row is saved, as `note_text_kept` is.
+    pub fn note_whole_rounded(&mut self, id: ColumnId) {
+        self.row_notes.push((RowNote::WholeRounded, id));
     }
 
     /// The values kept as text in columns typed by a guess (`note_text_kept`), by column
     /// path (`m.x`, `l[]`, in path order), in rows saved since the last call; the counts
     /// start again.
     pub fn take_text_kept(&mut self) -> Vec<(String, u64)> {
-        let mut kept: Vec<(String, u64)> = std::mem::take(&mut self.texts_kept)
-            .into_iter()
-            .map(|(id, n)| (self.nodes[id].path.clone(), n))
-            .collect();
-        kept.sort_unstable();
-        kept
+        self.take_notes(RowNote::TextKept)
+    }
+
+    /// The whole numbers rounded to float64 (`note_whole_rounded`), as `take_text_kept`.
+    pub fn take_wholes_rounded(&mut self) -> Vec<(String, u64)> {
+        self.take_notes(RowNote::WholeRounded)
+    }
+
+    /// The values noted `kind` by column path, in rows saved since they were last taken.
+    fn take_notes(&mut self, kind: RowNote) -> Vec<(String, u64)> {
+        let mut taken = Vec::new();
+        self.notes.retain(|&(k, id), &mut n| {
+            if k == kind {
+                taken.push((self.nodes[id].path.clone(), n));
+            }
+            k != kind
+        });
+        taken.sort_unstable();
+        taken
     }
 
     /// The column whose path (`ResultSetLoader::path`: `m.x`, `l[]`) is `path`, in any case
@@ -435,8 +473,8 @@ impl ResultSetLoader {
         }
         self.row_pos += 1;
         self.row_open = false;
-        for id in self.row_texts.drain(..) {
-            *self.texts_kept.entry(id).or_default() += 1;
+        for note in self.row_notes.drain(..) {
+            *self.notes.entry(note).or_default() += 1;
         }
         Ok(true)
     }
@@ -474,14 +512,14 @@ impl ResultSetLoader {
         }
         self.lazy_written = (0, 0);
         self.lazy_utf8.clear();
-        self.row_texts.clear();
+        self.row_notes.clear();
         self.row_stamp += 1;
     }
 
     /// Drop everything written for the current row, at every level.
     pub fn discard_row(&mut self) {
         self.truncate(ROOT, self.row_pos);
-        self.row_texts.clear();
+        self.row_notes.clear();
         self.forget_uncommitted_nulls();
         self.row_open = false;
         self.breach = None;

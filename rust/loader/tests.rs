@@ -1395,6 +1395,18 @@ fn text_kept_counts_guessed_columns_in_rows_saved() {
     row(&mut l, true);
     assert_eq!(l.take_text_kept(), [("g".to_string(), 3)]);
     assert_eq!(l.row_count(), 3);
+
+    // rounded whole numbers are counted apart, in rows saved, and taken apart
+    l.start_row().unwrap();
+    l.note_whole_rounded(d);
+    l.note_text_kept(g);
+    l.save_row().unwrap();
+    l.start_row().unwrap();
+    l.note_whole_rounded(d);
+    l.discard_row();
+    assert_eq!(l.take_wholes_rounded(), [("d".to_string(), 1)]);
+    assert!(l.take_wholes_rounded().is_empty(), "the counts start again");
+    assert_eq!(l.take_text_kept(), [("g".to_string(), 1)]);
 }
 
 /// A row that overflowed is not saved by `save_row_unless_moved`, whether a write moved it

@@ -171,6 +171,13 @@ impl PyResultSetLoader {
         self.inner.take_text_kept()
     }
 
+    /// The whole numbers past int64 a reader rounded to float64 in columns the data typed
+    /// (digits lost), by column path, in rows saved since the last call; the counts start
+    /// again.
+    fn take_wholes_rounded(&mut self) -> Vec<(String, u64)> {
+        self.inner.take_wholes_rounded()
+    }
+
     /// The completed batch as a `pyarrow.RecordBatch` (zero-copy).
     fn harvest<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let batch = self.inner.harvest().map_err(to_pyerr)?;

@@ -338,6 +338,9 @@ pub(crate) fn respell_for_serde<'o>(text: &str, out: &'o mut String) -> Option<&
     respelled.then_some(out.as_str())
 }
 
+/// 2^64, the first float past every u64.
+const TWO_TO_THE_64: f64 = 18_446_744_073_709_551_616.0;
+
 /// Where a value goes.
 #[derive(Clone, Copy)]
 enum Slot<'k> {
@@ -583,6 +586,16 @@ impl<'a> JsonWriter<'a> {
             _ => Value::Str(s),
         };
         self.set(id, value)
+    }
+
+    /// Note that column `id` holds whole number `v` as a float that is not `v` (digits
+    /// lost: `note_whole_rounded`), so that the scan can say so.
+    fn note_if_rounded(&mut self, id: ColumnId, v: u64) {
+        let x = v as f64;
+        // (near u64::MAX the float is 2^64, which `as` would saturate back to u64::MAX)
+        if x >= TWO_TO_THE_64 || x as u64 != v {
+            self.l.note_whole_rounded(id);
+        }
     }
 
     /// A whole number `value` (an int or a uint) to scalar column `id`: as it is, or as
@@ -860,6 +873,30 @@ impl ValueSeed<'_, '_, '_> {
         }
     }
 
+    /// Whole number `v` past int64 to a column the data types: a float (see
+    /// `types_big_integers`), noted as rounded if the float is not `v`.
+    fn write_big_whole<E: de::Error>(self, v: u64) -> Result<(), E> {
+        if let Some(id) = self.w.resolve(self.slot, Shape::Float)? {
+            self.w.write_float(id, v as f64)?;
+            self.w.note_if_rounded(id, v);
+        }
+        Ok(())
+    }
+
+    /// Whole number `v` past int64 to a typed column (a uint64 or decimal takes it exactly,
+    /// an int says it is out of range); a float64 column the data typed (not the user)
+    /// notes it as rounded if the float is not `v`.
+    fn write_uint<E: de::Error>(self, v: u64) -> Result<(), E> {
+        if let Some(id) = self.w.resolve(self.slot, Shape::Int)? {
+            self.w.scalar_column(id, "a number")?;
+            self.w.write_whole(id, Value::UInt(v))?;
+            if !self.w.l.is_declared(id) && *self.w.l.field(id).data_type() == DataType::Float64 {
+                self.w.note_if_rounded(id, v);
+            }
+        }
+        Ok(())
+    }
+
     /// Write a JSON scalar of `shape` (`what` names it in a type conflict).
     fn scalar<E: de::Error>(self, shape: Shape, what: &str, value: Value<'_>) -> Result<(), E> {
         if let Some(id) = self.w.resolve(self.slot, shape)? {
@@ -940,9 +977,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
         match i64::try_from(v) {
             Ok(i) => self.visit_i64(i),
-            // as an integer past uint64 comes (serde_json gives it as a float)
-            Err(_) if self.types_big_integers() => self.visit_f64(v as f64),
-            Err(_) => self.scalar(Shape::Int, "a number", Value::UInt(v)),
+            // as an integer past uint64 comes (serde_json gives it as a float), noted if
+            // the float lost digits of it
+            Err(_) if self.types_big_integers() => self.write_big_whole(v),
+            Err(_) => self.write_uint(v),
         }
     }
 

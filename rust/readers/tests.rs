@@ -231,6 +231,44 @@ fn spark_conventions_read_seconds_and_base64() {
     }
 }
 
+/// A whole number past int64 (within uint64) that a column the data typed holds as a
+/// float64 which is not it (digits lost) is noted (`take_wholes_rounded`): in a column it
+/// starts, in an int64 column it widens, in a float64 column the data typed, in a list's
+/// elements, on both paths; not one a float64 holds exactly (2^63), nor one a declared
+/// column holds (float64 as the user chose, uint64 exactly).
+#[test]
+fn whole_numbers_rounded_to_float64_are_noted() {
+    let lines = [
+        r#"{"n": 12345678901234567891, "w": 1, "f": 0.5, "e": [1, 18446744073709551615]}"#,
+        r#"{"w": 12345678901234567891, "f": 18446744073709551615, "x": 9223372036854775808}"#,
+        r#"{"n": 12345678901234567891, "d": 12345678901234567891, "u": 12345678901234567891}"#,
+    ];
+    let text = lines.join("\n") + "\n";
+    let declared = Arc::new(Schema::new(vec![
+        Field::new("d", DataType::Float64, true),
+        Field::new("u", DataType::UInt64, true),
+    ]));
+    for one_pass in [true, false] {
+        let mut r = ndjson_reader(&text, OnError::Error).one_pass(one_pass);
+        let mut l = ResultSetLoader::new(LoaderOptions {
+            schema: Some(Arc::clone(&declared)),
+            declared: vec!["d".into(), "u".into()],
+            ..LoaderOptions::default()
+        })
+        .unwrap();
+        l.start_batch().unwrap();
+        assert!(!r.fill(&mut l).unwrap());
+        let rounded = l.take_wholes_rounded();
+        let want = [("e[]", 1), ("f", 1), ("n", 2), ("w", 1)];
+        let want: Vec<(String, u64)> = want.iter().map(|&(p, n)| (p.to_string(), n)).collect();
+        assert_eq!(rounded, want, "one_pass: {one_pass}");
+        let b = l.harvest().unwrap();
+        let u = b.column_by_name("u").unwrap();
+        let u = u.as_primitive::<arrow_array::types::UInt64Type>();
+        assert_eq!(u.value(2), 12_345_678_901_234_567_891);
+    }
+}
+
 /// A float32 column rounds a fraction's text once: `1.0000000596046448` is a hair above
 /// the midpoint between 1 and the next f32, and an f64 on the way would be that midpoint,
 /// rounded to the even 1. On every line, whichever path reads it (a key with an escape
