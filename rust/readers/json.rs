@@ -606,10 +606,12 @@ impl<'a> JsonWriter<'a> {
         if !self.conventions.converts_whole_number(dt) {
             return self.set(id, value);
         }
-        let converted = match value {
-            Value::Int(v) => self.conventions.whole_number_time(dt, v),
-            _ => Err(format!("{value} seconds: out of range")),
+        let whole = match value {
+            Value::Int(v) => i128::from(v),
+            Value::UInt(v) => i128::from(v),
+            _ => return self.set(id, value),
         };
+        let converted = self.conventions.whole_number_time(dt, whole);
         match converted {
             Ok(t) => self.set(id, Value::Timestamp(t)),
             Err(why) => Err(self.conflict(id, &why)),

@@ -63,9 +63,11 @@ impl JsonConventions {
     /// Whole number `v` into a timestamp or date column of type `dt` by Spark's rule
     /// (see [`converts_whole_number`](Self::converts_whole_number)): the timestamp in the
     /// column's unit, or why the column cannot take it (to follow "cannot take").
-    pub fn whole_number_time(self, dt: &DataType, v: i64) -> Result<i64, String> {
+    pub fn whole_number_time(self, dt: &DataType, v: i128) -> Result<i64, String> {
         match dt {
-            DataType::Timestamp(unit, Some(_)) => seconds_in_unit(v, *unit)
+            DataType::Timestamp(unit, Some(_)) => i64::try_from(v)
+                .ok()
+                .and_then(|v| seconds_in_unit(v, *unit))
                 .ok_or_else(|| format!("{v} seconds: out of range in {}", unit_name(*unit))),
             DataType::Timestamp(_, None) => Err(format!(
                 "the number {v}: Spark's JSON reader reads a timestamp without a time zone \
@@ -124,6 +126,22 @@ mod tests {
             .whole_number_time(&zoned(TimeUnit::Nanosecond), 10_000_000_000)
             .unwrap_err();
         assert!(e.contains("out of range in nanoseconds"), "{e}");
+        // past int64 (a uint64): out of range even in seconds; a date says why it refuses
+        let past = i128::from(u64::MAX);
+        let e = spark
+            .whole_number_time(&zoned(TimeUnit::Second), past)
+            .unwrap_err();
+        assert!(
+            e.starts_with("18446744073709551615 seconds: out of range"),
+            "{e}"
+        );
+        let e = spark
+            .whole_number_time(&DataType::Date32, past)
+            .unwrap_err();
+        assert!(
+            e.contains("18446744073709551615: Spark's JSON reader reads a date"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -820,7 +820,9 @@ impl<'a> Line<'a> {
         let conventions = self.known.conventions;
         let dt = self.l.field(id).data_type();
         let value = if conventions.converts_whole_number(dt) {
-            let t = conventions.whole_number_time(dt, v).map_err(|_| GiveUp)?;
+            let t = conventions
+                .whole_number_time(dt, i128::from(v))
+                .map_err(|_| GiveUp)?;
             Value::Timestamp(t)
         } else {
             Value::Int(v)
