@@ -1482,6 +1482,34 @@ def test_spark_conventions_read_numbers_as_seconds_and_binary_as_base64(tmp_path
             list(scan)
 
 
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_spark_conventions_read_non_numeric_numbers_from_strings(tmp_path, one_pass):
+    """Spark reads `"NaN"`, `"Infinity"`, `"+INF"`... into a float column as it reads them
+    unquoted; under Spark's conventions so does the reader (float64 and float32), and
+    other spellings stay bad input, as every string is under Arrow's."""
+    path = tmp_path / "f.json"
+    texts = ["NaN", "Infinity", "+Infinity", "-Infinity", "+INF", "-INF", "nan", "INF"]
+    write_lines(path, [json.dumps({"d": t, "f": t}) for t in texts])
+    schema = pa.schema([("d", pa.float64()), ("f", pa.float32())])
+    for conventions, read in (("spark", 6), ("arrow", 0)):
+        reader = bl.FileReader(
+            str(path),
+            on_error="permissive",
+            discover=False,
+            one_pass=one_pass,
+            json_conventions=conventions,
+        )
+        loader = bl.ResultSetLoader(schema=schema, discover=False)
+        loader.start_batch()
+        assert not reader.fill(loader)
+        batch = loader.harvest()
+        for name in ("d", "f"):
+            got = batch.column(name).to_pylist()
+            want = [float(t.lstrip("+").replace("INF", "inf")) for t in texts[:read]]
+            assert got[:read] == pytest.approx(want, nan_ok=True), (conventions, name)
+            assert got[read:] == [None] * (len(texts) - read)
+
+
 def test_json_conventions_are_arrow_or_spark(tmp_path):
     path = tmp_path / "t.json"
     write_lines(path, ['{"t": 1}'])

@@ -241,8 +241,9 @@ class FileReader:
     `"arrow"` (the default) converts a whole number into a timestamp column as a count of
     the column's unit since the epoch (a date: days) and keeps a string's UTF-8 bytes in a
     binary column; `"spark"` reads them as Spark's JSON reader does: seconds into a
-    timestamp with a time zone, a number into a date or a zone-less timestamp refused, a
-    binary value from its base64 string."""
+    timestamp with a time zone, a number into a date or a zone-less timestamp refused (and
+    a text with a UTC offset into the latter), a binary value from its base64 string,
+    `"NaN"` and the infinities Spark spells as floats in a float column."""
 
     def __new__(
         cls,

@@ -250,8 +250,9 @@ pub(crate) struct JsonWriter<'a> {
 /// The tokens Spark's JSON reader takes as floats (`allowNonNumericNumbers`, on by default;
 /// Python's `json.dumps` writes the first, second and fifth), with the JSON string of the same length they
 /// are respelled as for serde (the byte before the string's content is no quote in the line
-/// as written: that tells them from a real string, see `JsonWriter::non_numeric`).
-const NON_NUMERIC: [(&str, &str, f64); 6] = [
+/// as written: that tells them from a real string, see `JsonWriter::non_numeric`). Spark
+/// reads the same six as strings too, into a float column (see `JsonConventions`).
+pub(crate) const NON_NUMERIC: [(&str, &str, f64); 6] = [
     ("NaN", "\"N\"", f64::NAN),
     ("Infinity", "\"Infini\"", f64::INFINITY),
     ("+Infinity", "\"+Infini\"", f64::INFINITY),
@@ -576,6 +577,12 @@ impl<'a> JsonWriter<'a> {
                 Some(d) => Value::Decimal(d),
                 None => return Err(self.conflict(id, &format!("{s:?}: not a decimal that fits"))),
             },
+            dt @ (DataType::Float64 | DataType::Float32) => {
+                match self.conventions.float_of_text(dt, s) {
+                    Some(x) => Value::Float(x),
+                    None => Value::Str(s), // refused by the loader, as any string
+                }
+            }
             dt if self.conventions.decodes_string(dt) => {
                 let bytes = match self.conventions.binary(s) {
                     Ok(bytes) => bytes,

@@ -7,6 +7,7 @@ use arrow_schema::{DataType, TimeUnit};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
+use super::json::NON_NUMERIC;
 use super::temporal::{seconds_in_unit, TextZone};
 
 /// The rules a JSON reader converts declared types by, where Arrow's and Spark's differ.
@@ -22,7 +23,8 @@ pub enum JsonConventions {
     /// timestamp with a time zone counts seconds since the epoch; a number into a date or a
     /// timestamp without a time zone is refused (Spark reads those from strings only), as
     /// is a text with a UTC offset into the latter; a string into binary is base64 (what
-    /// Spark's JSON writer writes), decoded.
+    /// Spark's JSON writer writes), decoded; `"NaN"` and the infinities Spark spells are
+    /// floats as strings too.
     Spark,
 }
 
@@ -77,6 +79,19 @@ impl JsonConventions {
                 "the number {v}: Spark's JSON reader reads a date from a string only"
             )),
         }
+    }
+
+    /// The float a string into a float column of type `dt` stands for: under Spark's, one
+    /// of the six non-numeric numbers Spark reads unquoted too (`"NaN"`, `"Infinity"`,
+    /// `"-INF"`...); `None` for any other (refused, as under Arrow's).
+    pub(crate) fn float_of_text(self, dt: &DataType, text: &str) -> Option<f64> {
+        if self != Self::Spark || !matches!(dt, DataType::Float64 | DataType::Float32) {
+            return None;
+        }
+        NON_NUMERIC
+            .iter()
+            .find(|(token, _, _)| *token == text)
+            .map(|&(_, _, x)| x)
     }
 
     /// The bytes base64 string `text` spells (see [`decodes_string`](Self::decodes_string)),
@@ -157,6 +172,27 @@ mod tests {
         }
         assert!(!JsonConventions::Arrow.converts_whole_number(&DataType::Date32));
         assert!(!spark.converts_whole_number(&DataType::Int64));
+    }
+
+    #[test]
+    fn spark_reads_non_numeric_numbers_from_strings() {
+        let spark = JsonConventions::Spark;
+        let f = DataType::Float64;
+        assert!(spark.float_of_text(&f, "NaN").unwrap().is_nan());
+        assert_eq!(
+            spark.float_of_text(&DataType::Float32, "+INF"),
+            Some(f64::INFINITY)
+        );
+        assert_eq!(
+            spark.float_of_text(&f, "-Infinity"),
+            Some(f64::NEG_INFINITY)
+        );
+        // the spellings Spark refuses as strings (as it does unquoted), and Arrow's rules
+        for text in ["nan", "+NaN", "INF", "inf", " NaN", "1.5"] {
+            assert_eq!(spark.float_of_text(&f, text), None, "{text}");
+        }
+        assert_eq!(JsonConventions::Arrow.float_of_text(&f, "NaN"), None);
+        assert_eq!(spark.float_of_text(&DataType::Utf8, "NaN"), None);
     }
 
     #[test]
