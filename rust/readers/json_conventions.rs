@@ -1,7 +1,7 @@
 //! How a JSON value converts to a declared type where Arrow's rules and Spark's JSON reader
-//! disagree: a whole number into a timestamp or a date, a string into binary, a text with
-//! a UTC offset into a timestamp without a time zone. Both JSON
-//! paths (`json` and `json_fast`) ask here, so a line gives the same row either way.
+//! disagree: a whole number into a timestamp or a date, a string into binary or a float, a
+//! text with a UTC offset into a timestamp without a time zone. Both JSON paths (`json` and
+//! `json_fast`) ask here, so a line gives the same row either way.
 
 use arrow_schema::{DataType, TimeUnit};
 use base64::engine::general_purpose::STANDARD;
