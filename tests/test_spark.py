@@ -875,6 +875,36 @@ def test_an_array_with_a_comma_missing_or_extra_fails_as_it_fails_spark(spark, t
             bls.read(spark, str(path), multiline=True, on_error="skip").collect()
 
 
+def test_csv_quotes_as_sparks_writer_escapes_them_and_as_rfc_4180_doubles_them(spark, tmp_path):
+    """Spark's CSV writer escapes a quote in a field with a backslash (`"say \\"hi\\""`),
+    and its reader unescapes it; read with RFC 4180's doubled quotes only, the field was
+    mangled (`say \\hi\\""`) without a word. `read` (and the data source) take Spark's
+    escape, and a doubled quote (Python's csv module, pandas) still reads as one."""
+    import csv
+
+    values = ['say "hi"', "a,b", '{"k": "v"}', "back\\slash", "plain", 'end"']
+    df = spark.createDataFrame([(i, v) for i, v in enumerate(values)], "i int, v string")
+    written = str(tmp_path / "spark")
+    df.write.option("header", True).csv(written)
+    theirs = rows_of(spark.read.option("header", True).schema("i int, v string").csv(written))
+    assert [r["v"] for r in sorted(theirs, key=lambda r: r["i"])][:5] == values[:5]
+    ours = bls.read(spark, written, header=True, schema="i int, v string", columns=["i", "v"])
+    assert rows_of(ours) == theirs
+    rfc = tmp_path / "rfc" / "r.csv"
+    rfc.parent.mkdir()
+    with open(rfc, "w", newline="") as f:
+        csv.writer(f).writerows([("i", "v"), *enumerate(values)])
+    assert '"say ""hi"""' in rfc.read_text()
+    ours = bls.read(
+        spark, str(rfc.parent), header=True, schema="i int, v string", columns=["i", "v"]
+    )
+    assert {r["i"]: r["v"] for r in ours.collect()} == dict(enumerate(values))
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").option("header", "true").schema("i int, v string")
+        assert rows_of(source.option("columns", "i,v").load(written)) == theirs
+
+
 def test_csv_null_values_give_sparks_nulls(spark, tmp_path):
     """Spark reads an empty CSV field, quoted or not, as null (its `nullValue` is ""), and a
     field equal to a `nullValue` it is given as null: `null_values` gives the same rows, and

@@ -644,8 +644,10 @@ def read(
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])
-    # a schema's timestamps and binary read as Spark's JSON reader reads them
+    # a schema's timestamps and binary read as Spark's JSON reader reads them, and a CSV
+    # quote escaped as Spark's CSV writer escapes it (a doubled one reads too)
     scan_options.setdefault("json_conventions", "spark")
+    scan_options.setdefault("escape", SPARK_CSV_ESCAPE)
     parallelism = spark.sparkContext.defaultParallelism
     plan = ScanPlan(paths, sample_rows, split_bytes, where, parallelism, **scan_options)
     plan.skipped_lines = skipped_lines
@@ -700,6 +702,10 @@ def _read_with_map_in_arrow(spark: Any, plan: ScanPlan) -> Any:
 #: the column of nulls that carries the row count of batches without columns (mapInArrow)
 _ROWS = "_batchloader_rows"
 
+
+#: the escape of Spark's CSV reader and writer by default (`\"` is a quote in a quoted
+#: field; a doubled quote, RFC 4180's, still reads as one)
+SPARK_CSV_ESCAPE = "\\"
 
 #: options of the `batchloader` data source that are numbers or flags
 _INT_OPTIONS = (
@@ -817,7 +823,12 @@ def source_plan(options: dict[str, str], **given: Any) -> ScanPlan:
     """The plan of the `batchloader` data source from its options (`given`: arguments that
     options do not override). Its `where` option must decide each file whole, by file
     columns only: the data source can leave files out, not filter rows."""
-    arguments = {"json_conventions": "spark", **given, **scan_options_from(options)}
+    arguments = {
+        "json_conventions": "spark",
+        "escape": SPARK_CSV_ESCAPE,
+        **given,
+        **scan_options_from(options),
+    }
     arguments.pop("time_zone", None)  # the zone of a schema the user set (see `register`)
     paths = arguments.pop("paths", None)
     if not paths:

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, TimeUnit};
 
-use super::csv_window::{CsvWindow, Fields};
+use super::csv_window::{csv_core_parser, CsvWindow, Fields};
 use super::driver::{excerpt, loader_error, IgnoredNames, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
@@ -71,7 +71,8 @@ pub struct CsvOptions {
     pub delimiter: u8,
     /// The byte that quotes a field (which may then hold delimiters and line breaks).
     pub quote: u8,
-    /// An escape character inside quotes (else quotes are doubled).
+    /// An escape character inside quotes (with `\\`, `\"` is a quote), besides the doubled
+    /// quote, which is one in every dialect.
     pub escape: Option<u8>,
 }
 
@@ -116,23 +117,12 @@ impl CsvOptions {
 
     /// A window reading the records of `input` in this dialect.
     fn window(&self, input: Box<dyn BufRead + Send>) -> CsvWindow {
-        CsvWindow::new(
-            input,
-            self.delimiter,
-            self.quote,
-            self.escape,
-            self.escape.is_none(),
-        )
+        CsvWindow::new(input, self.delimiter, self.quote, self.escape)
     }
 
     /// A `csv-core` parser of the same dialect (for looking at one record's text again).
     fn record_parser(&self) -> csv_core::Reader {
-        csv_core::ReaderBuilder::new()
-            .delimiter(self.delimiter)
-            .quote(self.quote)
-            .escape(self.escape)
-            .double_quote(self.escape.is_none())
-            .build()
+        csv_core_parser(self.delimiter, self.quote, self.escape)
     }
 }
 

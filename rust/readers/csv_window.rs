@@ -123,24 +123,28 @@ pub(crate) struct CsvWindow {
     pub last_needed: Option<usize>,
 }
 
+/// csv-core's parser of a dialect: a quote inside a quoted field is the doubled quote
+/// (RFC 4180) and, with an `escape`, also the escaped one (`\"`, as Spark's CSV writer
+/// writes it by default): a file of either kind reads right with `escape='\\'`.
+pub(super) fn csv_core_parser(delimiter: u8, quote: u8, escape: Option<u8>) -> csv_core::Reader {
+    csv_core::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .quote(quote)
+        .escape(escape)
+        .double_quote(true)
+        .build()
+}
+
 impl CsvWindow {
-    /// The records of `input` in a dialect (`double_quote`: a quote in a quoted field is
-    /// written twice; else only `escape` escapes one).
+    /// The records of `input` in a dialect (a quote in a quoted field is written twice, or
+    /// after `escape`: see `CsvOptions::parser`).
     pub fn new(
         input: Box<dyn BufRead + Send>,
         delimiter: u8,
         quote: u8,
         escape: Option<u8>,
-        double_quote: bool,
     ) -> Self {
-        let parser = Box::new(
-            csv_core::ReaderBuilder::new()
-                .delimiter(delimiter)
-                .quote(quote)
-                .escape(escape)
-                .double_quote(double_quote)
-                .build(),
-        );
+        let parser = Box::new(csv_core_parser(delimiter, quote, escape));
         let special = [delimiter, quote, b'\r', b'\n'];
         let split = !special
             .iter()
@@ -448,7 +452,7 @@ mod tests {
         whole: bool,
     ) -> (Vec<Kept>, u64) {
         let input = io::BufReader::with_capacity(chunk, Trickle(text.to_vec(), chunk));
-        let mut w = CsvWindow::new(Box::new(input), b',', b'"', escape, escape.is_none());
+        let mut w = CsvWindow::new(Box::new(input), b',', b'"', escape);
         w.split &= split;
         w.last_needed = last;
         let mut out = Vec::new();

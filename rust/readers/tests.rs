@@ -1452,4 +1452,23 @@ fn csv_dialects_are_checked_and_a_self_escaping_quote_is_the_doubled_quote() {
         ..base
     };
     assert_eq!(backslash.checked().unwrap().escape, Some(b'\\'));
+    // with an escape, a quote is escaped (`\"`, as Spark writes it) or doubled (RFC 4180):
+    // both read right, on the split path and the parser's (a line break in the field)
+    let text = "a,b\n\"1\\\"2\",\"3\"\"4\"\n\"5\\\"\n6\",\"\"\"\"\n";
+    let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
+    let mut r = CsvReader::from_reader(input, "mem.csv", backslash, OnError::Error);
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    assert!(!r.fill(&mut l).unwrap());
+    let batch = l.harvest().unwrap();
+    let column = |c: usize| {
+        batch
+            .column(c)
+            .as_string::<i32>()
+            .iter()
+            .flatten()
+            .collect()
+    };
+    let (a, b): (Vec<&str>, Vec<&str>) = (column(0), column(1));
+    assert_eq!((a, b), (vec!["1\"2", "5\"\n6"], vec!["3\"4", "\""]));
 }
