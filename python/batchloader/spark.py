@@ -640,14 +640,12 @@ def read(
     `schema=` (types for the columns it names, as in `Scan`) may also be a Spark
     `StructType` or a DDL string (`"id long, address struct<city: string>"`). JSON is read
     with `json_conventions="spark"` unless told otherwise: a whole number into a timestamp
-    is seconds since the epoch, a binary value base64, as Spark's JSON reader reads them.
+    is seconds since the epoch, a binary value base64, as Spark's JSON reader reads them;
+    CSV with Spark's escape, a backslash (`SPARK_READ_DEFAULTS`).
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])
-    # a schema's timestamps and binary read as Spark's JSON reader reads them, and a CSV
-    # quote escaped as Spark's CSV writer escapes it (a doubled one reads too)
-    scan_options.setdefault("json_conventions", "spark")
-    scan_options.setdefault("escape", SPARK_CSV_ESCAPE)
+    scan_options = {**SPARK_READ_DEFAULTS, **scan_options}
     parallelism = spark.sparkContext.defaultParallelism
     plan = ScanPlan(paths, sample_rows, split_bytes, where, parallelism, **scan_options)
     plan.skipped_lines = skipped_lines
@@ -703,9 +701,10 @@ def _read_with_map_in_arrow(spark: Any, plan: ScanPlan) -> Any:
 _ROWS = "_batchloader_rows"
 
 
-#: the escape of Spark's CSV reader and writer by default (`\"` is a quote in a quoted
-#: field; a doubled quote, RFC 4180's, still reads as one)
-SPARK_CSV_ESCAPE = "\\"
+#: the scan options `read` and the data source take unless told otherwise, as Spark's own
+#: readers read: a schema's timestamps and binary as Spark's JSON reader reads them, and a
+#: CSV quote escaped as Spark's CSV writer escapes it, `\"` (a doubled one reads too)
+SPARK_READ_DEFAULTS: dict[str, Any] = {"json_conventions": "spark", "escape": "\\"}
 
 #: options of the `batchloader` data source that are numbers or flags
 _INT_OPTIONS = (
@@ -823,12 +822,7 @@ def source_plan(options: dict[str, str], **given: Any) -> ScanPlan:
     """The plan of the `batchloader` data source from its options (`given`: arguments that
     options do not override). Its `where` option must decide each file whole, by file
     columns only: the data source can leave files out, not filter rows."""
-    arguments = {
-        "json_conventions": "spark",
-        "escape": SPARK_CSV_ESCAPE,
-        **given,
-        **scan_options_from(options),
-    }
+    arguments = {**SPARK_READ_DEFAULTS, **given, **scan_options_from(options)}
     arguments.pop("time_zone", None)  # the zone of a schema the user set (see `register`)
     paths = arguments.pop("paths", None)
     if not paths:

@@ -609,6 +609,10 @@ impl<'a> JsonWriter<'a> {
     /// the conventions convert it (a timestamp from seconds under Spark's).
     #[inline(always)]
     fn write_whole<E: de::Error>(&mut self, id: ColumnId, value: Value<'_>) -> Result<(), E> {
+        // Arrow's rules convert nothing: no look at the column's type for each integer
+        if self.conventions == JsonConventions::Arrow {
+            return self.set(id, value);
+        }
         let dt = self.l.field(id).data_type();
         if !self.conventions.converts_whole_number(dt) {
             return self.set(id, value);
