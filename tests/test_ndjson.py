@@ -1510,15 +1510,52 @@ def test_spark_conventions_read_non_numeric_numbers_from_strings(tmp_path, one_p
             assert got[read:] == [None] * (len(texts) - read)
 
 
-def test_json_conventions_are_arrow_or_spark(tmp_path):
+@pytest.mark.parametrize("option", ["json_conventions", "csv_conventions"])
+def test_conventions_are_arrow_or_spark(tmp_path, option):
     path = tmp_path / "t.json"
     write_lines(path, ['{"t": 1}'])
-    with pytest.raises(
-        ValueError, match="json_conventions must be 'arrow' or 'spark', not 'Spark'"
-    ):
-        bl.Scan(path, json_conventions="Spark")
-    with pytest.raises(ValueError, match="json_conventions must be 'arrow' or 'spark'"):
-        bl.FileReader(str(path), json_conventions="pyarrow")
+    with pytest.raises(ValueError, match=f"{option} must be 'arrow' or 'spark', not 'Spark'"):
+        bl.Scan(path, **{option: "Spark"})
+    with pytest.raises(ValueError, match=f"{option} must be 'arrow' or 'spark'"):
+        bl.FileReader(str(path), **{option: "pyarrow"})
+
+
+@pytest.mark.parametrize("suffix", ["json", "csv"])
+def test_spark_conventions_read_sparks_date_and_timestamp_texts(tmp_path, suffix):
+    """Under Spark's conventions (`json_conventions` for NDJSON, `csv_conventions` for CSV)
+    the date and timestamp texts Spark's readers take besides ISO-8601 are read as Spark
+    reads them, in a zoned column's zone when the text names none; under Arrow's they are
+    bad input, kept whole in permissive mode."""
+    path = tmp_path / f"t.{suffix}"
+    texts = ["2024-7-1 3:4", "2024-07-01T03:04:00 Europe/Paris", "2024-7-1 3:4:00-1", "2024-7"]
+    if suffix == "json":
+        write_lines(path, [json.dumps({"d": t, "t": t}) for t in texts])
+    else:
+        write_lines(path, ["d,t", *(f"{t},{t}" for t in texts)])
+    schema = pa.schema([("d", pa.date32()), ("t", pa.timestamp("us", tz="America/New_York"))])
+    read = {
+        conventions: data_table(
+            bl.Scan(
+                path,
+                schema=schema,
+                header=True,
+                on_error="permissive",
+                **{f"{suffix}_conventions": conventions},
+            )
+        )
+        for conventions in ("spark", "arrow")
+    }
+    july = dt.date(2024, 7, 1)
+    assert read["spark"].column("d").to_pylist() == [july, july, july, july]
+    utc = dt.timezone.utc
+    assert [t.astimezone(utc) for t in read["spark"].column("t").to_pylist()] == [
+        dt.datetime(2024, 7, 1, 7, 4, tzinfo=utc),  # New York's summer time: UTC-4
+        dt.datetime(2024, 7, 1, 1, 4, tzinfo=utc),
+        dt.datetime(2024, 7, 1, 4, 4, tzinfo=utc),
+        dt.datetime(2024, 7, 1, 4, 0, tzinfo=utc),  # midnight in New York
+    ]
+    assert read["arrow"].column("t").null_count == len(texts)
+    assert read["arrow"].column("_corrupt_record").null_count == 0
 
 
 def test_narrowing_ints_checks_range(tmp_path):

@@ -129,6 +129,79 @@ def test_timestamps_of_a_schema_read_as_sparks_json_reader_reads_them(
     )
 
 
+#: date and timestamp texts in the forms Spark's readers take besides ISO-8601's layout,
+#: and some they refuse (null); not a time of day alone, which Spark reads as today's
+LENIENT_TEXTS = [
+    "2024-01-02T03:04:05Z",
+    "2024-1-2",
+    "2024",
+    "2024-7",
+    "+002024-01-02",
+    "2024-01-02T03:04:05",
+    "2024-7-1 3:4:5.6",
+    "2024-01-02T03:04",
+    "2024-01-02T3",
+    " 2024-01-02 ",
+    "2024-01-02T03:04:05.123456789",
+    "2024-01-02T03:04:05 UTC",
+    "2024-01-02T03:04:05+1",
+    "2024-01-02T03:04:05-01:00:30",
+    "2024-01-02T03:04:05GMT-0530",
+    "2024-01-02T03:04:05 PST",
+    "2024-07-01T03:04:05Europe/Paris",
+    "2024-01-02 garbage",
+    "2024-01-02T03:04:05 UTC junk",
+    "2024-01-02T24:00:00",
+    "2024-02-30",
+    "24-01-02",
+    "12",
+    "-5",
+    "2024/01/02",
+]
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+@pytest.mark.parametrize("kind", ["date", "timestamp", "timestamp_ntz"])
+def test_date_and_timestamp_texts_read_as_sparks_readers_read_them(
+    spark, tmp_path, session_zone, fmt, kind
+):
+    """`read` (JSON and CSV conventions "spark", its defaults) takes the date and timestamp
+    texts Spark's readers take besides ISO-8601 (`2024-1-2`, a clock without seconds, a
+    zone after it: `PST`, `+1`, `GMT-0530`; a date from any text a day starts), each to the
+    value Spark gives it in the session's zone (New York: a text without a zone is a local
+    time there), and refuses (here skips) each text Spark reads as a null."""
+    path = f"{tmp_path}/t.{fmt}"
+    if fmt == "json":
+        write(path, [{"id": i, "x": t} for i, t in enumerate(LENIENT_TEXTS)])
+        theirs = spark.read.schema(f"id int, x {kind}").json(path)
+    else:
+        with open(path, "w") as f:
+            f.write("id,x\n" + "".join(f'{i},"{t}"\n' for i, t in enumerate(LENIENT_TEXTS)))
+        theirs = spark.read.schema(f"id int, x {kind}").option("header", True).csv(path)
+    reference = {r["id"]: r["x"] for r in theirs.collect()}
+    ours = bls.read(
+        spark,
+        path,
+        schema=f"id int, x {kind}",
+        columns=["id", "x"],
+        on_error="skip",
+        header=fmt == "csv",
+    )
+    got = {r["id"]: r["x"] for r in ours.collect()}
+    assert got == {i: x for i, x in reference.items() if x is not None}
+    # the forms beyond ISO-8601 were read (not only refused alike)
+    assert len(got) >= 9
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = (
+            spark.read.format("batchloader")
+            .schema(f"id int, x {kind}")
+            .options(format=fmt, header="true", on_error="skip", timeZone=session_zone)
+            .load(path)
+        )
+        assert {r["id"]: r["x"] for r in source.collect()} == got
+
+
 def test_numbers_and_binary_of_a_schema_read_as_sparks_json_reader_reads_them(spark, tmp_path):
     """Spark's JSON reader takes a whole number into a `timestamp` as seconds since the
     epoch (Arrow's rule, the loader's, counted microseconds: 1700000000 was

@@ -30,9 +30,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
 use batchloader::readers::input::{ByteRange, Source};
-use batchloader::readers::{
-    CsvOptions, CsvReader, JsonConventions, NdjsonReader, OnError, ReadError,
-};
+use batchloader::readers::{Conventions, CsvOptions, CsvReader, NdjsonReader, OnError, ReadError};
 use batchloader::{LoaderOptions, Projection, ResultSetLoader};
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -82,8 +80,9 @@ struct Setup {
     /// NDJSON: after the first batch, fields without a column are read past, not made
     /// columns (`stop_adding_columns`, as a scan whose first batch fixed a wildcard does).
     stop_after_first: bool,
-    /// NDJSON: how numbers and strings convert to declared types (Arrow's or Spark's).
-    conventions: JsonConventions,
+    /// How numbers and strings convert to declared types (Arrow's or Spark's), NDJSON's
+    /// and CSV's dates and timestamps among them.
+    conventions: Conventions,
 }
 
 /// CSV dialects: delimiter, quote, escape.
@@ -484,7 +483,8 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                 }
                 Format::Csv { header } => {
                     let mut r = CsvReader::from_reader(bytes, "fuzz.csv", csv(header), on_error)
-                        .with_null_values(nulls);
+                        .with_null_values(nulls)
+                        .with_conventions(setup.conventions);
                     Box::new(move |l| r.fill(l))
                 }
             }
@@ -509,7 +509,8 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                 Format::Csv { header } => {
                     let mut r = CsvReader::open(&file, range, csv(header), on_error)
                         .map_err(ReadError::Input)?
-                        .with_null_values(nulls);
+                        .with_null_values(nulls)
+                        .with_conventions(setup.conventions);
                     Box::new(move |l| r.fill(l))
                 }
             }
@@ -565,9 +566,9 @@ fn setup_of(a: u8, b: u8, c: u8) -> Setup {
         null_texts: c & 64 != 0,
         stop_after_first: false,
         conventions: if b >= 144 {
-            JsonConventions::Spark
+            Conventions::Spark
         } else {
-            JsonConventions::Arrow
+            Conventions::Arrow
         },
         // a declared schema, strictly
         discover: c & 4 == 0 || c & 128 == 0,

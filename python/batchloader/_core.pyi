@@ -11,6 +11,7 @@ __all__ = [
     "COMPRESSED_SUFFIXES",
     "DEFAULT_ROW_LIMIT",
     "DEFAULT_VECTOR_BYTE_LIMIT",
+    "JAVA_SHORT_IDS",
     "ArrowArrayExport",
     "BatchIterator",
     "BatchLoaderError",
@@ -43,6 +44,10 @@ class _Readable(Protocol):
     """A binary file object: `read(n)` gives up to `n` bytes, b"" at its end."""
 
     def read(self, n: int, /) -> bytes: ...
+
+JAVA_SHORT_IDS: dict[str, str]
+"""Java's `ZoneId.SHORT_IDS` (`"PST"`: `"America/Los_Angeles"`, `"EST"`: `"-05:00"`...):
+the three-letter zone names Spark reads, in session time zones and timestamp texts."""
 
 COMPRESSED_SUFFIXES: tuple[str, ...]
 """The suffixes (lower case) of the files `FileReader` decompresses (and cannot split):
@@ -243,7 +248,12 @@ class FileReader:
     binary column; `"spark"` reads them as Spark's JSON reader does: seconds into a
     timestamp with a time zone, a number into a date or a zone-less timestamp refused (and
     a text with a UTC offset into the latter), a binary value from its base64 string,
-    `"NaN"` and the infinities Spark spells as floats in a float column."""
+    `"NaN"` and the infinities Spark spells as floats in a float column, a whole number's
+    text into a date as days, and the date and timestamp texts Spark takes besides
+    ISO-8601 (`"2024-1-2 3:04"`, a date from `"2024-01-02T03:04:05Z"`, a zone after the
+    clock: `"... PST"`, `"...+1"`). `csv_conventions` (CSV): `"spark"` reads those date
+    and timestamp texts as Spark's CSV reader does; `"arrow"` (the default) ISO-8601's
+    only."""
 
     def __new__(
         cls,
@@ -263,6 +273,7 @@ class FileReader:
         null_values: Sequence[str] | None = None,
         null_type: pa.DataType | None = None,
         json_conventions: Literal["arrow", "spark"] = "arrow",
+        csv_conventions: Literal["arrow", "spark"] = "arrow",
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -372,6 +372,7 @@ class Scan:
         multiline: bool = False,
         null_values: str | Sequence[str] | None = None,
         json_conventions: Literal["arrow", "spark"] = "arrow",
+        csv_conventions: Literal["arrow", "spark"] = "arrow",
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -383,12 +384,16 @@ class Scan:
             )
         if on_error not in ("error", "skip", "permissive"):
             raise ValueError(f"on_error must be 'error', 'skip' or 'permissive', not {on_error!r}")
-        if json_conventions not in ("arrow", "spark"):
-            raise ValueError(
-                f"json_conventions must be 'arrow' or 'spark', not {json_conventions!r}"
-            )
+        for option, value in [
+            ("json_conventions", json_conventions),
+            ("csv_conventions", csv_conventions),
+        ]:
+            if value not in ("arrow", "spark"):
+                raise ValueError(f"{option} must be 'arrow' or 'spark', not {value!r}")
         #: how the NDJSON reader converts declared types where Arrow and Spark differ
         self.json_conventions = json_conventions
+        #: how the CSV reader reads date and timestamp texts ("spark": Spark's forms too)
+        self.csv_conventions = csv_conventions
         _check_limits(limit, byte_range, loader_limits, file_limit)
         _check_types(schema=schema, defined_schema=defined_schema, null_type=null_type)
         self.reader = reader
@@ -635,6 +640,7 @@ class Scan:
             retype_nulls=self.tracker.allow_schema_change,
             null_type=self.tracker.null_type if fmt == "ndjson" else None,
             json_conventions=self.json_conventions,
+            csv_conventions=self.csv_conventions,
         )
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:

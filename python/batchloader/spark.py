@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from batchloader import locations, pruning
-from batchloader._core import COMPRESSED_SUFFIXES, ResultSetLoader
+from batchloader._core import COMPRESSED_SUFFIXES, JAVA_SHORT_IDS, ResultSetLoader
 from batchloader.projection import split_paths
 from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name_among
 
@@ -542,37 +542,6 @@ def session_time_zone(spark: Any) -> str:
     return arrow_time_zone(spark.conf.get("spark.sql.session.timeZone"))
 
 
-#: Java's `ZoneId.SHORT_IDS`, which Spark reads session time zones with
-_JAVA_SHORT_IDS = {
-    "EST": "-05:00",
-    "HST": "-10:00",
-    "MST": "-07:00",
-    "ACT": "Australia/Darwin",
-    "AET": "Australia/Sydney",
-    "AGT": "America/Argentina/Buenos_Aires",
-    "ART": "Africa/Cairo",
-    "AST": "America/Anchorage",
-    "BET": "America/Sao_Paulo",
-    "BST": "Asia/Dhaka",
-    "CAT": "Africa/Harare",
-    "CNT": "America/St_Johns",
-    "CST": "America/Chicago",
-    "CTT": "Asia/Shanghai",
-    "EAT": "Africa/Addis_Ababa",
-    "ECT": "Europe/Paris",
-    "IET": "America/Indiana/Indianapolis",
-    "IST": "Asia/Kolkata",
-    "JST": "Asia/Tokyo",
-    "MIT": "Pacific/Apia",
-    "NET": "Asia/Yerevan",
-    "NST": "Pacific/Auckland",
-    "PLT": "Asia/Karachi",
-    "PNT": "America/Phoenix",
-    "PRT": "America/Puerto_Rico",
-    "PST": "America/Los_Angeles",
-    "SST": "Pacific/Guadalcanal",
-    "VST": "Asia/Ho_Chi_Minh",
-}
 _JAVA_OFFSET = re.compile(r"(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?")
 
 
@@ -583,8 +552,8 @@ def arrow_time_zone(text: str) -> str:
     name = text.strip()
     if name.upper() in ("Z", "UTC", "GMT", "UT"):
         return "UTC"
-    if name in _JAVA_SHORT_IDS:
-        return _JAVA_SHORT_IDS[name]
+    if name in JAVA_SHORT_IDS:
+        return JAVA_SHORT_IDS[name]
     offset = _JAVA_OFFSET.fullmatch(name)
     if offset:
         sign, hours, minutes = offset.groups()
@@ -641,7 +610,9 @@ def read(
     `StructType` or a DDL string (`"id long, address struct<city: string>"`). JSON is read
     with `json_conventions="spark"` unless told otherwise: a whole number into a timestamp
     is seconds since the epoch, a binary value base64, as Spark's JSON reader reads them;
-    CSV with Spark's escape, a backslash (`SPARK_READ_DEFAULTS`).
+    CSV with Spark's escape, a backslash, and `csv_conventions="spark"`; both take the date
+    and timestamp texts Spark takes besides ISO-8601 (`"2024-1-2 3:04"`, a date from a
+    timestamp's text) (`SPARK_READ_DEFAULTS`).
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])
@@ -702,9 +673,14 @@ _ROWS = "_batchloader_rows"
 
 
 #: the scan options `read` and the data source take unless told otherwise, as Spark's own
-#: readers read: a schema's timestamps and binary as Spark's JSON reader reads them, and a
-#: CSV quote escaped as Spark's CSV writer escapes it, `\"` (a doubled one reads too)
-SPARK_READ_DEFAULTS: dict[str, Any] = {"json_conventions": "spark", "escape": "\\"}
+#: readers read: a schema's dates, timestamps and binary as Spark's JSON and CSV readers
+#: read them, and a CSV quote escaped as Spark's CSV writer escapes it, `\"` (a doubled
+#: one reads too)
+SPARK_READ_DEFAULTS: dict[str, Any] = {
+    "json_conventions": "spark",
+    "csv_conventions": "spark",
+    "escape": "\\",
+}
 
 #: options of the `batchloader` data source that are numbers or flags
 _INT_OPTIONS = (
@@ -726,6 +702,7 @@ _TEXT_OPTIONS = (
     "where",
     "null_values",
     "json_conventions",
+    "csv_conventions",
 )
 
 #: Spark's names of options the data source knows by another (lower-cased, as they come)

@@ -9,7 +9,7 @@ mod rows;
 mod writers;
 
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyDict, PyTuple};
 
 /// The extension's allocator. jemalloc keeps freed pages for reuse (for seconds), so the
 /// buffers of batch after batch, and scan after scan, are not fresh pages from the kernel
@@ -52,5 +52,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_VECTOR_BYTE_LIMIT", defaults.vector_byte_limit)?;
     let suffixes = crate::readers::compression::SUFFIXES.map(|(suffix, _)| suffix);
     m.add("COMPRESSED_SUFFIXES", PyTuple::new(py, suffixes)?)?;
+    let short_ids = PyDict::new(py);
+    for (short, long) in crate::readers::JAVA_SHORT_IDS {
+        short_ids.set_item(short, long)?;
+    }
+    m.add("JAVA_SHORT_IDS", short_ids)?;
     Ok(())
 }

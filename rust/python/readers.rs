@@ -11,7 +11,7 @@ use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
 use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
 use crate::readers::{
-    CsvOptions, CsvReader, InputError, JsonConventions, NdjsonReader, OnError, ReadError,
+    Conventions, CsvOptions, CsvReader, InputError, NdjsonReader, OnError, ReadError,
 };
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -191,7 +191,8 @@ impl PyFileReader {
     #[pyo3(signature = (path, format="ndjson", on_error="error", discover=true, header=false,
                         delimiter=",", quote="\"", escape=None, byte_range=None,
                         retype_nulls=false, one_pass=true, opener=None, multiline=false,
-                        null_values=None, null_type=None, json_conventions="arrow"))]
+                        null_values=None, null_type=None, json_conventions="arrow",
+                        csv_conventions="arrow"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -211,13 +212,18 @@ impl PyFileReader {
         null_values: Option<Vec<String>>,
         null_type: Option<&Bound<'_, PyAny>>,
         json_conventions: &str,
+        csv_conventions: &str,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
-        let conventions = JsonConventions::named(json_conventions).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "json_conventions must be 'arrow' or 'spark', not {json_conventions:?}"
-            ))
-        })?;
+        let conventions = |option: &str, name: &str| {
+            Conventions::named(name).ok_or_else(|| {
+                PyValueError::new_err(format!("{option} must be 'arrow' or 'spark', not {name:?}"))
+            })
+        };
+        let (json_conventions, csv_conventions) = (
+            conventions("json_conventions", json_conventions)?,
+            conventions("csv_conventions", csv_conventions)?,
+        );
         let null_type = null_type
             .map(type_from_py)
             .transpose()?
@@ -279,12 +285,13 @@ impl PyFileReader {
                     r.retyping_nulls(retype_nulls)
                         .one_pass(one_pass)
                         .with_null_type(null_type)
-                        .with_conventions(conventions),
+                        .with_conventions(json_conventions),
                 ))
             }),
             Some(options) => CsvReader::open(&source, range, options, on_error).map(|r| {
                 AnyReader::Csv(Box::new(
-                    r.with_null_values(null_values.as_deref().unwrap_or_default()),
+                    r.with_null_values(null_values.as_deref().unwrap_or_default())
+                        .with_conventions(csv_conventions),
                 ))
             }),
         });

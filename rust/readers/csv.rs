@@ -8,15 +8,14 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, TimeUnit};
 
+use super::conventions::Conventions;
 use super::csv_window::{csv_core_parser, CsvWindow, Fields};
 use super::driver::{excerpt, loader_error, IgnoredNames, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::lines::{leading_line_breaks, line_breaks};
 use super::numbers::{plain_float, plain_int};
-use super::temporal::{
-    parse_any_timestamp_in, parse_date, parse_plain_timestamp, zone_refusal, TextZone,
-};
+use super::temporal::{parse_plain_timestamp, zone_refusal, TextZone};
 use crate::loader::{
     parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
 };
@@ -162,6 +161,8 @@ pub struct CsvRecords {
     ignored: IgnoredNames,
     /// Field texts that stand for a null (`null_values`; none by default).
     null_texts: Vec<Box<[u8]>>,
+    /// How date and timestamp texts read (ISO-8601, or Spark's forms besides).
+    conventions: Conventions,
 }
 
 impl CsvRecords {
@@ -466,17 +467,20 @@ impl CsvRecords {
                     DataType::Float32 => Value::Float(f64::from(
                         text.trim().parse::<f32>().map_err(|_| bad("a number"))?,
                     )),
-                    DataType::Date32 => {
-                        Value::Date(parse_date(text.trim()).ok_or_else(|| bad("a date"))?)
-                    }
+                    DataType::Date32 => Value::Date(
+                        self.conventions
+                            .date_of_text(text.trim(), false)
+                            .ok_or_else(|| bad("a date"))?,
+                    ),
                     DataType::Timestamp(unit, _) => Value::Timestamp({
                         // the positional read was tried above (unless the column has a
                         // zone, whose local times the general rules read); a column
                         // without a zone holds wall clocks: a text with an offset is
                         // refused, as pyarrow.csv and Spark's CSV reader refuse it
                         let zone = TextZone::of_wall_clocks(dt);
-                        parse_any_timestamp_in(text, *unit, zone).ok_or_else(
-                            || match zone_refusal(text, dt, zone) {
+                        self.conventions
+                            .timestamp_of_text(text, *unit, zone)
+                            .ok_or_else(|| match zone_refusal(text, dt, zone) {
                                 Some(why) => self.at_field(
                                     i,
                                     self.error(
@@ -485,8 +489,7 @@ impl CsvRecords {
                                     ),
                                 ),
                                 None => bad("a timestamp"),
-                            },
-                        )?
+                            })?
                     }),
                     DataType::Decimal128(_, scale) => Value::Decimal(
                         parse_decimal(text.trim(), *scale)
@@ -736,6 +739,7 @@ impl CsvReader {
             one_line_records: false,
             ignored: IgnoredNames::default(),
             null_texts: Vec::new(),
+            conventions: Conventions::Arrow,
         };
         RecordReader::new(src, on_error)
     }
@@ -744,6 +748,13 @@ impl CsvReader {
     /// (pyarrow.csv's `null_values`, Spark's `nullValue`): `[""]` makes empty fields null.
     pub fn with_null_values<S: AsRef<str>>(mut self, texts: &[S]) -> Self {
         self.src.null_texts = texts.iter().map(|t| t.as_ref().as_bytes().into()).collect();
+        self
+    }
+
+    /// Read date and timestamp texts by `conventions`: under Spark's, the forms Spark's CSV
+    /// reader takes besides ISO-8601 (`2024-1-2`, a date from a timestamp's text...).
+    pub fn with_conventions(mut self, conventions: Conventions) -> Self {
+        self.src.conventions = conventions;
         self
     }
 }

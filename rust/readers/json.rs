@@ -10,9 +10,9 @@ use arrow_schema::{DataType, Field, Fields};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use super::conventions::Conventions;
 use super::driver::IgnoredNames;
-use super::json_conventions::JsonConventions;
-use super::temporal::{parse_date, parse_timestamp_in, zone_refusal};
+use super::temporal::zone_refusal;
 use crate::loader::{
     parse_decimal, unknown_list_type, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError,
     ResultSetLoader, Value, MAX_NESTING, ROOT,
@@ -223,7 +223,7 @@ pub(crate) struct JsonWriter<'a> {
     /// The element type of a list seen only empty (a guess).
     pub null_type: &'a DataType,
     /// How numbers and strings convert to declared types where Arrow and Spark differ.
-    pub conventions: JsonConventions,
+    pub conventions: Conventions,
     /// The loader error that stopped the value (serde itself carries only a message).
     pub error: Option<LoaderError>,
     /// Top-level keys skipped because the projection leaves them out.
@@ -251,7 +251,7 @@ pub(crate) struct JsonWriter<'a> {
 /// Python's `json.dumps` writes the first, second and fifth), with the JSON string of the same length they
 /// are respelled as for serde (the byte before the string's content is no quote in the line
 /// as written: that tells them from a real string, see `JsonWriter::non_numeric`). Spark
-/// reads the same six as strings too, into a float column (see `JsonConventions`).
+/// reads the same six as strings too, into a float column (see `Conventions`).
 pub(crate) const NON_NUMERIC: [(&str, &str, f64); 6] = [
     ("NaN", "\"N\"", f64::NAN),
     ("Infinity", "\"Infini\"", f64::INFINITY),
@@ -559,7 +559,7 @@ impl<'a> JsonWriter<'a> {
         let value = match self.l.field(id).data_type() {
             dt @ DataType::Timestamp(unit, _) => {
                 let zone = self.conventions.text_zone(dt);
-                match parse_timestamp_in(s, *unit, zone) {
+                match self.conventions.timestamp_of_text(s, *unit, zone) {
                     Some(t) => Value::Timestamp(t),
                     None => {
                         let why = zone_refusal(s, dt, zone);
@@ -569,7 +569,7 @@ impl<'a> JsonWriter<'a> {
                     }
                 }
             }
-            DataType::Date32 => match parse_date(s) {
+            DataType::Date32 => match self.conventions.date_of_text(s, true) {
                 Some(d) => Value::Date(d),
                 None => return Err(self.conflict(id, &format!("{s:?}: not an ISO-8601 date"))),
             },
@@ -610,7 +610,7 @@ impl<'a> JsonWriter<'a> {
     #[inline(always)]
     fn write_whole<E: de::Error>(&mut self, id: ColumnId, value: Value<'_>) -> Result<(), E> {
         // Arrow's rules convert nothing: no look at the column's type for each integer
-        if self.conventions == JsonConventions::Arrow {
+        if self.conventions == Conventions::Arrow {
             return self.set(id, value);
         }
         let dt = self.l.field(id).data_type();

@@ -10,11 +10,11 @@
 //! the same values as the general one, so a line gives the same row either way. A rule
 //! added to the general path must be added here too, or made a reason to give up.
 
+use super::conventions::Conventions;
 use super::driver::IgnoredNames;
 use super::json::{
     cached_target, may_become_column, same_key, CachedKey, KeyCache, ANY_TEXT, NULL_ONLY,
 };
-use super::json_conventions::JsonConventions;
 use super::numbers::{
     decimal_fraction, digits_end, digits_value, eight_digits, not_digits, word_at,
 };
@@ -87,7 +87,7 @@ pub(crate) struct Known<'a> {
     pub ignored_members: &'a IgnoredNames,
     /// How numbers and strings convert to declared types (strings into binary, which the
     /// loader takes as they are only under Arrow's, are left to the general path).
-    pub conventions: JsonConventions,
+    pub conventions: Conventions,
 }
 
 impl Known<'_> {
@@ -794,7 +794,7 @@ impl<'a> Line<'a> {
     /// decimal column takes its own way).
     #[inline(always)]
     fn whole(&mut self, id: ColumnId, v: i64) -> Quick {
-        if self.known.conventions != JsonConventions::Arrow {
+        if self.known.conventions != Conventions::Arrow {
             return self.whole_by_conventions(id, v);
         }
         self.whole_value(id, v, Value::Int(v))

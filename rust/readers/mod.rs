@@ -3,23 +3,26 @@
 //! skipped by the tokenizer without being built.
 
 pub mod compression;
+mod conventions;
 pub mod csv;
 mod csv_window;
 mod driver;
 mod hadoop_block;
 pub mod input;
 mod json;
-mod json_conventions;
 mod json_documents;
 mod json_fast;
 mod lines;
 pub mod ndjson;
 mod numbers;
+mod spark_times;
 mod temporal;
 
+pub use conventions::Conventions;
 pub use csv::{CsvOptions, CsvReader};
-pub use json_conventions::JsonConventions;
 pub use ndjson::{InputError, NdjsonReader, OnError, ReadError};
+#[cfg(feature = "python")]
+pub(crate) use spark_times::JAVA_SHORT_IDS;
 
 #[cfg(test)]
 mod tests;

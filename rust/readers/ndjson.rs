@@ -6,11 +6,11 @@ use std::sync::Arc;
 use serde::de::DeserializeSeed;
 use serde_json::error::Category;
 
+use super::conventions::Conventions;
 use super::driver::{excerpt, io_error, loader_error, IgnoredNames, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
 use super::input;
 use super::json::{respell_for_serde, JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
-use super::json_conventions::JsonConventions;
 use super::json_documents::{Documents, RecordPlaces};
 use super::json_fast;
 use super::lines::LineWindow;
@@ -33,7 +33,7 @@ pub struct JsonLines {
     /// empty (a guess; utf8 unless told otherwise, see `with_null_type`).
     null_type: DataType,
     /// How numbers and strings convert to declared types where Arrow and Spark differ.
-    conventions: JsonConventions,
+    conventions: Conventions,
     discovery: Discovery,
     keys: KeyCache,
     line_no: u64,
@@ -394,7 +394,7 @@ impl NdjsonReader {
             discover,
             new_columns: true,
             null_type: DataType::Utf8,
-            conventions: JsonConventions::Arrow,
+            conventions: Conventions::Arrow,
             discovery: Discovery::default(),
             keys: KeyCache::default(),
             line_no: 0,
@@ -439,7 +439,7 @@ impl NdjsonReader {
 
     /// Convert declared types by `conventions` where Arrow's rules and Spark's JSON reader
     /// differ (a number into a timestamp, a string into binary; Arrow's by default).
-    pub fn with_conventions(mut self, conventions: JsonConventions) -> Self {
+    pub fn with_conventions(mut self, conventions: Conventions) -> Self {
         self.src.conventions = conventions;
         self
     }

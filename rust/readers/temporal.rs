@@ -68,7 +68,7 @@ impl TextZone {
     /// The UTC seconds of `local` seconds (a wall clock's, counted as if it were UTC): as
     /// Java's `ZonedDateTime.of` (Spark's reading) does, a time the clocks repeat takes the
     /// earlier offset, and a time they skip moves later by the gap (the offset before it).
-    fn to_utc(self, local: i64) -> Option<i64> {
+    pub(crate) fn to_utc(self, local: i64) -> Option<i64> {
         let tz = match self {
             TextZone::Utc | TextZone::Wall => return Some(local),
             TextZone::Local(tz) => tz,
@@ -123,7 +123,7 @@ fn date_days(b: &[u8]) -> Option<i64> {
 }
 
 /// Days of month `m` (1-12) of year `y` in the proleptic Gregorian calendar.
-fn days_in_month(y: i64, m: i64) -> i64 {
+pub(crate) fn days_in_month(y: i64, m: i64) -> i64 {
     match m {
         2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
         2 => 28,
@@ -295,7 +295,7 @@ pub(crate) fn seconds_in_unit(secs: i64, unit: TimeUnit) -> Option<i64> {
 
 /// `secs` seconds and `nanos` nanoseconds since the epoch in `unit` (rounded down), if it
 /// fits an i64.
-fn in_unit(secs: i64, nanos: i64, unit: TimeUnit) -> Option<i64> {
+pub(crate) fn in_unit(secs: i64, nanos: i64, unit: TimeUnit) -> Option<i64> {
     // secs * 10^k + floor(nanos / 10^(9-k)) is the floor of the instant in the unit; each
     // division by its own constant (a multiplication, not a `div`)
     let (per_second, below) = match unit {

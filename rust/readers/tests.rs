@@ -161,7 +161,7 @@ fn provided_types_convert_values() {
 /// in a list's elements too.
 #[test]
 fn spark_conventions_read_seconds_and_base64() {
-    use super::JsonConventions;
+    use super::Conventions;
     use arrow_array::types::{Date32Type, TimestampMillisecondType};
     use arrow_schema::TimeUnit;
     let ms = DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()));
@@ -181,7 +181,7 @@ fn spark_conventions_read_seconds_and_base64() {
     for one_pass in [true, false] {
         let reader = |text: &str| {
             ndjson_reader(text, OnError::Error)
-                .with_conventions(JsonConventions::Spark)
+                .with_conventions(Conventions::Spark)
                 .one_pass(one_pass)
         };
         let b = &read_all_with(&mut reader(&text), options()).unwrap()[0];
@@ -229,6 +229,101 @@ fn spark_conventions_read_seconds_and_base64() {
             .as_primitive::<arrow_array::types::TimestampSecondType>();
         assert_eq!(w.value(1), 0);
     }
+}
+
+/// Under Spark's conventions both readers take the date and timestamp texts Spark's take
+/// besides ISO-8601 (`spark_times` has the forms), the JSON one a whole number's text
+/// into a date as days too; under Arrow's each is bad input naming its line. A text Spark
+/// refuses stays refused under either.
+#[test]
+fn spark_conventions_read_sparks_date_and_timestamp_texts() {
+    use super::Conventions;
+    use arrow_array::types::{Date32Type, TimestampMicrosecondType};
+    use arrow_schema::TimeUnit;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("d", DataType::Date32, true),
+        Field::new(
+            "t",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            true,
+        ),
+    ]));
+    let options = || LoaderOptions {
+        schema: Some(Arc::clone(&schema)),
+        ..LoaderOptions::default()
+    };
+    // (date text, timestamp text): each row 2024-01-02 and 2024-01-02T03:04:00Z
+    let rows = [
+        ("2024-1-2", "2024-1-2 3:04"),
+        ("2024-01-02T03:04:05Z", "2024-01-02T03:04:00 UTC"),
+        ("2024-01-02 anything", "2024-01-02T04:04:00+1"),
+        ("12", "2024-01-01T19:04:00 PST"), // the date: 1970-01-13, as Spark counts days
+    ];
+    let json: String = rows
+        .iter()
+        .map(|(d, t)| format!("{{\"d\": \"{d}\", \"t\": \"{t}\"}}\n"))
+        .collect();
+    let csv: String = std::iter::once("d,t\n".to_string())
+        .chain(rows.iter().map(|(d, t)| format!("{d},{t}\n")))
+        .collect();
+    let day = crate::loader::days_from_civil(2024, 1, 2) as i32;
+    let instant = (i64::from(day) * 86_400 + 3 * 3600 + 4 * 60) * 1_000_000;
+    let check = |b: &RecordBatch, last_day: i32| {
+        let d = b.column(0).as_primitive::<Date32Type>();
+        let t = b.column(1).as_primitive::<TimestampMicrosecondType>();
+        assert_eq!(d.values().to_vec(), [day, day, day, last_day]);
+        assert_eq!(t.values().to_vec(), vec![instant; 4]);
+    };
+    for one_pass in [true, false] {
+        let reader = |conventions| {
+            ndjson_reader(&json, OnError::Error)
+                .with_conventions(conventions)
+                .one_pass(one_pass)
+        };
+        check(
+            &read_all_with(&mut reader(Conventions::Spark), options()).unwrap()[0],
+            12,
+        );
+        let Err(ReadError::Input(e)) = read_all_with(&mut reader(Conventions::Arrow), options())
+        else {
+            panic!("Arrow's conventions read Spark's texts");
+        };
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains("not an ISO-8601 date"), "{}", e.message);
+    }
+    let csv_reader = |conventions| {
+        let options = CsvOptions {
+            header: true,
+            ..CsvOptions::default()
+        };
+        let input = Box::new(Cursor::new(csv.as_bytes().to_vec()));
+        CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
+            .with_conventions(conventions)
+    };
+    let read_csv = |mut r: CsvReader| {
+        let mut l = ResultSetLoader::new(options()).unwrap();
+        l.start_batch().unwrap();
+        r.fill(&mut l).map(|_| l.harvest().unwrap())
+    };
+    // Spark's CSV reader counts no days: the last row's date is refused
+    let Err(ReadError::Input(e)) = read_csv(csv_reader(Conventions::Spark)) else {
+        panic!("a whole number read as a CSV date");
+    };
+    assert_eq!(e.line, 5);
+    assert!(e.message.contains("is not a date: \"12\""), "{}", e.message);
+    let Err(ReadError::Input(e)) = read_csv(csv_reader(Conventions::Arrow)) else {
+        panic!("Arrow's conventions read Spark's texts");
+    };
+    assert_eq!(e.line, 2);
+    let csv = csv.replace("\n12,", "\n2024-01-02,");
+    let input = Box::new(Cursor::new(csv.into_bytes()));
+    let options = CsvOptions {
+        header: true,
+        ..CsvOptions::default()
+    };
+    let r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
+        .with_conventions(Conventions::Spark);
+    check(&read_csv(r).unwrap(), day);
 }
 
 /// A whole number past int64 (within uint64) that a column the data typed holds as a

@@ -1,34 +1,39 @@
-//! How a JSON value converts to a declared type where Arrow's rules and Spark's JSON reader
-//! disagree: a whole number into a timestamp or a date, a string into binary or a float, a
-//! text with a UTC offset into a timestamp without a time zone. Both JSON paths (`json` and
-//! `json_fast`) ask here, so a line gives the same row either way.
+//! How a value converts to a declared type where Arrow's rules and Spark's readers
+//! disagree. JSON: a whole number into a timestamp or a date, a string into binary or a
+//! float, a text with a UTC offset into a timestamp without a time zone; JSON and CSV: the
+//! date and timestamp texts Spark takes beyond ISO-8601's layout (`spark_times`). Both JSON
+//! paths (`json` and `json_fast`) and the CSV reader ask here, so a line gives the same row
+//! either way.
 
 use arrow_schema::{DataType, TimeUnit};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
 use super::json::NON_NUMERIC;
-use super::temporal::{seconds_in_unit, TextZone};
+use super::spark_times::{spark_date, spark_timestamp};
+use super::temporal::{parse_date, parse_timestamp_in, seconds_in_unit, TextZone};
 
-/// The rules a JSON reader converts declared types by, where Arrow's and Spark's differ.
+/// The rules a reader converts declared types by, where Arrow's and Spark's differ.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum JsonConventions {
+pub enum Conventions {
     /// Arrow's casts (the loader's own rules): a whole number into a timestamp counts the
     /// column's unit since the epoch, into a date days; a string into binary is its UTF-8
     /// bytes; a text with a UTC offset into a timestamp without a time zone is the
-    /// instant's UTC clock (pyarrow.json's reading).
+    /// instant's UTC clock (pyarrow.json's reading); dates and timestamps are ISO-8601.
     #[default]
     Arrow,
-    /// Spark's JSON reader's (`spark.read.json` with a schema): a whole number into a
-    /// timestamp with a time zone counts seconds since the epoch; a number into a date or a
-    /// timestamp without a time zone is refused (Spark reads those from strings only), as
-    /// is a text with a UTC offset into the latter; a string into binary is base64 (what
-    /// Spark's JSON writer writes), decoded; `"NaN"` and the infinities Spark spells are
-    /// floats as strings too.
+    /// Spark's readers' (`spark.read.json` and `.csv` with a schema). JSON: a whole number
+    /// into a timestamp with a time zone counts seconds since the epoch; a number into a
+    /// date or a timestamp without a time zone is refused (Spark reads those from strings
+    /// only), as is a text with a UTC offset into the latter; a string into binary is
+    /// base64 (what Spark's JSON writer writes), decoded; `"NaN"` and the infinities Spark
+    /// spells are floats as strings too; a text of a whole number into a date counts days.
+    /// JSON and CSV: a date or timestamp text in a form Spark takes besides ISO-8601's
+    /// (`2024-1-2 3:04`, `2024-01-02T03:04:05 PST`; a date from a timestamp's text).
     Spark,
 }
 
-impl JsonConventions {
+impl Conventions {
     /// By name: `"arrow"` or `"spark"`.
     pub fn named(name: &str) -> Option<Self> {
         match name {
@@ -60,6 +65,30 @@ impl JsonConventions {
             Self::Arrow => TextZone::of(dt),
             Self::Spark => TextZone::of_wall_clocks(dt),
         }
+    }
+
+    /// Days since the epoch of date text `text`: ISO-8601's `YYYY-MM-DD`, and under Spark's
+    /// the forms its readers take besides (`json`: the JSON reader's, which reads a whole
+    /// number's text as days too).
+    pub(crate) fn date_of_text(self, text: &str, json: bool) -> Option<i32> {
+        parse_date(text).or_else(|| match self {
+            Self::Arrow => None,
+            Self::Spark => spark_date(text, json),
+        })
+    }
+
+    /// Timestamp text `text` in `unit` since the epoch, read in `zone` (see `text_zone`):
+    /// ISO-8601, and under Spark's the forms its readers take besides.
+    pub(crate) fn timestamp_of_text(
+        self,
+        text: &str,
+        unit: TimeUnit,
+        zone: TextZone,
+    ) -> Option<i64> {
+        parse_timestamp_in(text, unit, zone).or_else(|| match self {
+            Self::Arrow => None,
+            Self::Spark => spark_timestamp(text, unit, zone),
+        })
     }
 
     /// Whole number `v` into a timestamp or date column of type `dt` by Spark's rule
@@ -123,7 +152,7 @@ mod tests {
 
     #[test]
     fn spark_counts_seconds_in_the_columns_unit() {
-        let spark = JsonConventions::Spark;
+        let spark = Conventions::Spark;
         assert_eq!(
             spark.whole_number_time(&zoned(TimeUnit::Second), -5),
             Ok(-5)
@@ -161,7 +190,7 @@ mod tests {
 
     #[test]
     fn spark_refuses_numbers_into_dates_and_zone_less_timestamps() {
-        let spark = JsonConventions::Spark;
+        let spark = Conventions::Spark;
         for dt in [
             DataType::Date32,
             DataType::Timestamp(TimeUnit::Microsecond, None),
@@ -170,13 +199,13 @@ mod tests {
             let e = spark.whole_number_time(&dt, 3).unwrap_err();
             assert!(e.contains("from a string only"), "{e}");
         }
-        assert!(!JsonConventions::Arrow.converts_whole_number(&DataType::Date32));
+        assert!(!Conventions::Arrow.converts_whole_number(&DataType::Date32));
         assert!(!spark.converts_whole_number(&DataType::Int64));
     }
 
     #[test]
     fn spark_reads_non_numeric_numbers_from_strings() {
-        let spark = JsonConventions::Spark;
+        let spark = Conventions::Spark;
         let f = DataType::Float64;
         assert!(spark.float_of_text(&f, "NaN").unwrap().is_nan());
         assert_eq!(
@@ -191,16 +220,16 @@ mod tests {
         for text in ["nan", "+NaN", "INF", "inf", " NaN", "1.5"] {
             assert_eq!(spark.float_of_text(&f, text), None, "{text}");
         }
-        assert_eq!(JsonConventions::Arrow.float_of_text(&f, "NaN"), None);
+        assert_eq!(Conventions::Arrow.float_of_text(&f, "NaN"), None);
         assert_eq!(spark.float_of_text(&DataType::Utf8, "NaN"), None);
     }
 
     #[test]
     fn spark_decodes_padded_base64() {
-        let spark = JsonConventions::Spark;
+        let spark = Conventions::Spark;
         assert!(spark.decodes_string(&DataType::Binary));
         assert!(!spark.decodes_string(&DataType::Utf8));
-        assert!(!JsonConventions::Arrow.decodes_string(&DataType::Binary));
+        assert!(!Conventions::Arrow.decodes_string(&DataType::Binary));
         assert_eq!(spark.binary("aGk="), Ok(b"hi".to_vec()));
         assert_eq!(spark.binary(""), Ok(Vec::new()));
         for bad in ["aGk", "abc", "a b=", "*"] {
