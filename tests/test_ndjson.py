@@ -16,6 +16,7 @@ import random
 import re
 import sys
 import zlib
+import zoneinfo
 from dataclasses import dataclass
 from unittest import mock
 
@@ -1294,6 +1295,103 @@ def test_iso_dates_and_timestamps_agree_with_python(tmp_path_factory, dates, sta
             elif want is not None and suffix == "csv" and _has_offset(value):
                 want = None
             assert (have, bad is not None) == (want, want is None), value
+
+
+#: zones after a clock's seconds, as Spark spells them, and their offsets (None: Paris)
+SPARK_ZONES = {
+    "Z": 0,
+    "+1": 3600,
+    "-01:30": -5400,
+    "+0530": 19800,
+    " UTC": 0,
+    "GMT-3": -10800,
+    "UTC+01:00": 3600,
+    " +02:00:30": 7230,
+    "EST": -18000,
+    "Europe/Paris": None,
+    " Europe/Paris": None,
+}
+
+
+@st.composite
+def spark_date_texts(draw):
+    """A date or timestamp text in the forms Spark's readers take (fields one or two
+    digits, a year alone or with its month, a signed or 6-digit year, a clock to the hour,
+    minute, second or fraction, a zone after the seconds), some out of range; and the
+    date and the instant (microseconds, UTC) it stands for, computed by `datetime`."""
+    # (chrono-tz's rules for a zone's summer time end in 2099: `Europe/Paris` texts stop
+    # there; Java's go on)
+    y, m, d = draw(st.integers(1000, 2099)), draw(st.integers(0, 13)), draw(st.integers(0, 32))
+    year = draw(st.sampled_from(["{:04d}", "+{:04d}", "{:06d}"])).format(y)
+    field = lambda n: draw(st.sampled_from([f"{n}", f"{n:02d}"]))  # noqa: E731
+    parts = draw(st.integers(-2, 4))  # year; year-month; date; hour; minute; second; fraction
+    if parts == -2:
+        return year, *_civil(y, 1, 1, 0, 0, 0, 0, 0)
+    if parts == -1:
+        return f"{year}-{field(m)}", *_civil(y, m, 1, 0, 0, 0, 0, 0)
+    text = f"{year}-{field(m)}-{field(d)}"
+    clock = [draw(st.integers(0, 24)), draw(st.integers(0, 60)), draw(st.integers(0, 60))]
+    shown = min(parts, 3)  # clock fields in the text; the others are 0
+    clock[shown:] = [0] * (3 - shown)
+    if shown:
+        text += draw(st.sampled_from(["T", " "])) + ":".join(field(n) for n in clock[:shown])
+    digits = draw(st.text("0123456789", max_size=12)) if parts == 4 else ""
+    if parts == 4:
+        text += "." + digits
+    micros = int((digits + "000000")[:6])
+    zone = draw(st.sampled_from(["", *SPARK_ZONES])) if parts >= 3 else ""
+    return text + zone, *_civil(y, m, d, *clock, micros, SPARK_ZONES.get(zone, 0))
+
+
+def _civil(y, m, d, h, mi, s, micros, offset):
+    """The date of `y-m-d` (None: no such day) and the instant of the clock on it, at
+    `offset` seconds east of UTC (None: Paris's time), in microseconds (None: no such
+    time)."""
+    try:
+        day = dt.date(y, m, d)
+    except ValueError:
+        return None, None
+    try:
+        zone = (
+            zoneinfo.ZoneInfo("Europe/Paris")
+            if offset is None
+            else dt.timezone(dt.timedelta(seconds=offset))
+        )
+        when = dt.datetime(y, m, d, h, mi, s, micros, tzinfo=zone)
+    except ValueError:
+        return day, None
+    return day, (when - EPOCH) // dt.timedelta(microseconds=1)
+
+
+@given(texts=st.lists(spark_date_texts(), min_size=1, max_size=30))
+def test_spark_forms_of_dates_and_timestamps_agree_with_datetime(tmp_path_factory, texts):
+    """Under Spark's conventions a text in any of the forms Spark's readers take reads as
+    the date and the instant its fields make (`datetime` the oracle: a day that does not
+    exist, an hour 24, a minute 60 are refused, kept whole as a corrupt record); a date
+    column takes the day of a timestamp's text. NDJSON and CSV alike."""
+    folder = tmp_path_factory.mktemp("spark")
+    for suffix in ("json", "csv"):
+        path = folder / f"t.{suffix}"
+        if suffix == "json":
+            write_lines(path, [json.dumps({"v": text}) for text, _, _ in texts])
+        else:
+            write_lines(path, ["v", *(text for text, _, _ in texts)])
+        for t, want in ((pa.date32(), 1), (pa.timestamp("us", tz="UTC"), 2)):
+            table = data_table(
+                bl.Scan(
+                    path,
+                    schema=pa.schema([("v", t)]),
+                    columns=["v", "_corrupt_record"],
+                    on_error="permissive",
+                    header=True,
+                    **{f"{suffix}_conventions": "spark"},
+                )
+            )
+            column = table.column("v")
+            got = (column if want == 1 else column.cast(pa.int64())).to_pylist()
+            corrupt = table.column("_corrupt_record").to_pylist()
+            for case, have, bad in zip(texts, got, corrupt, strict=True):
+                assert (have, bad is not None) == (case[want], case[want] is None), case
 
 
 #: zones with summer time (north and south, a half-hour one), odd offsets, none
