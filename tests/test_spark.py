@@ -202,6 +202,48 @@ def test_date_and_timestamp_texts_read_as_sparks_readers_read_them(
         assert {r["id"]: r["x"] for r in source.collect()} == got
 
 
+MIXED_ROWS = [
+    [
+        {"id": 1, "x": 1, "s": {"a": 1, "b": "k"}, "l": [1, 2], "f": 1.5, "v": {"p": 1}},
+        {"id": 2, "x": "two", "s": {"a": "one", "b": "k"}, "l": ["t", 3], "f": True, "v": [1]},
+    ],
+    [{"id": 3, "x": 3.5, "s": {"a": 2}, "l": [{"k": 1}], "f": 2, "v": "w"}],
+]
+
+
+def _typed_rows(df):
+    """A DataFrame's column types by name and its rows, the file columns left out (Spark
+    orders inferred columns by name, the scan as met)."""
+    names = sorted(c for c in df.columns if c not in ("fqn", "filepath", "filename", "suffix"))
+    types = {f.name: f.dataType.simpleString() for f in df.schema.fields if f.name in names}
+    return types, rows_of(df.select(*names))
+
+
+def test_fields_of_mixed_types_are_strings_as_spark_infers_them(spark, tmp_path):
+    """A field whose values have types no one type holds (a number and a string, in one
+    file or in two; a struct member; list elements; a struct, a list and a string) is a
+    string where the sample met the conflict, each value its JSON text, as
+    `spark.read.json` infers and reads it; on the data source too. A column the user typed
+    keeps its type: a value it cannot take is bad input, named."""
+    for i, rows in enumerate(MIXED_ROWS):
+        write(f"{tmp_path}/data/{i}.json", rows)
+    data = f"{tmp_path}/data"
+    reference = _typed_rows(spark.read.json(data))
+    assert reference[0]["x"] == "string" and reference[0]["s"] == "struct<a:string,b:string>"
+    assert _typed_rows(bls.read(spark, data)) == reference
+    # permissive: the same (the search samples strictly, then reads in the user's mode)
+    permissive = bls.read(spark, data, on_error="permissive").drop("_corrupt_record")
+    assert _typed_rows(permissive) == reference
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        assert _typed_rows(spark.read.format("batchloader").load(data)) == reference
+    with pytest.raises(Exception, match=r"0\.json, line 2.*column 'x'.*does not fit"):
+        bls.read(spark, data, schema="x long").collect()
+    # Arrow's conventions: the conflict is bad input, as in a local scan
+    with pytest.raises(Exception, match=r"column 'x'.*does not fit Int64"):
+        bls.read(spark, data, json_conventions="arrow")
+
+
 def test_numbers_and_binary_of_a_schema_read_as_sparks_json_reader_reads_them(spark, tmp_path):
     """Spark's JSON reader takes a whole number into a `timestamp` as seconds since the
     epoch (Arrow's rule, the loader's, counted microseconds: 1700000000 was

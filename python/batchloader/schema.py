@@ -1060,14 +1060,21 @@ def explaining_type_conflicts(why: Callable[[str, str], str | None]) -> Iterator
         raise explained from e
 
 
+def type_conflict_path(error: Exception) -> str | None:
+    """The path of the column (`m.k`, `l[]`) whose type a value did not fit, if `error`
+    is about one."""
+    match = _TYPE_CONFLICT.search(str(error))
+    return match.group(1) if match else None
+
+
 def explain_type_conflict(
     error: Exception, why: Callable[[str, str], str | None]
 ) -> Exception | None:
     """`error` again with `why(column path, message)` added, if it is about a value its
     column's type cannot take and `why` explains that type; None otherwise."""
     message = str(error)
-    match = _TYPE_CONFLICT.search(message)
-    note = why(match.group(1), message) if match else None
+    path = type_conflict_path(error)
+    note = why(path, message) if path is not None else None
     if note is None:
         return None
     explained = type(error)(f"{message} ({note})")

@@ -23,8 +23,15 @@ import pyarrow as pa
 
 from batchloader import locations, pruning
 from batchloader._core import COMPRESSED_SUFFIXES, JAVA_SHORT_IDS, ResultSetLoader
+from batchloader.errors import BatchLoaderError
+from batchloader.mixed_types import declare_text, text_type_at
 from batchloader.projection import split_paths
-from batchloader.schema import ImplicitColumns, explaining_type_conflicts, top_name_among
+from batchloader.schema import (
+    ImplicitColumns,
+    explaining_type_conflicts,
+    top_name_among,
+    type_conflict_path,
+)
 
 T = TypeVar("T")
 
@@ -353,9 +360,13 @@ class ScanPlan:
             # as many from each as the sample's size allows
             sampling["file_limit"] = max(-(-sample_rows // len(sampled)), SAMPLE_FILE_ROWS)
             sampled = spread(sampled)
-        probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **sampling)
-        for _ in probe:
-            pass
+        texts, probe = self._sample_mixed_types(sampled, root, sample_rows, sampling)
+        if probe is None:
+            if len(texts):
+                sampling["schema"] = pa.schema([*(sampling.get("schema") or []), *texts])
+            probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **sampling)
+            for _ in probe:
+                pass
         reader_schema = pa.schema(
             [c.field for c in probe.tracker.output_columns() if c.implicit is None and c.field]
         )
@@ -377,12 +388,56 @@ class ScanPlan:
             schema=reader_schema,
             # only the user's own types read any value into a string column as its text,
             # and the types the sample guessed (no value showed them), as a local scan's
-            declared_columns=[f.name for f in scan_options.get("schema") or []],
+            declared_columns=[f.name for f in scan_options.get("schema") or []] + texts.names,
             text_guesses=probe.tracker.guessed_paths(),
             strict_schema=True,
         )
         self.options.pop("limit", None)
         return probe
+
+    @staticmethod
+    def _sample_mixed_types(
+        sampled: list[str],
+        root: str | None,
+        sample_rows: int | None,
+        sampling: dict[str, Any],
+    ) -> tuple[pa.Schema, Any]:
+        """Under Spark's JSON conventions, the fields of the sample whose values have types
+        no one type holds, as Spark infers them: strings (`mixed_types`), declared where
+        they were met (`x`, `x.a`, `x[]`), found by sampling again after each one, strictly
+        (a conflict would be a bad line in permissive mode). Returns them and the sample
+        Scan, spent, if it read the sample through in the user's `on_error` (else None: it
+        is sampled again in theirs). An error of another kind ends the search, raised if `on_error`
+        is "error"; columns the user typed keep their types (a value they do not take stays
+        bad input)."""
+        from batchloader.scan import Scan
+
+        texts = pa.schema([])
+        if sampling.get("json_conventions") != "spark":
+            return texts, None
+        given = sampling.get("schema") or pa.schema([])
+        typed = {n.lower() for n in given.names}
+        strictly = dict(sampling, on_error="error")
+        on_error = sampling.get("on_error", "error")
+        while True:
+            strictly["schema"] = pa.schema([*given, *texts]) if len(given) + len(texts) else None
+            probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **strictly)
+            try:
+                for _ in probe:
+                    pass
+                # another mode's sample has its own columns (permissive's _corrupt_record)
+                return texts, probe if on_error == "error" else None
+            except BatchLoaderError as e:
+                path = type_conflict_path(e)
+                found = None if path is None else text_type_at(path)
+                if found is not None and found[0].lower() not in typed:
+                    more = declare_text(texts, *found)
+                    if not more.equals(texts):
+                        texts = more
+                        continue
+                if on_error == "error":
+                    raise
+                return texts, None
 
     @staticmethod
     def _splittable(probe: Any) -> Callable[[str], bool]:
