@@ -171,12 +171,16 @@ def test_date_and_timestamp_texts_read_as_sparks_readers_read_them(
     value Spark gives it in the session's zone (New York: a text without a zone is a local
     time there), and refuses (here skips) each text Spark reads as a null."""
     path = f"{tmp_path}/t.{fmt}"
+    texts = LENIENT_TEXTS
+    if kind == "date" and int(spark.version.split(".")[0]) < 4:
+        # Spark 3.5 fails the job on a date that does not exist, PERMISSIVE or not
+        texts = [t for t in texts if t not in ("2024-02-30", "24-01-02")]
     if fmt == "json":
-        write(path, [{"id": i, "x": t} for i, t in enumerate(LENIENT_TEXTS)])
+        write(path, [{"id": i, "x": t} for i, t in enumerate(texts)])
         theirs = spark.read.schema(f"id int, x {kind}").json(path)
     else:
         with open(path, "w") as f:
-            f.write("id,x\n" + "".join(f'{i},"{t}"\n' for i, t in enumerate(LENIENT_TEXTS)))
+            f.write("id,x\n" + "".join(f'{i},"{t}"\n' for i, t in enumerate(texts)))
         theirs = spark.read.schema(f"id int, x {kind}").option("header", True).csv(path)
     reference = {r["id"]: r["x"] for r in theirs.collect()}
     ours = bls.read(
@@ -226,7 +230,10 @@ def test_fields_of_mixed_types_are_strings_as_spark_infers_them(spark, tmp_path)
     `spark.read.json` infers and reads it; on the data source too. A column the user typed
     keeps its type: a value it cannot take is bad input, named."""
     for i, rows in enumerate(MIXED_ROWS):
-        write(f"{tmp_path}/data/{i}.json", rows)
+        # compact: Spark 3.5 writes a value's text anew so (Spark 4 and the scan keep it)
+        os.makedirs(f"{tmp_path}/data", exist_ok=True)
+        with open(f"{tmp_path}/data/{i}.json", "w") as f:
+            f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
     data = f"{tmp_path}/data"
     reference = _typed_rows(spark.read.json(data))
     assert reference[0]["x"] == "string" and reference[0]["s"] == "struct<a:string,b:string>"
@@ -242,6 +249,32 @@ def test_fields_of_mixed_types_are_strings_as_spark_infers_them(spark, tmp_path)
     # Arrow's conventions: the conflict is bad input, as in a local scan
     with pytest.raises(Exception, match=r"column 'x'.*does not fit Int64"):
         bls.read(spark, data, json_conventions="arrow")
+
+
+def test_empty_csv_fields_are_nulls_as_spark_reads_them(spark, tmp_path):
+    """Spark's CSV reader reads an empty field, quoted or not, as a null in a string column
+    too (its `nullValue`, "", by default); so do `read` and the data source (Spark's CSV
+    conventions), inferred or typed, and `null_values=` still names other null texts."""
+    folder = tmp_path / "csv"
+    folder.mkdir()
+    (folder / "e.csv").write_text('id,s,n\n1,,\n2,"",""\n3,x,4\n4,NA,5\n')
+    ddl = "id int, s string, n int"
+    theirs = spark.read.option("header", True).schema(ddl).csv(str(folder))
+    reference = rows_of(theirs)
+    assert {"id": 2, "s": None, "n": None} in reference
+    ours = bls.read(spark, str(folder), header=True, schema=ddl, columns=["id", "s", "n"])
+    assert rows_of(ours) == reference
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema(ddl).option("header", "true")
+        assert rows_of(source.load(str(folder))) == reference
+    na = bls.read(spark, str(folder), header=True, columns=["id", "s"], null_values="NA")
+    assert rows_of(na) == [
+        {"id": "1", "s": ""},
+        {"id": "2", "s": ""},
+        {"id": "3", "s": "x"},
+        {"id": "4", "s": None},
+    ]
 
 
 def test_numbers_and_binary_of_a_schema_read_as_sparks_json_reader_reads_them(spark, tmp_path):

@@ -393,6 +393,7 @@ class Scan:
         #: how the NDJSON reader converts declared types where Arrow and Spark differ
         self.json_conventions = json_conventions
         #: how the CSV reader reads date and timestamp texts ("spark": Spark's forms too)
+        #: and empty fields ("spark" and no null_values=: nulls, as Spark reads them)
         self.csv_conventions = csv_conventions
         _check_limits(limit, byte_range, loader_limits, file_limit)
         _check_types(schema=schema, defined_schema=defined_schema, null_type=null_type)
@@ -406,6 +407,9 @@ class Scan:
         self.byte_range = byte_range
         self.multiline = multiline
         self.null_values = _null_texts(null_values, format)
+        if self.null_values is None and csv_conventions == "spark":
+            # Spark's CSV reader: an empty field is a null (its nullValue, "", by default)
+            self.null_values = [""]
         if reader is None:
             for f in self.files:
                 self._builtin_format(f)  # fail early on a file no reader can read
