@@ -10,8 +10,8 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
 use super::json::NON_NUMERIC;
-use super::spark_times::{spark_date, spark_timestamp};
-use super::temporal::{parse_date, parse_timestamp_in, seconds_in_unit, TextZone};
+use super::spark_times::{spark_date, spark_refusal, spark_timestamp};
+use super::temporal::{parse_date, parse_timestamp_in, seconds_in_unit, zone_refusal, TextZone};
 
 /// The rules a reader converts declared types by, where Arrow's and Spark's differ.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -88,6 +88,22 @@ impl Conventions {
         parse_timestamp_in(text, unit, zone).or_else(|| match self {
             Self::Arrow => None,
             Self::Spark => spark_timestamp(text, unit, zone),
+        })
+    }
+
+    /// Why timestamp text `text` is no value of column type `dt` read in `zone`, where
+    /// the text is a timestamp of another column: a zone the column refuses or cannot
+    /// place (`zone_refusal`), and under Spark's a time of day alone (`spark_refusal`);
+    /// `None`: the text is no timestamp (the caller says so).
+    pub(crate) fn timestamp_refusal(
+        self,
+        text: &str,
+        dt: &DataType,
+        zone: TextZone,
+    ) -> Option<String> {
+        zone_refusal(text, dt, zone).or_else(|| match self {
+            Self::Arrow => None,
+            Self::Spark => spark_refusal(text, zone),
         })
     }
 

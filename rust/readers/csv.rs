@@ -15,7 +15,7 @@ pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
 use super::lines::{leading_line_breaks, line_breaks};
 use super::numbers::{plain_float, plain_int};
-use super::temporal::{parse_plain_timestamp, zone_refusal, TextZone};
+use super::temporal::{parse_plain_timestamp, TextZone};
 use crate::loader::{
     parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
 };
@@ -480,15 +480,17 @@ impl CsvRecords {
                         let zone = TextZone::of_wall_clocks(dt);
                         self.conventions
                             .timestamp_of_text(text, *unit, zone)
-                            .ok_or_else(|| match zone_refusal(text, dt, zone) {
-                                Some(why) => self.at_field(
-                                    i,
-                                    self.error(
-                                        None,
-                                        format!("field {} ({}): {why}", i + 1, l.path(id)),
+                            .ok_or_else(|| {
+                                match self.conventions.timestamp_refusal(text, dt, zone) {
+                                    Some(why) => self.at_field(
+                                        i,
+                                        self.error(
+                                            None,
+                                            format!("field {} ({}): {why}", i + 1, l.path(id)),
+                                        ),
                                     ),
-                                ),
-                                None => bad("a timestamp"),
+                                    None => bad("a timestamp"),
+                                }
                             })?
                     }),
                     DataType::Decimal128(_, scale) => Value::Decimal(

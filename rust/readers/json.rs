@@ -12,7 +12,6 @@ use serde_json::value::RawValue;
 
 use super::conventions::Conventions;
 use super::driver::IgnoredNames;
-use super::temporal::zone_refusal;
 use crate::loader::{
     parse_decimal, unknown_list_type, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError,
     ResultSetLoader, Value, MAX_NESTING, ROOT,
@@ -562,7 +561,7 @@ impl<'a> JsonWriter<'a> {
                 match self.conventions.timestamp_of_text(s, *unit, zone) {
                     Some(t) => Value::Timestamp(t),
                     None => {
-                        let why = zone_refusal(s, dt, zone);
+                        let why = self.conventions.timestamp_refusal(s, dt, zone);
                         let why =
                             why.unwrap_or_else(|| format!("{s:?}: not an ISO-8601 timestamp"));
                         return Err(self.conflict(id, &why));

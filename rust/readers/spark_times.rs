@@ -87,6 +87,32 @@ pub(crate) fn spark_timestamp(s: &str, unit: TimeUnit, zone: TextZone) -> Option
     in_unit(secs, nanos, unit)
 }
 
+/// Why Spark's forms leave timestamp text `s` unread in `zone` where Spark's reader would
+/// give it a value or a null for a reason worth saying: a time of day alone (Spark: that
+/// time today), or a zone named in a column of wall clocks (Spark: a null). `None` for
+/// any other text (not a timestamp in Spark's forms either).
+pub(crate) fn spark_refusal(s: &str, zone: TextZone) -> Option<String> {
+    let b = trim_controls(s.as_bytes());
+    let clock = b.strip_prefix(b"T").unwrap_or(b);
+    let mut cursor = Cursor { b: clock, i: 0 };
+    let alone = clock.len() < b.len() || clock.get(1..3).is_some_and(|c| c.contains(&b':'));
+    if alone && time_of_day(&mut cursor).is_some() && cursor.done() {
+        return Some(format!(
+            "{s:?} is a time of day alone: Spark reads it as that time today, a value that \
+             depends on the day of the read; this library refuses it (give the date)"
+        ));
+    }
+    if matches!(zone, TextZone::Wall)
+        && spark_timestamp(s, TimeUnit::Second, TextZone::Utc).is_some()
+    {
+        return Some(format!(
+            "{s:?} names a time zone, and the column has no time zone: it holds wall clocks \
+             (Spark reads a null; give the column a time zone to read instants)"
+        ));
+    }
+    None
+}
+
 /// `[h]h[:[m]m[:[s]s[.fraction][zone]]]` after a date: the clock's seconds, the fraction's
 /// nanoseconds (digits past 9 dropped) and the zone the text names, if any.
 fn time_of_day(cursor: &mut Cursor<'_>) -> Option<(i64, i64, Option<SparkZone>)> {
@@ -489,6 +515,26 @@ mod tests {
             spark_timestamp("2024-1-2", TimeUnit::Second, TextZone::Unknown),
             None
         );
+    }
+
+    #[test]
+    fn what_spark_reads_and_this_library_refuses_is_said() {
+        for alone in ["12:00", "T03:04:05", "3:4:5.6 PST", " 03:04:05Z "] {
+            let why = spark_refusal(alone, TextZone::Utc).unwrap();
+            assert!(why.contains("a time of day alone"), "{alone}: {why}");
+        }
+        let why = spark_refusal("2024-1-2 3:04:05 PST", TextZone::Wall).unwrap();
+        assert!(why.contains("names a time zone"), "{why}");
+        for other in [
+            "12",
+            "T",
+            "2024-1-2 3:04:05 PST",
+            "12:00 junk",
+            "25:00",
+            "garbage",
+        ] {
+            assert_eq!(spark_refusal(other, TextZone::Utc), None, "{other}");
+        }
     }
 
     #[test]

@@ -290,6 +290,16 @@ fn spark_conventions_read_sparks_date_and_timestamp_texts() {
         };
         assert_eq!(e.line, 1);
         assert!(e.message.contains("not an ISO-8601 date"), "{}", e.message);
+        // what Spark reads as today's time is refused, saying so
+        let text = format!("{json}{{\"t\": \"12:00\"}}\n");
+        let mut r = ndjson_reader(&text, OnError::Error)
+            .with_conventions(Conventions::Spark)
+            .one_pass(one_pass);
+        let Err(ReadError::Input(e)) = read_all_with(&mut r, options()) else {
+            panic!("a time of day alone was read");
+        };
+        assert_eq!(e.line, 5);
+        assert!(e.message.contains("a time of day alone"), "{}", e.message);
     }
     let csv_reader = |conventions| {
         let options = CsvOptions {
