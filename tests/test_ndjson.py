@@ -1417,19 +1417,28 @@ def _zoned_micros(text: str, zone: str) -> int | None:
     return (when - EPOCH) // dt.timedelta(microseconds=1)
 
 
-#: local times near the clock changes of ZONES' summer times, and anywhere in 1970-2037
-#: (the years both time zone databases, Python's and the library's, agree on for certain)
+#: local times near the clock changes of ZONES' summer times (in 2024, and in 2100, past
+#: the years chrono-tz's tables hold, where the zones' rules go on), anywhere in 1970-2037
+#: (the years both time zone databases, Python's and the library's, agree on for certain),
+#: and anywhere from 2100 on (Python reads the zone's rules there, as Java does)
 ZONED_TEXTS = st.one_of(
     st.builds(
         lambda day, h, m, offset: f"{day}T{h:02d}:{m:02d}:00{offset}",
         st.sampled_from(
-            ["2024-03-10", "2024-11-03", "2024-03-31", "2024-10-27", "2024-04-07", "2024-10-06"]
+            [
+                *("2024-03-10", "2024-11-03", "2024-03-31", "2024-10-27", "2024-04-07"),
+                *("2024-10-06", "2100-03-14", "2100-11-07", "2100-03-28", "2100-10-31"),
+                *("2100-04-04", "2100-10-03"),
+            ]
         ),
         st.integers(0, 3),
         st.sampled_from([0, 15, 30, 59]),
         st.sampled_from(["", "", "", "Z", "+01:00"]),
     ),
     st.datetimes(dt.datetime(1970, 1, 2), dt.datetime(2037, 12, 30)).map(
+        lambda d: d.isoformat(sep=" ")
+    ),
+    st.datetimes(dt.datetime(2100, 1, 1), dt.datetime(9999, 12, 30)).map(
         lambda d: d.isoformat(sep=" ")
     ),
 )

@@ -4,7 +4,7 @@ use std::str::FromStr;
 
 use arrow_array::timezone::Tz;
 use arrow_schema::{DataType, TimeUnit};
-use chrono::{DateTime, LocalResult, Offset, TimeZone};
+use chrono::{DateTime, Datelike, LocalResult, NaiveDate, NaiveDateTime, Offset, TimeZone};
 
 use crate::loader::days_from_civil;
 
@@ -74,7 +74,7 @@ impl TextZone {
             TextZone::Local(tz) => tz,
             TextZone::Unknown => return None,
         };
-        let wall = DateTime::from_timestamp(local, 0)?.naive_utc();
+        let wall = within_tables(DateTime::from_timestamp(local, 0)?.naive_utc());
         let offset = match tz.offset_from_local_datetime(&wall) {
             LocalResult::Single(o) => o.fix().local_minus_utc(),
             LocalResult::Ambiguous(a, b) => {
@@ -88,6 +88,32 @@ impl TextZone {
         };
         local.checked_sub(i64::from(offset))
     }
+}
+
+/// The last year chrono-tz's tables hold a zone's transitions for: past it a zone keeps
+/// its last offset (New York's summer time would stop in 2100), where Java, and so Spark,
+/// goes on by the zone's rules.
+const LAST_TABLED_YEAR: i32 = 2099;
+
+/// Wall clock `wall`, if past the tables' last year, moved to the latest year they hold
+/// with the same calendar (a leap year or not, January 1st on the same weekday): each of
+/// a zone's rules ("the last Sunday of March") falls on the same date there, so the offset
+/// is the one the zone's rules give `wall`.
+fn within_tables(wall: NaiveDateTime) -> NaiveDateTime {
+    let year = wall.year();
+    if year <= LAST_TABLED_YEAR {
+        return wall;
+    }
+    let calendar = |y: i32| {
+        let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+        (leap, NaiveDate::from_ymd_opt(y, 1, 1).map(|d| d.weekday()))
+    };
+    // 28 years without a century's lost leap day hold every calendar
+    (LAST_TABLED_YEAR - 27..=LAST_TABLED_YEAR)
+        .rev()
+        .find(|&y| calendar(y) == calendar(year))
+        .and_then(|y| wall.with_year(y))
+        .unwrap_or(wall)
 }
 
 /// The number a run of ASCII digits spells (`None`: empty, or another byte). Every caller
