@@ -270,6 +270,25 @@ def test_empty_csv_fields_are_nulls_as_spark_reads_them(spark, tmp_path):
         assert rows_of(source.load(str(folder))) == reference
 
 
+def test_whole_numbers_past_int64_are_decimals_as_spark_infers_them(spark, tmp_path):
+    """A column (a struct member, list elements) with whole numbers past int64 (a uint64
+    id) is a `decimal(20,0)` that keeps every digit, as Spark infers it, not a double that
+    loses them; one with fractions too is a double, as in Spark."""
+    rows = [
+        {"id": 1, "h": 12345678901234567890, "f": 1, "s": {"big": 1}, "l": [1]},
+        {"id": 2, "h": 5, "f": 18446744073709551615, "s": {"big": 18446744073709551615}},
+        {"id": 3, "f": 1.5, "l": [2, 9223372036854775809]},
+    ]
+    write(f"{tmp_path}/big/b.json", rows)
+    path = f"{tmp_path}/big"
+    reference = _typed_rows(spark.read.json(path))
+    assert reference[0]["h"] == "decimal(20,0)" and reference[0]["f"] == "double"
+    assert _typed_rows(bls.read(spark, path)) == reference
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        assert _typed_rows(spark.read.format("batchloader").load(path)) == reference
+
+
 def test_numbers_and_binary_of_a_schema_read_as_sparks_json_reader_reads_them(spark, tmp_path):
     """Spark's JSON reader takes a whole number into a `timestamp` as seconds since the
     epoch (Arrow's rule, the loader's, counted microseconds: 1700000000 was

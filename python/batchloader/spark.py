@@ -24,7 +24,6 @@ import pyarrow as pa
 from batchloader import locations, pruning
 from batchloader._core import COMPRESSED_SUFFIXES, JAVA_SHORT_IDS, ResultSetLoader
 from batchloader.errors import BatchLoaderError
-from batchloader.mixed_types import declare_text, text_type_at
 from batchloader.projection import split_paths
 from batchloader.schema import (
     ImplicitColumns,
@@ -32,6 +31,7 @@ from batchloader.schema import (
     top_name_among,
     type_conflict_path,
 )
+from batchloader.spark_inference import Inference
 
 T = TypeVar("T")
 
@@ -360,10 +360,10 @@ class ScanPlan:
             # as many from each as the sample's size allows
             sampling["file_limit"] = max(-(-sample_rows // len(sampled)), SAMPLE_FILE_ROWS)
             sampled = spread(sampled)
-        texts, probe = self._sample_mixed_types(sampled, root, sample_rows, sampling)
+        learnt, probe = self._sample_by_sparks_rules(sampled, root, sample_rows, sampling)
         if probe is None:
-            if len(texts):
-                sampling["schema"] = pa.schema([*(sampling.get("schema") or []), *texts])
+            if len(learnt):
+                sampling["schema"] = pa.schema([*(sampling.get("schema") or []), *learnt])
             probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **sampling)
             for _ in probe:
                 pass
@@ -386,9 +386,10 @@ class ScanPlan:
             scan_options,
             root=root,
             schema=reader_schema,
-            # only the user's own types read any value into a string column as its text,
-            # and the types the sample guessed (no value showed them), as a local scan's
-            declared_columns=[f.name for f in scan_options.get("schema") or []] + texts.names,
+            # only the user's own types read any value into a string column as its text (and
+            # those Spark's rules gave), and the types the sample guessed (no value showed
+            # them), as a local scan's
+            declared_columns=[f.name for f in scan_options.get("schema") or []] + learnt.names,
             text_guesses=probe.tracker.guessed_paths(),
             strict_schema=True,
         )
@@ -396,48 +397,44 @@ class ScanPlan:
         return probe
 
     @staticmethod
-    def _sample_mixed_types(
+    def _sample_by_sparks_rules(
         sampled: list[str],
         root: str | None,
         sample_rows: int | None,
         sampling: dict[str, Any],
     ) -> tuple[pa.Schema, Any]:
-        """Under Spark's JSON conventions, the fields of the sample whose values have types
-        no one type holds, as Spark infers them: strings (`mixed_types`), declared where
-        they were met (`x`, `x.a`, `x[]`), found by sampling again after each one, strictly
-        (a conflict would be a bad line in permissive mode). Returns them and the sample
-        Scan, spent, if it read the sample through in the user's `on_error` (else None: it
-        is sampled again in theirs). An error of another kind ends the search, raised if `on_error`
-        is "error"; columns the user typed keep their types (a value they do not take stays
-        bad input)."""
+        """Under Spark's JSON conventions, the types the sample learns by Spark's inference
+        rules (`spark_inference`: a field of mixed types is a string, whole numbers past
+        int64 a decimal), each learnt by sampling again, strictly (a conflict would be a
+        bad line in permissive mode). Returns them and the sample Scan, spent, if it read
+        the sample through in the user's `on_error` (else None: it is sampled again in
+        theirs). An error of another kind ends the search, raised if `on_error` is "error";
+        columns the user typed keep their types (a value they do not take stays bad
+        input)."""
         from batchloader.scan import Scan
 
-        texts = pa.schema([])
         if sampling.get("json_conventions") != "spark":
-            return texts, None
+            return pa.schema([]), None
         given = sampling.get("schema") or pa.schema([])
-        typed = {n.lower() for n in given.names}
+        learnt = Inference(given.names)
         strictly = dict(sampling, on_error="error")
         on_error = sampling.get("on_error", "error")
         while True:
-            strictly["schema"] = pa.schema([*given, *texts]) if len(given) + len(texts) else None
+            declared = pa.schema([*given, *learnt.schema()])
+            strictly["schema"] = declared if len(declared) else None
             probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **strictly)
             try:
                 for _ in probe:
                     pass
-                # another mode's sample has its own columns (permissive's _corrupt_record)
-                return texts, probe if on_error == "error" else None
             except BatchLoaderError as e:
-                path = type_conflict_path(e)
-                found = None if path is None else text_type_at(path)
-                if found is not None and found[0].lower() not in typed:
-                    more = declare_text(texts, *found)
-                    if not more.equals(texts):
-                        texts = more
-                        continue
+                if learnt.learn_conflict(type_conflict_path(e)):
+                    continue
                 if on_error == "error":
                     raise
-                return texts, None
+                return learnt.schema(), None
+            if not learnt.learn_wholes(probe.wholes_rounded):
+                # another mode's sample has its own columns (permissive's _corrupt_record)
+                return learnt.schema(), probe if on_error == "error" else None
 
     @staticmethod
     def _splittable(probe: Any) -> Callable[[str], bool]:

@@ -1,0 +1,84 @@
+"""The types a sample learns by Spark's inference rules (`spark_inference`)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from batchloader.spark_inference import WHOLE_DECIMAL, Inference, declare, merged_type, type_at
+
+
+@pytest.mark.parametrize(
+    "path, top, t",
+    [
+        ("x", "x", pa.utf8()),
+        ("x.a", "x", pa.struct([("a", pa.utf8())])),
+        ("x[]", "x", pa.list_(pa.utf8())),
+        ("x[].k", "x", pa.list_(pa.struct([("k", pa.utf8())]))),
+        ("x.a[][]", "x", pa.struct([("a", pa.list_(pa.list_(pa.utf8())))])),
+        ("é b.c d", "é b", pa.struct([("c d", pa.utf8())])),
+    ],
+)
+def test_a_path_becomes_a_string_where_it_ends(path, top, t):
+    assert type_at(path, pa.utf8()) == (top, t)
+
+
+@pytest.mark.parametrize("path", ["", ".a", "x.", "x[", "x[0]", "x..a"])
+def test_paths_these_steps_do_not_spell_have_none(path):
+    assert type_at(path, pa.utf8()) is None
+
+
+def test_declarations_of_one_column_merge():
+    member = pa.struct([("a", pa.utf8())])
+    other = pa.struct([("b", pa.list_(pa.utf8()))])
+    assert merged_type(member, other) == pa.struct([("a", pa.utf8()), ("b", pa.list_(pa.utf8()))])
+    # a string covers what is below it, on either side
+    assert merged_type(member, pa.utf8()) == pa.utf8()
+    assert merged_type(pa.utf8(), other) == pa.utf8()
+    deeper = pa.list_(pa.struct([("k", pa.utf8())]))
+    assert merged_type(deeper, pa.list_(pa.struct([("j", pa.utf8())]))) == pa.list_(
+        pa.struct([("k", pa.utf8()), ("j", pa.utf8())])
+    )
+    # a struct met as a list too: the value itself is text
+    assert merged_type(member, pa.list_(pa.utf8())) == pa.utf8()
+
+
+def test_a_schema_takes_each_declaration_once_by_name_in_any_case():
+    schema = declare(pa.schema([]), "X", pa.struct([("a", pa.utf8())]))
+    schema = declare(schema, "x", pa.struct([("b", pa.utf8())]))
+    schema = declare(schema, "y", pa.utf8())
+    assert schema == pa.schema(
+        [("X", pa.struct([("a", pa.utf8()), ("b", pa.utf8())])), ("y", pa.utf8())]
+    )
+    assert declare(schema, "y", pa.list_(pa.utf8())).equals(schema)
+
+
+def test_leaves_of_two_kinds_merge_to_a_string():
+    assert merged_type(WHOLE_DECIMAL, WHOLE_DECIMAL) == WHOLE_DECIMAL
+    assert merged_type(WHOLE_DECIMAL, pa.utf8()) == pa.utf8()
+    assert merged_type(WHOLE_DECIMAL, pa.struct([("a", pa.utf8())])) == pa.utf8()
+
+
+def test_inference_learns_strings_decimals_and_doubles_by_path():
+    learnt = Inference(["Typed"])
+    assert learnt.learn_wholes({"id": 2, "s.big": 1, "typed": 1})
+    assert learnt.schema() == pa.schema(
+        [("id", WHOLE_DECIMAL), ("s", pa.struct([("big", WHOLE_DECIMAL)]))]
+    )
+    assert not learnt.learn_wholes({"id": 3})  # nothing new
+    # a fraction in a decimal column: Spark's double, and not a decimal again
+    assert learnt.learn_conflict("id")
+    assert "id" not in learnt.schema().names
+    assert not learnt.learn_wholes({"id": 1})
+    # the double then meets a string: a string, as any column of mixed types
+    assert learnt.learn_conflict("id")
+    assert learnt.schema().field("id").type == pa.utf8()
+    assert learnt.learn_conflict("s.other")
+    assert learnt.schema().field("s").type == pa.struct(
+        [("big", WHOLE_DECIMAL), ("other", pa.utf8())]
+    )
+    # nothing more to learn: a string already, a column the user typed, no path
+    assert not learnt.learn_conflict("id")
+    assert not learnt.learn_conflict("TYPED.x")
+    assert not learnt.learn_conflict(None)
+    assert not learnt.learn_conflict("x[0]")
