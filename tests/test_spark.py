@@ -289,6 +289,27 @@ def test_whole_numbers_past_int64_are_decimals_as_spark_infers_them(spark, tmp_p
         assert _typed_rows(spark.read.format("batchloader").load(path)) == reference
 
 
+def test_csv_header_names_are_sparks(spark, tmp_path):
+    """A header's empty names and names given twice (in any case) are named as Spark's CSV
+    reader names them (`_c1`; `a0`, `a3`, `A4`) by `read` and the data source, where a
+    local scan under Arrow's conventions calls the first `column2` and refuses the second."""
+    folder = tmp_path / "h"
+    folder.mkdir()
+    (folder / "h.csv").write_text("a,,b,a,A,\n1,2,3,4,5,6\n")
+    theirs = spark.read.option("header", True).csv(str(folder))
+    assert theirs.columns == ["a0", "_c1", "b", "a3", "A4", "_c5"]
+    ours = bls.read(spark, str(folder), header=True)
+    data = [c for c in ours.columns if c not in ("fqn", "filepath", "filename", "suffix")]
+    assert data == theirs.columns
+    assert rows_of(ours.select(*data)) == rows_of(theirs)
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").option("header", "true").load(str(folder))
+        assert rows_of(source.select(*data)) == rows_of(theirs)
+    with pytest.raises(InputError, match="the header names 'a' twice"):
+        list(bl.Scan(folder, header=True))
+
+
 def test_numbers_and_binary_of_a_schema_read_as_sparks_json_reader_reads_them(spark, tmp_path):
     """Spark's JSON reader takes a whole number into a `timestamp` as seconds since the
     epoch (Arrow's rule, the loader's, counted microseconds: 1700000000 was

@@ -455,6 +455,7 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
             delimiter,
             quote,
             escape,
+            conventions: setup.conventions,
         }
         .checked()
         .expect("a dialect the readers take")
@@ -483,8 +484,7 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                 }
                 Format::Csv { header } => {
                     let mut r = CsvReader::from_reader(bytes, "fuzz.csv", csv(header), on_error)
-                        .with_null_values(nulls)
-                        .with_conventions(setup.conventions);
+                        .with_null_values(nulls);
                     Box::new(move |l| r.fill(l))
                 }
             }
@@ -509,8 +509,7 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                 Format::Csv { header } => {
                     let mut r = CsvReader::open(&file, range, csv(header), on_error)
                         .map_err(ReadError::Input)?
-                        .with_null_values(nulls)
-                        .with_conventions(setup.conventions);
+                        .with_null_values(nulls);
                     Box::new(move |l| r.fill(l))
                 }
             }

@@ -253,8 +253,10 @@ class FileReader:
     ISO-8601 (`"2024-1-2 3:04"`, a date from `"2024-01-02T03:04:05Z"`, a zone after the
     clock: `"... PST"`, `"...+1"`). `csv_conventions` (CSV): `"spark"` reads those date
     and timestamp texts as Spark's CSV reader does; `"arrow"` (the default) ISO-8601's
-    only (a `Scan` with `csv_conventions="spark"` and no `null_values` also reads empty
-    fields as nulls, as Spark's CSV reader does)."""
+    only, and names a header's empty names `column<n>` and refuses a name given twice,
+    where `"spark"` names them as Spark does (`_c<i>`; `a0`, `a3`). A `Scan` with
+    `csv_conventions="spark"` and no `null_values` also reads empty fields as nulls, as
+    Spark's CSV reader does."""
 
     def __new__(
         cls,

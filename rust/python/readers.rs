@@ -252,6 +252,7 @@ impl PyFileReader {
                     delimiter: one_byte("delimiter", delimiter)?,
                     quote: one_byte("quote", quote)?,
                     escape: escape.map(|e| one_byte("escape", e)).transpose()?,
+                    conventions: csv_conventions,
                 }
                 .checked()
                 .map_err(PyValueError::new_err)?,
@@ -290,8 +291,7 @@ impl PyFileReader {
             }),
             Some(options) => CsvReader::open(&source, range, options, on_error).map(|r| {
                 AnyReader::Csv(Box::new(
-                    r.with_null_values(null_values.as_deref().unwrap_or_default())
-                        .with_conventions(csv_conventions),
+                    r.with_null_values(null_values.as_deref().unwrap_or_default()),
                 ))
             }),
         });

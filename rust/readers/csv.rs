@@ -73,6 +73,9 @@ pub struct CsvOptions {
     /// An escape character inside quotes (with `\\`, `\"` is a quote), besides the doubled
     /// quote, which is one in every dialect.
     pub escape: Option<u8>,
+    /// How the header names columns and how date and timestamp texts read: Arrow's (Drill's
+    /// names, ISO-8601) or Spark's (its names, its texts besides ISO-8601).
+    pub conventions: Conventions,
 }
 
 /// `text` without the line breaks that end it.
@@ -132,6 +135,7 @@ impl Default for CsvOptions {
             delimiter: b',',
             quote: b'"',
             escape: None,
+            conventions: Conventions::Arrow,
         }
     }
 }
@@ -161,8 +165,6 @@ pub struct CsvRecords {
     ignored: IgnoredNames,
     /// Field texts that stand for a null (`null_values`; none by default).
     null_texts: Vec<Box<[u8]>>,
-    /// How date and timestamp texts read (ISO-8601, or Spark's forms besides).
-    conventions: Conventions,
 }
 
 impl CsvRecords {
@@ -273,18 +275,31 @@ impl CsvRecords {
         ))
     }
 
-    /// Take the column names from the header record (the first record read).
+    /// Take the column names from the header record (the first record read). An empty
+    /// name is `column<n>` (1-based); under Spark's conventions, as Spark's CSV reader names
+    /// them, `_c<i>` (0-based; a null text too), and a name given more than once (in any
+    /// case) takes its index as a suffix (`a0`, `A3`) where it is otherwise refused.
     fn set_names(&mut self) -> Result<(), InputError> {
         self.header_offset = self.window.record_offset();
+        let mut given = Vec::new();
+        for (i, f) in self.record().iter().enumerate() {
+            let text = self.text(f, i)?;
+            let null = self.is_null_text(f) && self.options.conventions == Conventions::Spark;
+            given.push(if null { "" } else { text.trim() }.to_string());
+        }
+        let repeated = |name: &str| {
+            let name = name.to_lowercase();
+            given.iter().filter(|n| n.to_lowercase() == name).count() > 1
+        };
         let mut names = Vec::new();
         // the loader's rule: names are equal if their lowercase forms are
         let mut lowercase = HashSet::new();
-        for (i, f) in self.record().iter().enumerate() {
-            let name = self.text(f, i)?.trim().to_string();
-            let name = if name.is_empty() {
-                format!("column{}", i + 1)
-            } else {
-                name
+        for (i, name) in given.iter().enumerate() {
+            let name = match self.options.conventions {
+                Conventions::Spark if name.is_empty() => format!("_c{i}"),
+                Conventions::Spark if repeated(name) => format!("{name}{i}"),
+                _ if name.is_empty() => format!("column{}", i + 1),
+                _ => name.clone(),
             };
             if !lowercase.insert(name.to_lowercase()) {
                 let error = self.error(None, format!("the header names '{name}' twice"));
@@ -468,7 +483,8 @@ impl CsvRecords {
                         text.trim().parse::<f32>().map_err(|_| bad("a number"))?,
                     )),
                     DataType::Date32 => Value::Date(
-                        self.conventions
+                        self.options
+                            .conventions
                             .date_of_text(text.trim(), false)
                             .ok_or_else(|| bad("a date"))?,
                     ),
@@ -478,10 +494,11 @@ impl CsvRecords {
                         // without a zone holds wall clocks: a text with an offset is
                         // refused, as pyarrow.csv and Spark's CSV reader refuse it
                         let zone = TextZone::of_wall_clocks(dt);
-                        self.conventions
+                        self.options
+                            .conventions
                             .timestamp_of_text(text, *unit, zone)
                             .ok_or_else(|| {
-                                match self.conventions.timestamp_refusal(text, dt, zone) {
+                                match self.options.conventions.timestamp_refusal(text, dt, zone) {
                                     Some(why) => self.at_field(
                                         i,
                                         self.error(
@@ -741,7 +758,6 @@ impl CsvReader {
             one_line_records: false,
             ignored: IgnoredNames::default(),
             null_texts: Vec::new(),
-            conventions: Conventions::Arrow,
         };
         RecordReader::new(src, on_error)
     }
@@ -750,13 +766,6 @@ impl CsvReader {
     /// (pyarrow.csv's `null_values`, Spark's `nullValue`): `[""]` makes empty fields null.
     pub fn with_null_values<S: AsRef<str>>(mut self, texts: &[S]) -> Self {
         self.src.null_texts = texts.iter().map(|t| t.as_ref().as_bytes().into()).collect();
-        self
-    }
-
-    /// Read date and timestamp texts by `conventions`: under Spark's, the forms Spark's CSV
-    /// reader takes besides ISO-8601 (`2024-1-2`, a date from a timestamp's text...).
-    pub fn with_conventions(mut self, conventions: Conventions) -> Self {
-        self.src.conventions = conventions;
         self
     }
 }

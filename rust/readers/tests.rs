@@ -304,11 +304,11 @@ fn spark_conventions_read_sparks_date_and_timestamp_texts() {
     let csv_reader = |conventions| {
         let options = CsvOptions {
             header: true,
+            conventions,
             ..CsvOptions::default()
         };
         let input = Box::new(Cursor::new(csv.as_bytes().to_vec()));
         CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
-            .with_conventions(conventions)
     };
     let read_csv = |mut r: CsvReader| {
         let mut l = ResultSetLoader::new(options()).unwrap();
@@ -329,11 +329,79 @@ fn spark_conventions_read_sparks_date_and_timestamp_texts() {
     let input = Box::new(Cursor::new(csv.into_bytes()));
     let options = CsvOptions {
         header: true,
+        conventions: Conventions::Spark,
         ..CsvOptions::default()
     };
-    let r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
-        .with_conventions(Conventions::Spark);
+    let r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error);
     check(&read_csv(r).unwrap(), day);
+}
+
+/// A header's empty names and names given twice: under Arrow's conventions `column<n>`
+/// and an error naming the name; under Spark's, Spark's names (`_c<i>`, the name with its
+/// index), in every byte range of the file alike (a later range reads the header apart).
+#[test]
+fn csv_header_names_follow_the_conventions() {
+    use super::Conventions;
+    let text = "a,,b,a,A,\n1,2,3,4,5,6\n7,8,9,10,11,12\n";
+    let options = |conventions| CsvOptions {
+        header: true,
+        conventions,
+        ..CsvOptions::default()
+    };
+    let names_of = |batch: &RecordBatch| {
+        let schema = batch.schema();
+        schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect::<Vec<_>>()
+    };
+    let (source, _) = in_memory("mem.csv", text.as_bytes());
+    let second = text.find('7').unwrap() as u64;
+    for (start, end) in [(0, text.len() as u64), (second, text.len() as u64)] {
+        let range = super::input::ByteRange { start, end };
+        let mut r = CsvReader::open(
+            &source,
+            Some(range),
+            options(Conventions::Spark),
+            OnError::Error,
+        )
+        .unwrap();
+        let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+        l.start_batch().unwrap();
+        assert!(!r.fill(&mut l).unwrap());
+        let batch = l.harvest().unwrap();
+        assert_eq!(
+            names_of(&batch),
+            ["a0", "_c1", "b", "a3", "A4", "_c5"],
+            "{start}"
+        );
+        let last = batch.column(5).as_string::<i32>();
+        assert_eq!(last.value(batch.num_rows() - 1), "12");
+    }
+    let e = match CsvReader::open(&source, None, options(Conventions::Arrow), OnError::Error) {
+        Ok(mut r) => {
+            let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+            l.start_batch().unwrap();
+            r.fill(&mut l).map(|_| ()).unwrap_err()
+        }
+        Err(e) => ReadError::Input(e),
+    };
+    let ReadError::Input(e) = e else {
+        panic!("not an input error");
+    };
+    assert!(
+        e.message.contains("the header names 'a' twice"),
+        "{}",
+        e.message
+    );
+    let (source, _) = in_memory("mem.csv", b"a,,b\n1,2,3\n");
+    let mut r =
+        CsvReader::open(&source, None, options(Conventions::Arrow), OnError::Error).unwrap();
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    assert!(!r.fill(&mut l).unwrap());
+    assert_eq!(names_of(&l.harvest().unwrap()), ["a", "column2", "b"]);
 }
 
 /// A whole number past int64 (within uint64) that a column the data typed holds as a
@@ -586,6 +654,7 @@ fn a_range_without_errors_reads_only_from_its_start() {
                 delimiter: b',',
                 quote: b'"',
                 escape: None,
+                ..CsvOptions::default()
             };
             let mut r = CsvReader::open(&source, Some(range), options, OnError::Error).unwrap();
             r.fill(&mut l).unwrap()
@@ -1350,6 +1419,7 @@ fn a_pending_csv_record_is_split_again_for_a_wider_projection() {
         delimiter: b',',
         quote: b'"',
         escape: None,
+        ..CsvOptions::default()
     };
     let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
     let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error);
