@@ -250,6 +250,13 @@ def test_fields_of_mixed_types_are_strings_as_spark_infers_them(spark, tmp_path)
     with pytest.raises(Exception, match=r"column 'x'.*does not fit Int64"):
         bls.read(spark, data, json_conventions="arrow")
 
+    # a reader of the user's own writes its own types: its conflict says so, as before
+    def rows(file, writer):
+        yield from ({"x": 1}, {"x": "two"})
+
+    with pytest.raises(Exception, match=r"column 'x'.*str value \"two\" does not fit Int64"):
+        bls.read(spark, data, format=rows)
+
 
 def test_empty_csv_fields_are_nulls_as_spark_reads_them(spark, tmp_path):
     """Spark's CSV reader reads an empty field, quoted or not, as a null in a string column

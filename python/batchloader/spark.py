@@ -413,8 +413,9 @@ class ScanPlan:
         input)."""
         from batchloader.scan import Scan
 
-        if sampling.get("json_conventions") != "spark":
-            return pa.schema([]), None
+        custom = sampling.get("reader") is not None or callable(sampling.get("format"))
+        if sampling.get("json_conventions") != "spark" or custom:
+            return pa.schema([]), None  # a reader of the user's own writes its own types
         given = sampling.get("schema") or pa.schema([])
         learnt = Inference(given.names)
         strictly = dict(sampling, on_error="error")
