@@ -254,9 +254,8 @@ class FileReader:
     clock: `"... PST"`, `"...+1"`). `csv_conventions` (CSV): `"spark"` reads those date
     and timestamp texts as Spark's CSV reader does; `"arrow"` (the default) ISO-8601's
     only, and names a header's empty names `column<n>` and refuses a name given twice,
-    where `"spark"` names them as Spark does (`_c<i>`; `a0`, `a3`). A `Scan` with
-    `csv_conventions="spark"` and no `null_values` also reads empty fields as nulls, as
-    Spark's CSV reader does."""
+    where `"spark"` names them as Spark does (`_c<i>`; `a0`, `a3`), and, without
+    `null_values`, reads empty fields as nulls, as Spark's CSV reader does."""
 
     def __new__(
         cls,

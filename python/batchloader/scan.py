@@ -407,9 +407,6 @@ class Scan:
         self.byte_range = byte_range
         self.multiline = multiline
         self.null_values = _null_texts(null_values, format)
-        if self.null_values is None and csv_conventions == "spark":
-            # Spark's CSV reader: an empty field is a null (its nullValue, "", by default)
-            self.null_values = [""]
         if reader is None:
             for f in self.files:
                 self._builtin_format(f)  # fail early on a file no reader can read

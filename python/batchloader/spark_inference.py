@@ -88,14 +88,14 @@ class Inference:
         """A value at `path` did not fit its column's type: True if that teaches a type
         (a decimal that met a fraction is a double again; any other column a string), False
         if nothing is left to learn there (the conflict is bad input)."""
-        if path is None or type_at(path, pa.utf8()) is None:
+        found = None if path is None else type_at(path, pa.utf8())
+        if path is None or found is None:
             return False
         if self.leaves.get(path) == WHOLE_DECIMAL:
             del self.leaves[path]
             self.doubles.add(path)
             return True
-        top = type_at(path, pa.utf8())
-        if top is None or top[0].lower() in self.typed:
+        if found[0].lower() in self.typed:
             return False
         before = self.schema()
         self.leaves[path] = pa.utf8()

@@ -287,10 +287,12 @@ impl CsvRecords {
             let null = self.is_null_text(f) && self.options.conventions == Conventions::Spark;
             given.push(if null { "" } else { text.trim() }.to_string());
         }
-        let repeated = |name: &str| {
-            let name = name.to_lowercase();
-            given.iter().filter(|n| n.to_lowercase() == name).count() > 1
-        };
+        // how often each name is given, in any case (Spark's suffixes)
+        let mut counts = std::collections::HashMap::new();
+        for name in &given {
+            *counts.entry(name.to_lowercase()).or_insert(0) += 1;
+        }
+        let repeated = |name: &str| counts[&name.to_lowercase()] > 1;
         let mut names = Vec::new();
         // the loader's rule: names are equal if their lowercase forms are
         let mut lowercase = HashSet::new();
@@ -757,16 +759,29 @@ impl CsvReader {
             base: input::LineBase::default(),
             one_line_records: false,
             ignored: IgnoredNames::default(),
-            null_texts: Vec::new(),
+            null_texts: spark_null_texts(options.conventions),
         };
         RecordReader::new(src, on_error)
     }
 
     /// Read a field whose text (quoted or not) is one of `texts` as a null, in any column
     /// (pyarrow.csv's `null_values`, Spark's `nullValue`): `[""]` makes empty fields null.
+    /// None given keeps the conventions' own (Spark's: `""`; Arrow's: none).
     pub fn with_null_values<S: AsRef<str>>(mut self, texts: &[S]) -> Self {
-        self.src.null_texts = texts.iter().map(|t| t.as_ref().as_bytes().into()).collect();
+        if !texts.is_empty() {
+            self.src.null_texts = texts.iter().map(|t| t.as_ref().as_bytes().into()).collect();
+        }
         self
+    }
+}
+
+/// The null texts of CSV read by `conventions` when none are given: Spark's CSV reader reads
+/// an empty field, quoted or not, as a null (its `nullValue` is `""`); Arrow's (Drill's,
+/// pyarrow.csv's) keeps `""` in a string column.
+fn spark_null_texts(conventions: Conventions) -> Vec<Box<[u8]>> {
+    match conventions {
+        Conventions::Spark => vec![Box::from(&b""[..])],
+        Conventions::Arrow => Vec::new(),
     }
 }
 /// A field's value in the usual spellings of numbers, booleans and timestamps, read from

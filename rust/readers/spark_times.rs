@@ -15,7 +15,7 @@ use std::str::FromStr;
 use arrow_array::timezone::Tz;
 use arrow_schema::TimeUnit;
 
-use super::temporal::{days_in_month, in_unit, TextZone};
+use super::temporal::{days_in_month, digits, in_unit, TextZone};
 use crate::loader::days_from_civil;
 
 /// Days since the epoch of date text `s` as Spark's `stringToDate` reads it; with
@@ -124,10 +124,9 @@ fn time_of_day(cursor: &mut Cursor<'_>) -> Option<(i64, i64, Option<SparkZone>)>
         if cursor.eat(b':') {
             second = cursor.run(1, 2).filter(|&s| s <= 59)?;
             if cursor.eat(b'.') {
-                let digits = cursor.digits();
-                let kept = &digits[..digits.len().min(9)];
-                let value = kept.iter().fold(0i64, |n, &c| n * 10 + i64::from(c - b'0'));
-                nanos = value * 10i64.pow(9 - kept.len() as u32);
+                let fraction = cursor.digits();
+                let kept = &fraction[..fraction.len().min(9)];
+                nanos = run_of(kept, 0, 9).unwrap_or(0) * 10i64.pow(9 - kept.len() as u32);
             }
             if !cursor.done() {
                 zone = Some(spark_zone(cursor.take_rest())?);
@@ -288,11 +287,11 @@ impl<'a> Cursor<'a> {
 }
 
 /// The number `digits` spells if it is `min` to `max` ASCII digits (at most 7: no overflow).
-fn run_of(digits: &[u8], min: usize, max: usize) -> Option<i64> {
-    if !(min..=max).contains(&digits.len()) || !digits.iter().all(u8::is_ascii_digit) {
+fn run_of(text: &[u8], min: usize, max: usize) -> Option<i64> {
+    if !(min..=max).contains(&text.len()) {
         return None;
     }
-    Some(digits.iter().fold(0, |n, &c| n * 10 + i64::from(c - b'0')))
+    digits(text)
 }
 
 /// `b` without the spaces and control characters around it (what Spark trims: bytes up to

@@ -105,8 +105,8 @@ fn within_tables(wall: NaiveDateTime) -> NaiveDateTime {
         return wall;
     }
     let calendar = |y: i32| {
-        let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-        (leap, NaiveDate::from_ymd_opt(y, 1, 1).map(|d| d.weekday()))
+        let january = NaiveDate::from_ymd_opt(y, 1, 1);
+        (is_leap(i64::from(y)), january.map(|d| d.weekday()))
     };
     // 28 years without a century's lost leap day hold every calendar
     (LAST_TABLED_YEAR - 27..=LAST_TABLED_YEAR)
@@ -119,7 +119,7 @@ fn within_tables(wall: NaiveDateTime) -> NaiveDateTime {
 /// The number a run of ASCII digits spells (`None`: empty, or another byte). Every caller
 /// reads at most 9 digits: no overflow.
 #[inline(always)]
-fn digits(s: &[u8]) -> Option<i64> {
+pub(crate) fn digits(s: &[u8]) -> Option<i64> {
     debug_assert!(s.len() <= 9);
     if s.is_empty() {
         return None;
@@ -148,10 +148,15 @@ fn date_days(b: &[u8]) -> Option<i64> {
     Some(days_from_civil(y, m, d))
 }
 
+/// Whether year `y` of the proleptic Gregorian calendar has a February 29th.
+fn is_leap(y: i64) -> bool {
+    y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
+}
+
 /// Days of month `m` (1-12) of year `y` in the proleptic Gregorian calendar.
 pub(crate) fn days_in_month(y: i64, m: i64) -> i64 {
     match m {
-        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
+        2 if is_leap(y) => 29,
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,

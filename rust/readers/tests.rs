@@ -404,6 +404,50 @@ fn csv_header_names_follow_the_conventions() {
     assert_eq!(names_of(&l.harvest().unwrap()), ["a", "column2", "b"]);
 }
 
+/// Spark's conventions read an empty field, quoted or not, as a null unless null texts are
+/// given; Arrow's keep `""`.
+#[test]
+fn csv_empty_fields_are_nulls_under_sparks_conventions() {
+    use super::Conventions;
+    let strings = |conventions, nulls: &[&str]| {
+        let options = CsvOptions {
+            header: true,
+            conventions,
+            ..CsvOptions::default()
+        };
+        let input = Box::new(Cursor::new(b"a,b\n,\"\"\nNA,x\n".to_vec()));
+        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
+            .with_null_values(nulls);
+        let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+        l.start_batch().unwrap();
+        assert!(!r.fill(&mut l).unwrap());
+        let batch = l.harvest().unwrap();
+        (0..2)
+            .map(|c| {
+                batch
+                    .column(c)
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|v| v.map(str::to_string))
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let some = |v: &str| Some(v.to_string());
+    assert_eq!(
+        strings(Conventions::Spark, &[]),
+        [vec![None, some("NA")], vec![None, some("x")]]
+    );
+    assert_eq!(
+        strings(Conventions::Spark, &["NA"]),
+        [vec![some(""), None], vec![some(""), some("x")]]
+    );
+    assert_eq!(
+        strings(Conventions::Arrow, &[]),
+        [vec![some(""), some("NA")], vec![some(""), some("x")]]
+    );
+}
+
 /// A whole number past int64 (within uint64) that a column the data typed holds as a
 /// float64 which is not it (digits lost) is noted (`take_wholes_rounded`): in a column it
 /// starts, in an int64 column it widens, in a float64 column the data typed, in a list's
