@@ -404,50 +404,6 @@ fn csv_header_names_follow_the_conventions() {
     assert_eq!(names_of(&l.harvest().unwrap()), ["a", "column2", "b"]);
 }
 
-/// Spark's conventions read an empty field, quoted or not, as a null unless null texts are
-/// given; Arrow's keep `""`.
-#[test]
-fn csv_empty_fields_are_nulls_under_sparks_conventions() {
-    use super::Conventions;
-    let strings = |conventions, nulls: &[&str]| {
-        let options = CsvOptions {
-            header: true,
-            conventions,
-            ..CsvOptions::default()
-        };
-        let input = Box::new(Cursor::new(b"a,b\n,\"\"\nNA,x\n".to_vec()));
-        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
-            .with_null_values(nulls);
-        let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
-        l.start_batch().unwrap();
-        assert!(!r.fill(&mut l).unwrap());
-        let batch = l.harvest().unwrap();
-        (0..2)
-            .map(|c| {
-                batch
-                    .column(c)
-                    .as_string::<i32>()
-                    .iter()
-                    .map(|v| v.map(str::to_string))
-                    .collect::<Vec<_>>()
-            })
-            .collect::<Vec<_>>()
-    };
-    let some = |v: &str| Some(v.to_string());
-    assert_eq!(
-        strings(Conventions::Spark, &[]),
-        [vec![None, some("NA")], vec![None, some("x")]]
-    );
-    assert_eq!(
-        strings(Conventions::Spark, &["NA"]),
-        [vec![some(""), None], vec![some(""), some("x")]]
-    );
-    assert_eq!(
-        strings(Conventions::Arrow, &[]),
-        [vec![some(""), some("NA")], vec![some(""), some("x")]]
-    );
-}
-
 /// A whole number past int64 (within uint64) that a column the data typed holds as a
 /// float64 which is not it (digits lost) is noted (`take_wholes_rounded`): in a column it
 /// starts, in an int64 column it widens, in a float64 column the data typed, in a list's
@@ -1492,13 +1448,16 @@ fn a_pending_csv_record_is_split_again_for_a_wider_projection() {
 }
 
 /// `with_null_values`: a field whose text is a null text, quoted or not, is a null in a
-/// header column and in Drill's `columns` list; an empty field stays "" unless `""` is one.
+/// header column and in Drill's `columns` list; an empty field stays "" unless `""` is one,
+/// or none are given under Spark's conventions.
 #[test]
 fn csv_null_texts_are_nulls_quoted_or_not() {
+    use super::Conventions;
     let text = "a,b\nNA,\"NA\"\n,x\n";
-    let column_values = |header: bool, nulls: &[&str]| {
+    let values_by = |conventions, header: bool, nulls: &[&str]| {
         let options = CsvOptions {
             header,
+            conventions,
             ..CsvOptions::default()
         };
         let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
@@ -1521,6 +1480,7 @@ fn csv_null_texts_are_nulls_quoted_or_not() {
             (0..list.len()).map(|i| strings(&list.value(i))).collect()
         }
     };
+    let column_values = |header, nulls: &[&str]| values_by(Conventions::Arrow, header, nulls);
     let s = |v: Option<&str>| v.map(str::to_string);
     assert_eq!(
         column_values(true, &["NA"]),
@@ -1536,6 +1496,23 @@ fn csv_null_texts_are_nulls_quoted_or_not() {
             vec![s(Some("a")), None],
             vec![s(Some("NA")), s(Some("NA"))],
             vec![None, s(Some("x"))]
+        ]
+    );
+    // Spark's conventions: an empty field, quoted or not, is a null unless texts are given;
+    // Arrow's keep ""
+    assert_eq!(
+        values_by(Conventions::Spark, true, &[]),
+        [vec![s(Some("NA")), None], vec![s(Some("NA")), s(Some("x"))]]
+    );
+    assert_eq!(
+        values_by(Conventions::Spark, true, &["NA"]),
+        column_values(true, &["NA"])
+    );
+    assert_eq!(
+        column_values(true, &[]),
+        [
+            vec![s(Some("NA")), s(Some(""))],
+            vec![s(Some("NA")), s(Some("x"))]
         ]
     );
 }
