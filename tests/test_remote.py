@@ -394,12 +394,33 @@ def test_an_executors_scan_asks_nothing_of_the_files_the_driver_listed(s3, tree,
 
 @pytest.mark.parametrize("through", ["data source", "mapInArrow"])
 def test_spark_reads_remote_files_as_local_ones(spark, s3, tree, through):
+    from test_spark import HAS_PYTHON_DATA_SOURCES
+
+    import batchloader.spark as bls
+
+    if HAS_PYTHON_DATA_SOURCES:
+        # registered before the store's environment is given, as an earlier read would have:
+        # `read` and `register` register the data source anew with the environment now
+        bls.register(spark)
+    # the executors' Python workers reach the store as the driver does
+    environment = spark.sparkContext.environment
+    saved = {name: environment.get(name) for name in s3.env}
+    environment.update(s3.env)
+    try:
+        check_spark_reads_remote_files_as_local_ones(spark, s3, tree, through)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                environment.pop(name, None)
+            else:
+                environment[name] = value
+
+
+def check_spark_reads_remote_files_as_local_ones(spark, s3, tree, through):
     from test_spark import HAS_PYTHON_DATA_SOURCES, rows_of
 
     import batchloader.spark as bls
 
-    # the executors' Python workers reach the store as the driver does
-    spark.sparkContext.environment.update(s3.env)
     uri = s3.mirror(tree, "spark")
     columns = ["id", "m.k", "tags", "late", "dir0", "filename"]
     # split_bytes small enough that the plain files are read in several byte ranges

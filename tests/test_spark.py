@@ -373,6 +373,32 @@ def test_the_data_source_reads_timestamps_in_its_time_zone_option(spark, tmp_pat
         assert rows_of(ours.load(str(tmp_path))) == rows_of(theirs.json(str(tmp_path))), zone
 
 
+@needs_data_sources
+def test_the_data_source_registered_again_reads_in_the_sessions_zone_now(spark, tmp_path):
+    """Without a `timeZone` option the data source reads a text without an offset in the
+    session's zone at `register`: registered before the zone changes and again after it, it
+    reads in the new zone, as Spark's JSON reader does."""
+    write(f"{tmp_path}/t.json", [{"ts": t} for t in TIMESTAMP_TEXTS])
+    key = "spark.sql.session.timeZone"
+    before = spark.conf.get(key)
+    bls.register(spark)
+    try:
+        for zone in ["Asia/Tokyo", "America/New_York"]:
+            spark.conf.set(key, zone)
+            bls.register(spark)
+            ours = spark.read.format("batchloader").schema("ts timestamp").load(str(tmp_path))
+            theirs = spark.read.schema("ts timestamp").json(str(tmp_path))
+            assert rows_of(ours) == rows_of(theirs), zone
+            # the values themselves, not only their display in the session's zone
+            assert (
+                ours.selectExpr("cast(ts as long) s").collect()
+                == theirs.selectExpr("cast(ts as long) s").collect()
+            ), zone
+    finally:
+        spark.conf.set(key, before)
+        bls.register(spark)
+
+
 def test_time_zones_as_spark_spells_them_become_arrows():
     for spark_name, arrow in [
         ("America/New_York", "America/New_York"),

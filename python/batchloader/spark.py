@@ -894,10 +894,19 @@ def _comma_separated_paths(value: str) -> list[str]:
     return [p for p in paths if p]
 
 
+#: what the data source registered in a Spark session (by its UUID) was registered with
+_registered_with: dict[str, tuple[Any, ...]] = {}
+
+
 def register(spark: Any) -> None:
-    """Register the `batchloader` Spark Python data source (Spark 4; idempotent): then
+    """Register the `batchloader` Spark Python data source (Spark 4): then
     `spark.read.format("batchloader").option("columns", "id,m.x").load(path)` and
-    `CREATE TEMPORARY VIEW v USING batchloader OPTIONS (path '...')` work."""
+    `CREATE TEMPORARY VIEW v USING batchloader OPTIONS (path '...')` work.
+
+    The data source keeps what it was registered with: the Python workers' environment
+    (`sparkContext.environment`: an object store's endpoint and credentials), the session's
+    time zone and its default parallelism. Calling `register` again after one of them changed
+    registers it anew with them (else it does nothing); `read` calls it each time."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
     # the data source plans in a Python worker, which has no SparkSession to ask: the cores
@@ -965,7 +974,17 @@ def register(spark: Any) -> None:
             return BatchloaderReader(plan)
 
     jsession = spark._jsparkSession
-    if jsession.sessionState().dataSourceManager().dataSourceExists("batchloader"):
+    sc = spark.sparkContext
+    # the workers' environment and interpreter travel with the registered class
+    registered_with = (
+        default_parallelism,
+        default_time_zone,
+        sc.pythonExec,
+        tuple(sorted(sc.environment.items())),
+    )
+    session = jsession.sessionUUID()
+    exists = jsession.sessionState().dataSourceManager().dataSourceExists("batchloader")
+    if exists and _registered_with.get(session) == registered_with:
         return
     # Each Spark session has its own registry, but Spark checks the name against the thread's
     # *active* session, which may be another one that has it: make this one active meanwhile.
@@ -974,6 +993,7 @@ def register(spark: Any) -> None:
     jvm_session.setActiveSession(jsession)
     try:
         spark.dataSource.register(BatchloaderDataSource)
+        _registered_with[session] = registered_with
     finally:
         if previous.isDefined():
             jvm_session.setActiveSession(previous.get())
