@@ -843,6 +843,25 @@ def test_the_data_source_takes_sparks_mode_option_as_spark_does(spark, tmp_path,
     assert len(rows_of(theirs)) == (4 if mode == "PERMISSIVE" else 2)
 
 
+def test_permissive_csv_keeps_a_bad_records_values_as_sparks_csv_reader_does(spark, tmp_path):
+    """Spark's CSV reader keeps a bad record's fields that convert (partial results), a
+    field that does not null, beside the record in `_corrupt_record`; so does `read` (its
+    Spark conventions), a record with more fields than the header included. (A record with
+    fewer is not bad input here, as in Drill: not in the file.)"""
+    (tmp_path / "p.csv").write_text("a,b,c\n1,x,p\n2,3,q\n4,5,r,extra\n8,9.5,s\n,,\n")
+    ddl = "a int, b int, c string"
+    theirs = spark.read.schema(f"{ddl}, _corrupt_record string").option("header", True)
+    want = rows_of(theirs.option("mode", "PERMISSIVE").csv(str(tmp_path)))
+    assert {"a": 4, "b": 5, "c": "r", "_corrupt_record": "4,5,r,extra"} in want
+    ours = bls.read(spark, str(tmp_path), schema=ddl, header=True, on_error="permissive")
+    assert rows_of(ours.select("a", "b", "c", "_corrupt_record")) == want
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema(f"{ddl}, _corrupt_record string")
+        loaded = source.option("header", "true").option("mode", "PERMISSIVE")
+        assert rows_of(loaded.load(str(tmp_path))) == want
+
+
 def test_an_empty_projection_counts_every_row_on_both_paths(spark, tmp_path):
     """`columns=[]` is COUNT(*): no column, yet as many rows as the files hold, through the
     data source and through mapInArrow, with a file split in several byte ranges too."""

@@ -668,6 +668,34 @@ impl RecordSource for CsvRecords {
         }
     }
 
+    /// Under Spark's conventions, a bad record's fields the header names, each converted
+    /// or null where it does not convert (or its column cannot take it), as Spark's CSV
+    /// reader keeps partial results; the fields past the header's are left out (the raw
+    /// record beside them keeps them). A headerless file's `columns` take every field
+    /// written as text: nothing to keep apart there.
+    fn write_partial(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
+        if self.options.conventions != Conventions::Spark || self.ids.is_none() {
+            return Ok(());
+        }
+        let record = self.record();
+        for target in &self.targets {
+            let Some(raw) = record.get(target.field) else {
+                break; // a short record: the rest null
+            };
+            let value = match plain_value(target.conversion, raw) {
+                _ if self.is_null_text(raw) => Value::Null,
+                Some(value) => value,
+                None => self
+                    .converted_value(l, target, raw, None)
+                    .unwrap_or(Value::Null),
+            };
+            if l.set(target.id, value).is_err() {
+                self.write_null(l, target)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The record as the file has it (quotes and all), without its line terminator.
     fn raw(&self) -> String {
         String::from_utf8_lossy(self.raw_bytes()).into_owned()

@@ -176,6 +176,12 @@ pub(crate) trait RecordSource {
     fn row_changed_schema(&self, _l: &ResultSetLoader) -> bool {
         false
     }
+    /// The current record, bad input kept in `_corrupt_record`: write into the open row
+    /// the values of it its format keeps beside the raw record (Spark's CSV reader keeps
+    /// the fields that convert). By default none: the other columns are null.
+    fn write_partial(&mut self, _l: &mut ResultSetLoader) -> Result<(), InputError> {
+        Ok(())
+    }
     /// The current record as text, for `_corrupt_record`.
     fn raw(&self) -> String;
     /// An input error about the current record.
@@ -333,7 +339,7 @@ impl Driver {
 
     fn on_bad_record<S: RecordSource>(
         &mut self,
-        src: &S,
+        src: &mut S,
         l: &mut ResultSetLoader,
         e: InputError,
     ) -> Result<(), ReadError> {
@@ -355,10 +361,11 @@ impl Driver {
         }
     }
 
-    /// Keep the current record whole in `_corrupt_record` (the row is open).
+    /// Keep the current record whole in `_corrupt_record` (the row is open), beside what
+    /// of it the source keeps (`write_partial`).
     fn write_corrupt<S: RecordSource>(
         &mut self,
-        src: &S,
+        src: &mut S,
         l: &mut ResultSetLoader,
     ) -> Result<(), ReadError> {
         let id = match l.column(ROOT, CORRUPT_RECORD) {
@@ -368,6 +375,10 @@ impl Driver {
                 Arc::new(Field::new(CORRUPT_RECORD, DataType::Utf8, true)),
             )?,
         };
+        if let Err(e) = src.write_partial(l) {
+            l.discard_row();
+            return Err(ReadError::Input(e));
+        }
         let text = src.raw();
         let written = l.set(id, Value::Str(&text)).and_then(|_| l.save_row());
         if let Err(e) = written {

@@ -336,6 +336,88 @@ fn spark_conventions_read_sparks_date_and_timestamp_texts() {
     check(&read_csv(r).unwrap(), day);
 }
 
+/// A CSV record kept as bad input in permissive mode: under Spark's conventions with the
+/// values that convert (a field that does not is null, the fields past the header's left
+/// out), as Spark's CSV reader keeps partial results; under Arrow's the other columns null.
+/// A bad record that starts a batch (the one before it full) is kept alike.
+#[test]
+fn csv_permissive_keeps_the_values_of_a_bad_record_under_sparks_conventions() {
+    use super::driver::CORRUPT_RECORD;
+    use super::Conventions;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Int64, true),
+        Field::new("c", DataType::Utf8, true),
+    ]));
+    let text = "a,b,c\n1,x,p\n2,3,q\n4,5,r,extra\n6,7\n8,9.5,s\n";
+    let rows_by = |conventions, row_limit| {
+        let options = CsvOptions {
+            header: true,
+            conventions,
+            ..CsvOptions::default()
+        };
+        let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
+        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Permissive);
+        let mut l = ResultSetLoader::new(LoaderOptions {
+            schema: Some(Arc::clone(&schema)),
+            row_limit,
+            ..LoaderOptions::default()
+        })
+        .unwrap();
+        let mut rows = Vec::new();
+        let mut more = true;
+        while more {
+            l.start_batch().unwrap();
+            more = r.fill(&mut l).unwrap();
+            let batch = l.harvest().unwrap();
+            let ints = |name: &str| {
+                batch
+                    .column_by_name(name)
+                    .unwrap()
+                    .as_primitive::<Int64Type>()
+                    .clone()
+            };
+            let texts = |name: &str| {
+                batch
+                    .column_by_name(name)
+                    .map(|c| c.as_string::<i32>().clone())
+            };
+            let (a, b, c, bad) = (
+                ints("a"),
+                ints("b"),
+                texts("c").unwrap(),
+                texts(CORRUPT_RECORD),
+            );
+            for i in 0..batch.num_rows() {
+                let int = |x: &arrow_array::Int64Array| x.is_valid(i).then(|| x.value(i));
+                let text =
+                    |x: &arrow_array::StringArray| x.is_valid(i).then(|| x.value(i).to_string());
+                rows.push((int(&a), int(&b), text(&c), bad.as_ref().and_then(text)));
+            }
+        }
+        rows
+    };
+    let s = |t: &str| Some(t.to_string());
+    let spark = [
+        (Some(1), None, s("p"), s("1,x,p")),
+        (Some(2), Some(3), s("q"), None),
+        (Some(4), Some(5), s("r"), s("4,5,r,extra")),
+        (Some(6), Some(7), None, None),
+        (Some(8), None, s("s"), s("8,9.5,s")),
+    ];
+    let arrow = [
+        (None, None, None, s("1,x,p")),
+        (Some(2), Some(3), s("q"), None),
+        (None, None, None, s("4,5,r,extra")),
+        (Some(6), Some(7), None, None),
+        (None, None, None, s("8,9.5,s")),
+    ];
+    for row_limit in [1, 2, 100] {
+        assert_eq!(rows_by(Conventions::Spark, row_limit), spark, "{row_limit}");
+        assert_eq!(rows_by(Conventions::Arrow, row_limit), arrow, "{row_limit}");
+    }
+}
+
 /// A header's empty names and names given twice: under Arrow's conventions `column<n>`
 /// and an error naming the name; under Spark's, Spark's names (`_c<i>`, the name with its
 /// index), in every byte range of the file alike (a later range reads the header apart).
