@@ -221,6 +221,19 @@ def _exactly(files: list[str]) -> list[str]:
     return [f if locations.is_remote(f) else glob.escape(f) for f in files]
 
 
+def _spent_sample(
+    sampled: list[str], root: str | None, sample_rows: int | None, options: dict[str, Any]
+) -> Any:
+    """The driver's sample: a Scan of up to `sample_rows` rows of the `sampled` files with
+    `options`, read through (its schema fixed and its counters set)."""
+    from batchloader.scan import Scan
+
+    probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **options)
+    for _ in probe:
+        pass
+    return probe
+
+
 def plan_splits(
     files: list[str], split_bytes: int, splittable: Callable[[str], bool]
 ) -> list[Split]:
@@ -345,7 +358,6 @@ class ScanPlan:
     ) -> Any:
         """Scan up to `sample_rows` rows on the driver and fix the schema, the scan options
         and Spark's types from what it found; the sample Scan, spent."""
-        from batchloader.scan import Scan
 
         sampled = self.files
         if condition is not None:
@@ -364,9 +376,7 @@ class ScanPlan:
         if probe is None:
             if len(learnt):
                 sampling["schema"] = pa.schema([*(sampling.get("schema") or []), *learnt])
-            probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **sampling)
-            for _ in probe:
-                pass
+            probe = _spent_sample(sampled, root, sample_rows, sampling)
         reader_schema = pa.schema(
             [c.field for c in probe.tracker.output_columns() if c.implicit is None and c.field]
         )
@@ -411,7 +421,6 @@ class ScanPlan:
         theirs). An error of another kind ends the search, raised if `on_error` is "error";
         columns the user typed keep their types (a value they do not take stays bad
         input)."""
-        from batchloader.scan import Scan
 
         custom = sampling.get("reader") is not None or callable(sampling.get("format"))
         if sampling.get("json_conventions") != "spark" or custom:
@@ -423,10 +432,8 @@ class ScanPlan:
         while True:
             declared = pa.schema([*given, *learnt.schema()])
             strictly["schema"] = declared if len(declared) else None
-            probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **strictly)
             try:
-                for _ in probe:
-                    pass
+                probe = _spent_sample(sampled, root, sample_rows, strictly)
             except BatchLoaderError as e:
                 if learnt.learn_conflict(type_conflict_path(e)):
                     continue
