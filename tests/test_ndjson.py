@@ -1060,6 +1060,45 @@ def test_on_error_modes(tmp_path, position):
     assert table.column("a").to_pylist()[index] is None
 
 
+@pytest.mark.parametrize("on_error", ["skip", "permissive"])
+def test_a_scan_tells_why_and_where_its_first_bad_lines_were_bad(tmp_path, on_error):
+    """`scan.bad_lines`: the first `BAD_LINES_KEPT` lines skipped or kept as bad, in the
+    order met over the files, each the `InputError` the line raises in "error" mode (its
+    file, line, column and reason); the counters still count them all; a pass again tells
+    of that pass."""
+    from batchloader._core import BAD_LINES_KEPT
+
+    first = [BAD if i % 3 == 1 else GOOD for i in range(90)]  # 30 bad
+    second = ['{"a": "not an int"}' if i % 2 else GOOD for i in range(200)]  # 100 bad
+    write_lines(tmp_path / "1.json", first)
+    write_lines(tmp_path / "2.json", second)
+    scan = bl.Scan(tmp_path, on_error=on_error, schema=pa.schema([("a", pa.int64())]))
+    for _ in range(2):
+        data_table(scan)
+        assert scan.skipped_lines + scan.corrupt_lines == 130
+        assert len(scan.bad_lines) == BAD_LINES_KEPT == 100
+        places = [(e.path.rsplit("/", 1)[-1], e.line) for e in scan.bad_lines]
+        want = [("1.json", i + 1) for i in range(1, 90, 3)]
+        want += [("2.json", i + 1) for i in range(1, 200, 2)][: 100 - len(want)]
+        assert places == want
+        # each file's first bad line, as "error" mode raises it
+        for e in (scan.bad_lines[0], scan.bad_lines[30]):
+            assert isinstance(e, bl.InputError)
+            with pytest.raises(bl.InputError) as raised:
+                list(bl.Scan(e.path, schema=pa.schema([("a", pa.int64())])))
+            got = raised.value
+            assert (got.line, got.column, got.reason) == (e.line, e.column, e.reason)
+            assert str(got) == str(e)
+    scan = bl.Scan(tmp_path / "1.json", on_error=on_error)
+    data_table(scan)
+    assert len(scan.bad_lines) == 30
+    (tmp_path / "good").mkdir()
+    write_lines(tmp_path / "good" / "3.json", [GOOD] * 5)
+    good = bl.Scan(tmp_path / "good", on_error=on_error)
+    data_table(good)
+    assert good.bad_lines == []
+
+
 @pytest.mark.parametrize("name", ["_corrupt_record", "_CORRUPT_RECORD"])
 @pytest.mark.parametrize("strict", [True, False])
 def test_a_schema_may_name_the_corrupt_record_column_itself(tmp_path, name, strict):

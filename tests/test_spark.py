@@ -223,6 +223,31 @@ def _typed_rows(df):
     return types, rows_of(df.select(*names))
 
 
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
+def test_mixed_types_after_a_malformed_line_are_strings_as_spark_infers_them(
+    spark, tmp_path, mode
+):
+    """A malformed line ahead of the mixed types in the sample: in permissive and skip
+    mode (Spark's PERMISSIVE and DROPMALFORMED) it is a bad line, and the fields of mixed
+    types after it are still strings, as Spark infers them (the bad line's row aside)."""
+    os.makedirs(f"{tmp_path}/data", exist_ok=True)
+    for i, rows in enumerate(MIXED_ROWS):
+        lines = [json.dumps(r, separators=(",", ":")) for r in rows]
+        if i == 0:
+            lines.insert(0, '{"id": oops')
+        with open(f"{tmp_path}/data/{i}.json", "w") as f:
+            f.write("".join(line + "\n" for line in lines))
+    data = f"{tmp_path}/data"
+    reference = _typed_rows(spark.read.option("mode", mode).json(data))
+    assert reference[0]["x"] == "string"
+    on_error = {"PERMISSIVE": "permissive", "DROPMALFORMED": "skip"}[mode]
+    assert _typed_rows(bls.read(spark, data, on_error=on_error)) == reference
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").option("mode", mode)
+        assert _typed_rows(source.load(data)) == reference
+
+
 def test_fields_of_mixed_types_are_strings_as_spark_infers_them(spark, tmp_path):
     """A field whose values have types no one type holds (a number and a string, in one
     file or in two; a struct member; list elements; a struct, a list and a string) is a

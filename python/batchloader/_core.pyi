@@ -7,7 +7,10 @@ from typing import Any, Literal, Protocol, final
 import pyarrow as pa
 from typing_extensions import Self
 
+from batchloader.errors import InputError
+
 __all__ = [
+    "BAD_LINES_KEPT",
     "COMPRESSED_SUFFIXES",
     "DEFAULT_ROW_LIMIT",
     "DEFAULT_VECTOR_BYTE_LIMIT",
@@ -53,6 +56,8 @@ COMPRESSED_SUFFIXES: tuple[str, ...]
 """The suffixes (lower case) of the files `FileReader` decompresses (and cannot split):
 `.gz`, `.bz2`, `.zst`, `.zstd`, `.deflate` (zlib), `.snappy` and `.lz4` (Hadoop's blocks,
 as Spark writes them, or the codec's frame format)."""
+BAD_LINES_KEPT: int
+"""How many bad lines a reader keeps the errors of (`FileReader.bad_lines`): the first."""
 DEFAULT_ROW_LIMIT: int
 """The loader's `row_limit` when none is given."""
 DEFAULT_VECTOR_BYTE_LIMIT: int
@@ -283,6 +288,10 @@ class FileReader:
     def skipped_lines(self) -> int: ...
     @property
     def corrupt_lines(self) -> int: ...
+    @property
+    def bad_lines(self) -> list[InputError]:
+        """The first `BAD_LINES_KEPT` records skipped or kept as bad, each as the error it
+        would have raised (why, and which file, line and column)."""
     @property
     def lines_read(self) -> int: ...
     @property

@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from batchloader import locations
 from batchloader._core import (
+    BAD_LINES_KEPT,
     COMPRESSED_SUFFIXES,
     BatchLoaderError,
     FileReader,
@@ -36,6 +37,7 @@ from batchloader._core import (
     local_path,
 )
 from batchloader.coalesce import BatchLimits, coalesce, columns_bound, type_arrays
+from batchloader.errors import InputError
 from batchloader.projection import parse_projection
 from batchloader.schema import (
     DEFAULT_NULL_TYPE,
@@ -475,6 +477,9 @@ class Scan:
         #: bad lines kept as rows (on_error="permissive"), their text in `_corrupt_record`
         #: if the projection has it
         self.corrupt_lines = 0
+        #: the first `BAD_LINES_KEPT` lines skipped or kept as bad by the built-in readers,
+        #: each as the InputError it would have raised (why, and where)
+        self.bad_lines: list[InputError] = []
         # a loader whose batch the next file goes on filling (small files share batches),
         # with what it reserved and the files whose rows it holds (none at a pass's start:
         # one an abandoned pass left goes)
@@ -770,6 +775,9 @@ class Scan:
             finally:
                 self.skipped_lines += reader.skipped_lines
                 self._count_corrupt(reader.corrupt_lines, file.path)
+                if reader.skipped_lines or reader.corrupt_lines:
+                    room = BAD_LINES_KEPT - len(self.bad_lines)
+                    self.bad_lines += reader.bad_lines[: max(room, 0)]
                 self.tracker.note_ignored(reader.ignored_columns, file.path)
                 self.tracker.note_ignored_members(reader.ignored_members, file.path)
                 self.tracker.note_text_kept(loader.take_text_kept(), file.path)

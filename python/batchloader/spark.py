@@ -374,8 +374,6 @@ class ScanPlan:
             sampled = spread(sampled)
         learnt, probe = self._sample_by_sparks_rules(sampled, root, sample_rows, sampling)
         if probe is None:
-            if len(learnt):
-                sampling["schema"] = pa.schema([*(sampling.get("schema") or []), *learnt])
             probe = _spent_sample(sampled, root, sample_rows, sampling)
         reader_schema = pa.schema(
             [c.field for c in probe.tracker.output_columns() if c.implicit is None and c.field]
@@ -415,34 +413,32 @@ class ScanPlan:
     ) -> tuple[pa.Schema, Any]:
         """Under Spark's JSON conventions, the types the sample learns by Spark's inference
         rules (`spark_inference`: a field of mixed types is a string, whole numbers past
-        int64 a decimal), each learnt by sampling again, strictly (a conflict would be a
-        bad line in permissive mode). Returns them and the sample Scan, spent, if it read
-        the sample through in the user's `on_error` (else None: it is sampled again in
-        theirs). An error of another kind ends the search, raised if `on_error` is "error";
-        columns the user typed keep their types (a value they do not take stays bad
-        input)."""
-
+        int64 a decimal), each learnt by sampling again, and the last sample Scan, spent
+        (None: Arrow's conventions or a reader of the user's own, which writes its own
+        types). In the user's `on_error`: "error" raises at the first bad line, a conflict
+        learnt from; "skip" and "permissive" go past bad lines, and the conflicts among the
+        first `BAD_LINES_KEPT` of them are learnt from (a malformed line before a conflict
+        does not hide it). Columns the user typed keep their types (a value they do not take
+        stays bad input)."""
         custom = sampling.get("reader") is not None or callable(sampling.get("format"))
         if sampling.get("json_conventions") != "spark" or custom:
-            return pa.schema([]), None  # a reader of the user's own writes its own types
+            return pa.schema([]), None  # nothing learnt
         given = sampling.get("schema") or pa.schema([])
         learnt = Inference(given.names)
-        strictly = dict(sampling, on_error="error")
-        on_error = sampling.get("on_error", "error")
         while True:
             declared = pa.schema([*given, *learnt.schema()])
-            strictly["schema"] = declared if len(declared) else None
+            options = dict(sampling, schema=declared if len(declared) else None)
             try:
-                probe = _spent_sample(sampled, root, sample_rows, strictly)
+                probe = _spent_sample(sampled, root, sample_rows, options)
             except BatchLoaderError as e:
                 if learnt.learn_conflict(type_conflict_path(e)):
                     continue
-                if on_error == "error":
-                    raise
-                return learnt.schema(), None
+                raise
+            bad = (type_conflict_path(line) for line in probe.bad_lines)
+            if any(learnt.learn_conflict(path) for path in bad):
+                continue
             if not learnt.learn_wholes(probe.wholes_rounded):
-                # another mode's sample has its own columns (permissive's _corrupt_record)
-                return learnt.schema(), probe if on_error == "error" else None
+                return learnt.schema(), probe
 
     @staticmethod
     def _splittable(probe: Any) -> Callable[[str], bool]:

@@ -57,5 +57,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         short_ids.set_item(short, long)?;
     }
     m.add("JAVA_SHORT_IDS", short_ids)?;
+    m.add("BAD_LINES_KEPT", crate::readers::ndjson::BAD_RECORDS_KEPT)?;
     Ok(())
 }

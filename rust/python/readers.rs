@@ -17,24 +17,26 @@ use crate::readers::{
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `batchloader.InputError(message, path=..., line=..., column=..., reason=..., excerpt=...)`
-/// (defined in Python, next to the other Python errors).
-fn input_error(py: Python<'_>, e: InputError, cause: &Failure) -> PyErr {
+/// (defined in Python, next to the other Python errors), as an object.
+fn input_error_object<'py>(py: Python<'py>, e: &InputError) -> PyResult<Bound<'py, PyAny>> {
     let class = INPUT_ERROR.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
         Ok(py
             .import("batchloader.errors")?
             .getattr("InputError")?
             .unbind())
-    });
-    let call = |c: &Py<PyAny>| -> PyResult<Bound<'_, PyAny>> {
-        let place = PyDict::new(py);
-        place.set_item("path", &e.path)?;
-        place.set_item("line", e.line)?;
-        place.set_item("column", e.column)?;
-        place.set_item("reason", &e.message)?;
-        place.set_item("excerpt", &e.excerpt)?;
-        c.bind(py).call((e.to_string(),), Some(&place))
-    };
-    let err = match class.and_then(call) {
+    })?;
+    let place = PyDict::new(py);
+    place.set_item("path", &e.path)?;
+    place.set_item("line", e.line)?;
+    place.set_item("column", e.column)?;
+    place.set_item("reason", &e.message)?;
+    place.set_item("excerpt", &e.excerpt)?;
+    class.bind(py).call((e.to_string(),), Some(&place))
+}
+
+/// `e` raised as a `batchloader.InputError`, with the Python exception that caused it.
+fn input_error(py: Python<'_>, e: InputError, cause: &Failure) -> PyErr {
+    let err = match input_error_object(py, &e) {
         Ok(err) => PyErr::from_value(err),
         Err(err) => err,
     };
@@ -321,6 +323,14 @@ impl PyFileReader {
     #[getter]
     fn corrupt_lines(&self) -> u64 {
         on_reader!(&*self.reader(), r => r.corrupt_lines())
+    }
+
+    /// The first records skipped or kept as bad (`on_error` "skip" or "permissive"), each
+    /// as the `InputError` it would have raised: why, and which file, line and column.
+    #[getter]
+    fn bad_lines<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        let errors = on_reader!(&*self.reader(), r => r.bad_records().to_vec());
+        errors.iter().map(|e| input_error_object(py, e)).collect()
     }
 
     /// Records read so far (blank lines and a CSV header included).

@@ -237,6 +237,9 @@ impl IgnoredNames {
     }
 }
 
+/// How many bad records' errors a reader keeps (`RecordReader::bad_records`): the first.
+pub const BAD_RECORDS_KEPT: usize = 100;
+
 /// The record loop and the bad-input policy, around a [`RecordSource`].
 pub(crate) struct Driver {
     on_error: OnError,
@@ -248,6 +251,8 @@ pub(crate) struct Driver {
     /// Records kept whole in `_corrupt_record` (`OnError::Permissive`).
     pub kept: u64,
     pub rows: u64,
+    /// The errors of the first `BAD_RECORDS_KEPT` records skipped or kept as bad.
+    pub bad: Vec<InputError>,
 }
 
 impl Driver {
@@ -259,6 +264,7 @@ impl Driver {
             skipped: 0,
             kept: 0,
             rows: 0,
+            bad: Vec::new(),
         }
     }
 
@@ -343,21 +349,23 @@ impl Driver {
         l: &mut ResultSetLoader,
         e: InputError,
     ) -> Result<(), ReadError> {
-        match self.on_error {
-            OnError::Error => Err(ReadError::Input(e)),
-            OnError::Skip => {
-                self.skipped += 1;
-                Ok(())
-            }
-            OnError::Permissive => {
-                if l.start_row()? {
-                    self.write_corrupt(src, l)
-                } else {
-                    self.pending = true;
-                    self.pending_corrupt = true;
-                    Ok(())
-                }
-            }
+        let skip = match self.on_error {
+            OnError::Error => return Err(ReadError::Input(e)),
+            OnError::Skip => true,
+            OnError::Permissive => false,
+        };
+        if self.bad.len() < BAD_RECORDS_KEPT {
+            self.bad.push(e);
+        }
+        if skip {
+            self.skipped += 1;
+            Ok(())
+        } else if l.start_row()? {
+            self.write_corrupt(src, l)
+        } else {
+            self.pending = true;
+            self.pending_corrupt = true;
+            Ok(())
         }
     }
 
@@ -444,6 +452,12 @@ impl<S: RecordSource> RecordReader<S> {
     /// there even if the loader's projection leaves that column out.
     pub fn corrupt_lines(&self) -> u64 {
         self.driver.kept
+    }
+
+    /// The errors of the first [`BAD_RECORDS_KEPT`] records skipped or kept in
+    /// `_corrupt_record` (`OnError::Skip`, `OnError::Permissive`): why each was bad, where.
+    pub fn bad_records(&self) -> &[InputError] {
+        &self.driver.bad
     }
 
     /// Records read so far (blank lines and a CSV header included).

@@ -8,7 +8,7 @@ use serde_json::error::Category;
 
 use super::conventions::Conventions;
 use super::driver::{excerpt, io_error, loader_error, IgnoredNames, RecordReader, RecordSource};
-pub use super::driver::{InputError, OnError, ReadError, CORRUPT_RECORD};
+pub use super::driver::{InputError, OnError, ReadError, BAD_RECORDS_KEPT, CORRUPT_RECORD};
 use super::input;
 use super::json::{respell_for_serde, JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
 use super::json_documents::{Documents, RecordPlaces};

@@ -112,6 +112,46 @@ fn skip_and_permissive_lose_nothing_silently() {
     assert!(corrupt.is_null(0) && corrupt.is_null(2));
 }
 
+/// A reader keeps the errors of the first `BAD_RECORDS_KEPT` records it skipped or kept
+/// as bad, in order, each as "error" mode raises it; none in "error" mode.
+#[test]
+fn readers_keep_their_first_bad_records_errors() {
+    use super::ndjson::BAD_RECORDS_KEPT;
+    // one bad line more than are kept
+    let total = 2 * BAD_RECORDS_KEPT + 3;
+    let lines: Vec<String> = (0..total)
+        .map(|i| match i % 2 {
+            0 => format!("{{\"a\": {i}}}"),
+            _ => format!("oops {i}"),
+        })
+        .collect();
+    let text = lines.join("\n") + "\n";
+    let Err(ReadError::Input(raised)) = read_all(&text, LoaderOptions::default(), OnError::Error)
+    else {
+        panic!("a bad line was read");
+    };
+    for on_error in [OnError::Skip, OnError::Permissive] {
+        let mut r = ndjson_reader(&text, on_error);
+        let rows: usize = read_all_with(&mut r, LoaderOptions::default())
+            .unwrap()
+            .iter()
+            .map(|b| b.num_rows())
+            .sum();
+        let bad = r.bad_records();
+        assert_eq!(bad.len(), BAD_RECORDS_KEPT);
+        assert_eq!(bad[0], raised);
+        let places: Vec<u64> = bad.iter().map(|e| e.line).collect();
+        let want: Vec<u64> = (1..=BAD_RECORDS_KEPT as u64).map(|k| 2 * k).collect();
+        assert_eq!(places, want, "{on_error:?}");
+        let counted = r.skipped_lines() + r.corrupt_lines();
+        assert_eq!(counted, BAD_RECORDS_KEPT as u64 + 1);
+        assert_eq!(rows as u64 + r.skipped_lines(), total as u64);
+    }
+    let mut r = ndjson_reader(&text[..text.find("oops").unwrap()], OnError::Skip);
+    read_all_with(&mut r, LoaderOptions::default()).unwrap();
+    assert!(r.bad_records().is_empty());
+}
+
 /// A line of JSON white space (spaces, tabs, `\r`) is blank; one holding any other byte,
 /// a form feed or a vertical tab too, is malformed: kept or counted, never dropped unseen
 /// (found by fuzzing: a form feed line was taken for blank).
