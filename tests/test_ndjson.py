@@ -1060,6 +1060,70 @@ def test_on_error_modes(tmp_path, position):
     assert table.column("a").to_pylist()[index] is None
 
 
+#: lines with values their columns cannot take, and what Spark's JSON reader keeps of
+#: each in PERMISSIVE mode (3.5 and 4.3 alike; `_corrupt_record` holds every bad line)
+PARTIAL_SCHEMA = pa.schema(
+    [
+        ("a", pa.int32()),
+        ("b", pa.int32()),
+        ("s", pa.struct([("p", pa.int32()), ("q", pa.int32())])),
+        ("l", pa.list_(pa.int32())),
+        ("ls", pa.list_(pa.struct([("x", pa.int32()), ("y", pa.int32())]))),
+        ("ll", pa.list_(pa.list_(pa.int32()))),
+        ("m", pa.map_(pa.utf8(), pa.int32())),
+        ("d", pa.decimal128(5, 1)),
+    ]
+)
+PARTIAL_LINES = [
+    ('{"a": 1, "b": "x", "s": {"p": 1, "q": "y"}, "l": [1, "z", 3]}', {"a": 1, "s": {"p": 1}}),
+    ('{"a": 2, "b": 3, "s": {"p": 2, "q": 4}, "l": [4]}', None),
+    ('{"a": 5, "b": {"x": 1}, "s": [1], "l": {"k": 1}}', {"a": 5}),
+    (
+        '{"ls": [{"x": 1, "y": "bad"}, {"x": 2, "y": 3}], "ll": [[1], ["z"]], '
+        '"m": {"k": 1, "j": "w"}, "a": 7}',
+        {"ls": [{"x": 1, "y": None}, {"x": 2, "y": 3}], "a": 7},
+    ),
+    (
+        '{"a": "nope", "m": {"k": 1}, "b": 2.5, "d": 1.5}',
+        {"m": [("k", 1)], "d": decimal.Decimal("1.5")},
+    ),
+    ('{"a": 1, "d": 123456.7}', {"a": 1}),
+    ('{"a": 1, "b": oops', {}),  # malformed: nothing kept
+]
+
+
+@pytest.mark.parametrize("conventions", ["spark", "arrow"])
+def test_permissive_keeps_the_values_of_a_bad_line_under_sparks_conventions(tmp_path, conventions):
+    """Under Spark's conventions a line with values its columns cannot take keeps the
+    others, as Spark's JSON reader keeps partial results: the value that failed is null,
+    or the list or map holding it (a struct's member alone, also in a list's struct
+    elements); a malformed line keeps nothing. Under Arrow's the other columns are null.
+    Small batches too: a bad line that starts a batch."""
+    path = tmp_path / "p.json"
+    write_lines(path, [line for line, _ in PARTIAL_LINES])
+    nulls = dict.fromkeys(PARTIAL_SCHEMA.names)
+    want = []
+    for line, kept in PARTIAL_LINES:
+        if kept is None:  # a good line
+            row = pa.Table.from_pylist([json.loads(line)], PARTIAL_SCHEMA).to_pylist()[0]
+            want.append({**row, "_corrupt_record": None})
+            continue
+        kept = kept if conventions == "spark" else {}
+        row = pa.Table.from_pylist([{**nulls, **kept}], PARTIAL_SCHEMA).to_pylist()[0]
+        want.append({**row, "_corrupt_record": line})
+    for row_limit in (1, 2, 100):
+        scan = bl.Scan(
+            path,
+            schema=PARTIAL_SCHEMA,
+            columns=[*PARTIAL_SCHEMA.names, "_corrupt_record"],
+            on_error="permissive",
+            json_conventions=conventions,
+            row_limit=row_limit,
+        )
+        assert data_table(scan).to_pylist() == want, row_limit
+        assert scan.corrupt_lines == 6
+
+
 @pytest.mark.parametrize("on_error", ["skip", "permissive"])
 def test_a_scan_tells_why_and_where_its_first_bad_lines_were_bad(tmp_path, on_error):
     """`scan.bad_lines`: the first `BAD_LINES_KEPT` lines skipped or kept as bad, in the

@@ -224,9 +224,7 @@ def _typed_rows(df):
 
 
 @pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
-def test_mixed_types_after_a_malformed_line_are_strings_as_spark_infers_them(
-    spark, tmp_path, mode
-):
+def test_mixed_types_after_a_malformed_line_are_strings_as_spark_infers_them(spark, tmp_path, mode):
     """A malformed line ahead of the mixed types in the sample: in permissive and skip
     mode (Spark's PERMISSIVE and DROPMALFORMED) it is a bad line, and the fields of mixed
     types after it are still strings, as Spark infers them (the bad line's row aside)."""
@@ -866,6 +864,31 @@ def test_the_data_source_takes_sparks_mode_option_as_spark_does(spark, tmp_path,
     theirs = spark.read.schema(ddl).option("mode", mode).json(str(tmp_path))
     assert rows_of(ours) == rows_of(theirs)
     assert len(rows_of(theirs)) == (4 if mode == "PERMISSIVE" else 2)
+
+
+def test_permissive_json_keeps_a_bad_lines_values_as_sparks_json_reader_does(spark, tmp_path):
+    """Spark's JSON reader keeps a bad line's values that convert (partial results: a value
+    that does not null, or the array or map holding it), beside the line in
+    `_corrupt_record`; so do `read` and the data source (Spark's conventions)."""
+    from test_ndjson import PARTIAL_LINES
+
+    (tmp_path / "p.json").write_text("".join(line + "\n" for line, _ in PARTIAL_LINES))
+    ddl = (
+        "a int, b int, s struct<p: int, q: int>, l array<int>, "
+        "ls array<struct<x: int, y: int>>, ll array<array<int>>, m map<string, int>, "
+        "d decimal(5,1)"
+    )
+    theirs = spark.read.schema(f"{ddl}, _corrupt_record string").option("mode", "PERMISSIVE")
+    want = rows_of(theirs.json(str(tmp_path)))
+    # Spark kept the member that converts beside the one that did not
+    assert {"a": 1, "s": {"p": 1, "q": None}} in [{"a": r["a"], "s": r["s"]} for r in want]
+    ours = bls.read(spark, str(tmp_path), schema=ddl, on_error="permissive")
+    names = ["a", "b", "s", "l", "ls", "ll", "m", "d", "_corrupt_record"]
+    assert rows_of(ours.select(*names)) == want
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema(f"{ddl}, _corrupt_record string")
+        assert rows_of(source.option("mode", "PERMISSIVE").load(str(tmp_path))) == want
 
 
 def test_permissive_csv_keeps_a_bad_records_values_as_sparks_csv_reader_does(spark, tmp_path):

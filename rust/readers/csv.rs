@@ -673,9 +673,13 @@ impl RecordSource for CsvRecords {
     /// reader keeps partial results; the fields past the header's are left out (the raw
     /// record beside them keeps them). A headerless file's `columns` take every field
     /// written as text: nothing to keep apart there.
-    fn write_partial(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
+    fn write_partial(
+        &mut self,
+        l: &mut ResultSetLoader,
+        _failed: &InputError,
+    ) -> Result<bool, InputError> {
         if self.options.conventions != Conventions::Spark || self.ids.is_none() {
-            return Ok(());
+            return Ok(true);
         }
         let record = self.record();
         for target in &self.targets {
@@ -693,7 +697,7 @@ impl RecordSource for CsvRecords {
                 self.write_null(l, target)?;
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// The record as the file has it (quotes and all), without its line terminator.

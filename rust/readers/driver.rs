@@ -176,11 +176,16 @@ pub(crate) trait RecordSource {
     fn row_changed_schema(&self, _l: &ResultSetLoader) -> bool {
         false
     }
-    /// The current record, bad input kept in `_corrupt_record`: write into the open row
-    /// the values of it its format keeps beside the raw record (Spark's CSV reader keeps
-    /// the fields that convert). By default none: the other columns are null.
-    fn write_partial(&mut self, _l: &mut ResultSetLoader) -> Result<(), InputError> {
-        Ok(())
+    /// The current record, bad input (`failed` says why) kept in `_corrupt_record`: write
+    /// into the open row the values of it its format keeps beside the raw record (Spark's
+    /// readers keep the values that convert). By default none: the other columns are null.
+    /// `Ok(false)`: the batch filled while trying, and the row is not open.
+    fn write_partial(
+        &mut self,
+        _l: &mut ResultSetLoader,
+        _failed: &InputError,
+    ) -> Result<bool, InputError> {
+        Ok(true)
     }
     /// The current record as text, for `_corrupt_record`.
     fn raw(&self) -> String;
@@ -245,8 +250,8 @@ pub(crate) struct Driver {
     on_error: OnError,
     /// The current record found the batch full: write it first thing next time.
     pending: bool,
-    /// ... as a corrupt record.
-    pending_corrupt: bool,
+    /// ... as a corrupt record, which failed so.
+    pending_corrupt: Option<InputError>,
     pub skipped: u64,
     /// Records kept whole in `_corrupt_record` (`OnError::Permissive`).
     pub kept: u64,
@@ -260,7 +265,7 @@ impl Driver {
         Driver {
             on_error,
             pending: false,
-            pending_corrupt: false,
+            pending_corrupt: None,
             skipped: 0,
             kept: 0,
             rows: 0,
@@ -291,8 +296,8 @@ impl Driver {
                 return Ok(true);
             }
             self.pending = false;
-            if std::mem::take(&mut self.pending_corrupt) {
-                self.write_corrupt(src, l)?;
+            if let Some(failed) = self.pending_corrupt.take() {
+                self.write_corrupt(src, l, failed)?;
                 continue;
             }
             let written = src.write(l).and_then(|_| {
@@ -355,27 +360,44 @@ impl Driver {
             OnError::Permissive => false,
         };
         if self.bad.len() < BAD_RECORDS_KEPT {
-            self.bad.push(e);
+            self.bad.push(e.clone());
         }
         if skip {
             self.skipped += 1;
             Ok(())
         } else if l.start_row()? {
-            self.write_corrupt(src, l)
+            self.write_corrupt(src, l, e)
         } else {
             self.pending = true;
-            self.pending_corrupt = true;
+            self.pending_corrupt = Some(e);
             Ok(())
         }
     }
 
-    /// Keep the current record whole in `_corrupt_record` (the row is open), beside what
-    /// of it the source keeps (`write_partial`).
+    /// Keep the current record, which failed so, whole in `_corrupt_record` (the row is
+    /// open), beside what of it the source keeps (`write_partial`): the batch may fill
+    /// meanwhile, and the record is kept first thing in the next.
     fn write_corrupt<S: RecordSource>(
         &mut self,
         src: &mut S,
         l: &mut ResultSetLoader,
+        failed: InputError,
     ) -> Result<(), ReadError> {
+        match src.write_partial(l, &failed) {
+            Ok(true) => {}
+            Ok(false) => {
+                // the row is not open: the batch filled while the source tried
+                self.pending = true;
+                self.pending_corrupt = Some(failed);
+                return Ok(());
+            }
+            Err(e) => {
+                if l.row_open() {
+                    src.discard(l);
+                }
+                return Err(ReadError::Input(e));
+            }
+        }
         let id = match l.column(ROOT, CORRUPT_RECORD) {
             Some(id) => id,
             None => l.add_column(
@@ -383,10 +405,6 @@ impl Driver {
                 Arc::new(Field::new(CORRUPT_RECORD, DataType::Utf8, true)),
             )?,
         };
-        if let Err(e) = src.write_partial(l) {
-            l.discard_row();
-            return Err(ReadError::Input(e));
-        }
         let text = src.raw();
         let written = l.set(id, Value::Str(&text)).and_then(|_| l.save_row());
         if let Err(e) = written {

@@ -16,7 +16,7 @@ use super::json_fast;
 use super::lines::LineWindow;
 use arrow_schema::DataType;
 
-use crate::loader::{Discovery, LoaderError, ResultSetLoader};
+use crate::loader::{ColumnKind, Discovery, LoaderError, ResultSetLoader};
 
 /// The UTF-8 encoding of U+FEFF, which some tools write at the start of a text file.
 const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
@@ -126,68 +126,28 @@ impl JsonLines {
             }
         }
     }
-}
 
-impl RecordSource for JsonLines {
-    fn next_record(&mut self) -> Result<bool, InputError> {
-        // the lines before a range are counted for an error only (they are read to count)
-        let (path, base, places) = (&self.path, &self.base, self.places.as_deref());
-        let line = self.line_no + 1;
-        let read_error = |e| io_error(path, place_in_file(base, places, line, None).0, &e);
-        if !self.lines.begin_line().map_err(read_error)? {
-            return Ok(false);
-        }
-        self.line_no += 1;
-        if let Some(places) = &self.places {
-            places.reached(self.line_no);
-        }
-        // A line that starts an object is left for the one-pass path to find its end; any
-        // other (blank, the first, not an object) is found now.
-        if self.line_no == 1 || self.lines.rest().0[0] != b'{' {
-            self.lines.find_end().map_err(read_error)?;
-        }
-        // A UTF-8 byte order mark (files saved by Windows tools) is not part of the JSON.
-        if self.line_no == 1 && self.base.starts_file() && self.line().starts_with(UTF8_BOM) {
-            self.lines.drop_prefix(UTF8_BOM.len());
-        }
-        Ok(true)
-    }
-
-    fn is_blank(&self) -> bool {
-        // a line whose end is not found yet starts with `{`; JSON's white space only (a
-        // form feed is none: such a line is malformed, as Spark finds it; found by fuzzing)
-        self.lines.found() && self.line().iter().all(|&b| json_fast::is_space(b))
-    }
-
-    fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
-        self.discovery.begin_row(l);
-        // The common case in one pass (it checks the UTF-8 of the strings it reads); anything
-        // else through serde, from the row's start.
-        let found = self.lines.found();
-        if self.one_pass && self.try_one_pass(l, found) {
-            return Ok(());
-        }
-        if let Err(e) = self.lines.find_end() {
-            let error = io_error(&self.path, self.file_place(self.line_no, None).0, &e);
-            self.read_error = Some(error.clone());
-            return Err(error);
-        }
-        // A line whose end was not in the window was tried on what the window held: once
-        // more whole, or a line longer than a read would always take the general path.
-        if self.one_pass && !found && self.try_one_pass(l, true) {
-            return Ok(());
-        }
+    /// The current line through serde (the general path), or `edited`, a text in its place
+    /// (the line with values nulled, see `write_partial`), into the open row.
+    fn write_general(
+        &mut self,
+        l: &mut ResultSetLoader,
+        edited: Option<&str>,
+    ) -> Result<(), InputError> {
         // Validate the line once (ASCII runs go word by word) so serde need not check each
         // string it reads.
-        let text = match std::str::from_utf8(self.lines.line()) {
-            Ok(text) => text,
-            Err(e) => {
-                let column = e.valid_up_to() + 1;
-                return Err(self.error(
-                    Some(column),
-                    format!("invalid UTF-8 at byte {column} of the line"),
-                ));
-            }
+        let text = match edited {
+            Some(text) => text,
+            None => match std::str::from_utf8(self.lines.line()) {
+                Ok(text) => text,
+                Err(e) => {
+                    let column = e.valid_up_to() + 1;
+                    return Err(self.error(
+                        Some(column),
+                        format!("invalid UTF-8 at byte {column} of the line"),
+                    ));
+                }
+            },
         };
         let respelled = respell_for_serde(text, &mut self.respelled);
         let parsed = respelled.unwrap_or(text);
@@ -246,9 +206,108 @@ impl RecordSource for JsonLines {
             None => Err(self.hinting_multiline(self.error(Some(column), syntax_message(&stop)))),
         }
     }
+}
+
+impl RecordSource for JsonLines {
+    fn next_record(&mut self) -> Result<bool, InputError> {
+        // the lines before a range are counted for an error only (they are read to count)
+        let (path, base, places) = (&self.path, &self.base, self.places.as_deref());
+        let line = self.line_no + 1;
+        let read_error = |e| io_error(path, place_in_file(base, places, line, None).0, &e);
+        if !self.lines.begin_line().map_err(read_error)? {
+            return Ok(false);
+        }
+        self.line_no += 1;
+        if let Some(places) = &self.places {
+            places.reached(self.line_no);
+        }
+        // A line that starts an object is left for the one-pass path to find its end; any
+        // other (blank, the first, not an object) is found now.
+        if self.line_no == 1 || self.lines.rest().0[0] != b'{' {
+            self.lines.find_end().map_err(read_error)?;
+        }
+        // A UTF-8 byte order mark (files saved by Windows tools) is not part of the JSON.
+        if self.line_no == 1 && self.base.starts_file() && self.line().starts_with(UTF8_BOM) {
+            self.lines.drop_prefix(UTF8_BOM.len());
+        }
+        Ok(true)
+    }
+
+    fn is_blank(&self) -> bool {
+        // a line whose end is not found yet starts with `{`; JSON's white space only (a
+        // form feed is none: such a line is malformed, as Spark finds it; found by fuzzing)
+        self.lines.found() && self.line().iter().all(|&b| json_fast::is_space(b))
+    }
+
+    fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
+        self.discovery.begin_row(l);
+        // The common case in one pass (it checks the UTF-8 of the strings it reads); anything
+        // else through serde, from the row's start.
+        let found = self.lines.found();
+        if self.one_pass && self.try_one_pass(l, found) {
+            return Ok(());
+        }
+        if let Err(e) = self.lines.find_end() {
+            let error = io_error(&self.path, self.file_place(self.line_no, None).0, &e);
+            self.read_error = Some(error.clone());
+            return Err(error);
+        }
+        // A line whose end was not in the window was tried on what the window held: once
+        // more whole, or a line longer than a read would always take the general path.
+        if self.one_pass && !found && self.try_one_pass(l, true) {
+            return Ok(());
+        }
+        self.write_general(l, None)
+    }
 
     fn take_read_error(&mut self) -> Option<InputError> {
         self.read_error.take()
+    }
+
+    /// Under Spark's conventions, a line (not a JSON document's record) that failed on a
+    /// value: written again with that value null, until it writes (or fails otherwise), as
+    /// Spark's JSON reader keeps partial results. The value nulled is the one that failed,
+    /// or the list or map holding it (Spark nulls an array or map for an element's fault):
+    /// `{"a": 1, "b": "x"}` into ints keeps `a`, `{"l": [1, "x"]}` nulls `l`, a struct's
+    /// member `s.q` only that member.
+    fn write_partial(
+        &mut self,
+        l: &mut ResultSetLoader,
+        failed: &InputError,
+    ) -> Result<bool, InputError> {
+        if self.conventions != Conventions::Spark || self.places.is_some() {
+            return Ok(true);
+        }
+        let Ok(line) = std::str::from_utf8(self.line()) else {
+            return Ok(true);
+        };
+        // a line serde reads respelled has columns of that text (`NaN`...): left whole
+        if respell_for_serde(line, &mut String::new()).is_some() {
+            return Ok(true);
+        }
+        let mut text = line.to_string();
+        let mut failed = failed.clone();
+        // each try nulls one more value: no more tries than the line has values
+        for _ in 0..text.len() {
+            let Some(range) = failed_value(l, &text, &failed) else {
+                break;
+            };
+            text.replace_range(range, "null");
+            self.discovery.begin_row(l);
+            let Err(e) = self.write_general(l, Some(&text)) else {
+                return Ok(true);
+            };
+            // the row again, empty (discarded with what the try discovered)
+            self.discard(l);
+            if !l.start_row().map_err(|e| loader_error(self, e))? {
+                return Ok(false);
+            }
+            if e.column == failed.column && e.message == failed.message {
+                break; // nulling changed nothing
+            }
+            failed = e;
+        }
+        Ok(true)
     }
 
     /// A line that fails leaves nothing it discovered behind (see `Discovery::undo_row`).
@@ -325,6 +384,63 @@ fn place_in_file(
             .place(line, column)
             .unwrap_or((places.file_line(), None)),
         None => (base.get() + line, column),
+    }
+}
+
+/// The byte range of `text` (a line) to null for the value `failed` on (Spark's partial
+/// results, see `JsonLines::write_partial`): the value at the error's column, or the
+/// list or map holding it (each list an element's fault goes through, and a map for its
+/// value's); `None` if the error is about no column's value.
+fn failed_value(
+    l: &ResultSetLoader,
+    text: &str,
+    failed: &InputError,
+) -> Option<std::ops::Range<usize>> {
+    let path = failed.message.strip_prefix("column '")?;
+    let mut id = l.column_by_path(&path[..path.find('\'')?])?;
+    let mut climbs = 0;
+    while let Some(parent) = l.parent(id) {
+        id = match l.kind(parent) {
+            ColumnKind::List => parent,
+            ColumnKind::Struct => match l.parent(parent) {
+                Some(map) if l.kind(map) == ColumnKind::Map => map,
+                _ => break,
+            },
+            _ => break,
+        };
+        climbs += 1;
+    }
+    let start = enclosing_start(text.as_bytes(), failed.column?.checked_sub(1)?, climbs)?;
+    let mut values =
+        serde_json::Deserializer::from_str(text.get(start..)?).into_iter::<serde::de::IgnoredAny>();
+    values.next()?.ok()?;
+    Some(start..start + values.byte_offset())
+}
+
+/// Where the array or object `climbs` levels out from byte `at` of `b` (JSON) starts
+/// (`at` itself for none).
+fn enclosing_start(b: &[u8], at: usize, climbs: usize) -> Option<usize> {
+    let mut open = Vec::new();
+    let mut i = 0;
+    while i < at.min(b.len()) {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' | b'{' => open.push(i),
+            b']' | b'}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    match climbs {
+        0 => (at < b.len()).then_some(at),
+        _ => open.len().checked_sub(climbs).map(|k| open[k]),
     }
 }
 

@@ -376,6 +376,69 @@ fn spark_conventions_read_sparks_date_and_timestamp_texts() {
     check(&read_csv(r).unwrap(), day);
 }
 
+/// An NDJSON line kept as bad input in permissive mode: under Spark's conventions with the
+/// values that convert (the one that does not null, or the list holding it), as Spark's
+/// JSON reader keeps partial results; a malformed line keeps nothing; under Arrow's the
+/// other columns null.
+#[test]
+fn ndjson_permissive_keeps_the_values_of_a_bad_line_under_sparks_conventions() {
+    use super::driver::CORRUPT_RECORD;
+    use super::Conventions;
+    let element = Arc::new(Field::new("item", DataType::Int64, true));
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("l", DataType::List(element), true),
+    ]));
+    let text = "{\"a\": 1, \"l\": [1, \"x\"]}\n{\"a\": \"x\", \"l\": [2]}\n{\"a\": 3, oops\n";
+    let rows_by = |conventions| {
+        let mut r = ndjson_reader(text, OnError::Permissive).with_conventions(conventions);
+        let options = LoaderOptions {
+            schema: Some(Arc::clone(&schema)),
+            row_limit: 1,
+            ..LoaderOptions::default()
+        };
+        let batches = read_all_with(&mut r, options).unwrap();
+        let mut rows = Vec::new();
+        for batch in &batches {
+            let a = batch
+                .column_by_name("a")
+                .unwrap()
+                .as_primitive::<Int64Type>();
+            let l = batch.column_by_name("l").unwrap().as_list::<i32>();
+            let bad = batch
+                .column_by_name(CORRUPT_RECORD)
+                .unwrap()
+                .as_string::<i32>();
+            let elements = |i: usize| {
+                let e = l.value(i);
+                e.as_primitive::<Int64Type>().values().to_vec()
+            };
+            rows.push((
+                a.is_valid(0).then(|| a.value(0)),
+                l.is_valid(0).then(|| elements(0)),
+                bad.is_valid(0).then(|| bad.value(0).len()),
+            ));
+        }
+        rows
+    };
+    let lengths: Vec<usize> = text.lines().map(str::len).collect();
+    assert_eq!(
+        rows_by(Conventions::Spark),
+        [
+            (Some(1), None, Some(lengths[0])),
+            (None, Some(vec![2]), Some(lengths[1])),
+            (None, None, Some(lengths[2])),
+        ]
+    );
+    assert_eq!(
+        rows_by(Conventions::Arrow),
+        lengths
+            .iter()
+            .map(|&n| (None, None, Some(n)))
+            .collect::<Vec<_>>()
+    );
+}
+
 /// A CSV record kept as bad input in permissive mode: under Spark's conventions with the
 /// values that convert (a field that does not is null, the fields past the header's left
 /// out), as Spark's CSV reader keeps partial results; under Arrow's the other columns null.
