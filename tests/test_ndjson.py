@@ -18,6 +18,7 @@ import sys
 import zlib
 import zoneinfo
 from dataclasses import dataclass
+from typing import Any
 from unittest import mock
 
 import pyarrow as pa
@@ -1122,6 +1123,90 @@ def test_permissive_keeps_the_values_of_a_bad_line_under_sparks_conventions(tmp_
         )
         assert data_table(scan).to_pylist() == want, row_limit
         assert scan.corrupt_lines == 6
+
+
+#: a value of a line for the partial-results property: mostly ints (which convert),
+#: else what an int column cannot take
+_PARTIAL_VALUE = st.one_of(
+    st.integers(-(2**63), 2**63 - 1),
+    st.integers(-(2**63), 2**63 - 1),
+    st.none(),
+    st.text(max_size=3),
+    st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != int(x)),
+    st.booleans(),
+    st.lists(st.integers(0, 9), max_size=2),
+    st.fixed_dictionaries({"p": st.integers(0, 9)}),
+)
+
+
+def _converts(value: Any, t: pa.DataType) -> bool:
+    """Whether `value` converts whole to `t` (int64, a list of them, a struct of them)."""
+    if value is None:
+        return True
+    if pa.types.is_list(t):
+        return isinstance(value, list) and all(_converts(v, t.value_type) for v in value)
+    if pa.types.is_struct(t):
+        return isinstance(value, dict) and all(_converts(value.get(f.name), f.type) for f in t)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _kept(value: Any, t: pa.DataType) -> Any:
+    """What Spark's partial results keep of `value` in a column of type `t` (int64, a list
+    of them, a struct of them): the value if it converts, else null; a list with an element
+    that does not is null whole, a struct keeps its members that do."""
+    if pa.types.is_struct(t) and isinstance(value, dict):
+        return {f.name: _kept(value.get(f.name), f.type) for f in t}
+    return value if _converts(value, t) else None
+
+
+@given(
+    rows=st.lists(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "a": _PARTIAL_VALUE,
+                "l": st.one_of(st.lists(_PARTIAL_VALUE, max_size=3), _PARTIAL_VALUE),
+                "s": st.one_of(
+                    st.fixed_dictionaries({}, optional={"p": _PARTIAL_VALUE, "q": _PARTIAL_VALUE}),
+                    _PARTIAL_VALUE,
+                ),
+            },
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    row_limit=st.sampled_from([1, 3, 100]),
+)
+def test_partial_results_keep_exactly_the_values_that_convert(tmp_path_factory, rows, row_limit):
+    """Property: under Spark's conventions in permissive mode, every line's row holds the
+    values that convert to the declared types, nulls where they do not (a list for any
+    element), and the line in `_corrupt_record` exactly when some value did not convert;
+    as many rows as lines, in order."""
+    schema = pa.schema(
+        [
+            ("a", pa.int64()),
+            ("l", pa.list_(pa.int64())),
+            ("s", pa.struct([("p", pa.int64()), ("q", pa.int64())])),
+        ]
+    )
+    lines = [json.dumps(r) for r in rows]
+    path = tmp_path_factory.mktemp("partial") / "p.json"
+    write_lines(path, lines)
+    scan = bl.Scan(
+        path,
+        schema=schema,
+        columns=[*schema.names, "_corrupt_record"],
+        on_error="permissive",
+        json_conventions="spark",
+        row_limit=row_limit,
+    )
+    want = []
+    for row, line in zip(rows, lines, strict=True):
+        kept = {f.name: _kept(row.get(f.name), f.type) for f in schema}
+        good = all(_converts(row.get(f.name), f.type) for f in schema)
+        out = pa.Table.from_pylist([kept], schema).to_pylist()[0]
+        want.append({**out, "_corrupt_record": None if good else line})
+    assert data_table(scan).to_pylist() == want
 
 
 @pytest.mark.parametrize("on_error", ["skip", "permissive"])

@@ -578,7 +578,8 @@ impl NdjsonReader {
 }
 
 /// The column (1-based) where the JSON value whose last byte is at `column` starts: a
-/// string's opening quote, a number's or literal's first byte. Any other byte (an array's
+/// string's opening quote, a number's or literal's first byte, an empty array's or
+/// object's opening bracket (serde refuses those at their end). Any other byte (an array's
 /// or object's `[` or `{`, which serde stands on when it refuses one) is its own start.
 /// `text` is valid JSON up to `column` (serde read the value).
 fn value_start(text: &[u8], column: usize) -> usize {
@@ -604,6 +605,13 @@ fn value_start(text: &[u8], column: usize) -> usize {
     } else if scalar(&text[last]) {
         let run = text[..last].iter().rev().take_while(|c| scalar(c)).count();
         last - run + 1
+    } else if matches!(text[last], b']' | b'}') {
+        // an empty array or object (serde refuses it at its end): its opening bracket
+        let open = text[..last].iter().rposition(|c| !c.is_ascii_whitespace());
+        match open {
+            Some(at) if matches!((text[at], text[last]), (b'[', b']') | (b'{', b'}')) => at + 1,
+            _ => column,
+        }
     } else {
         column
     }
@@ -675,6 +683,10 @@ mod tests {
         // an array or object is named by its first byte, where serde stands
         assert_eq!(value_start(br#"{"k": [1]}"#, 7), 7);
         assert_eq!(value_start(br#"{"k": {"a": 1}}"#, 7), 7);
+        // an empty one, refused at its end
+        assert_eq!(value_start(br#"{"k": []}"#, 8), 7);
+        assert_eq!(value_start(br#"{"k": { }}"#, 9), 7);
+        assert_eq!(value_start(br#"{"k": [1]}"#, 9), 9);
     }
 
     /// From a member's value, its key's opening quote (escaped quotes and a `:` inside
