@@ -1853,6 +1853,84 @@ def test_spark_conventions_read_sparks_date_and_timestamp_texts(tmp_path, suffix
     assert read["arrow"].column("_corrupt_record").null_count == 0
 
 
+@pytest.mark.parametrize("suffix", ["json", "csv"])
+def test_dates_and_timestamps_read_by_the_patterns_given(tmp_path, suffix):
+    """`date_format`, `timestamp_format` (columns with a time zone) and
+    `timestamp_ntz_format` (wall clocks), Java patterns as Spark's options take them: each
+    column's texts are read by its pattern alone (an ISO text another pattern would read is
+    bad input, naming the pattern), a local time in the column's zone; an offset in a
+    wall-clock column is refused."""
+    rows = [
+        ("02/01/2024", "02/01/2024 03:04 PM", "2024.01.02 03h04"),
+        ("2/1/2024", "2/1/2024 3:04 am", "2024.01.02 23h59"),
+        ("2024-01-02", "02/01/2024 03:04 PM", "2024.01.02 03h04"),
+        ("02/01/2024", "02/01/2024 03:04 PM", "2024-01-02T03:04:00"),
+    ]
+    if suffix == "json":
+        write_lines(
+            tmp_path / "t.json", [json.dumps(dict(zip("dtw", r, strict=True))) for r in rows]
+        )
+    else:
+        write_lines(tmp_path / "t.csv", ["d,t,w", *(",".join(r) for r in rows)])
+    schema = pa.schema(
+        [("d", pa.date32()), ("t", pa.timestamp("s", tz="Europe/Paris")), ("w", pa.timestamp("ms"))]
+    )
+    formats = {
+        "date_format": "d/M/yyyy",
+        "timestamp_format": "d/M/yyyy h:mm a",
+        "timestamp_ntz_format": "yyyy.MM.dd HH'h'mm",
+    }
+    scan = bl.Scan(tmp_path, schema=schema, header=True, on_error="skip", **formats)
+    table = data_table(scan)
+    utc = dt.timezone.utc
+    assert table.column("d").to_pylist() == [dt.date(2024, 1, 2)] * 2
+    assert [t.astimezone(utc) for t in table.column("t").to_pylist()] == [
+        dt.datetime(2024, 1, 2, 14, 4, tzinfo=utc),  # 3:04 PM in Paris, UTC+1
+        dt.datetime(2024, 1, 2, 2, 4, tzinfo=utc),
+    ]
+    assert table.column("w").to_pylist() == [
+        dt.datetime(2024, 1, 2, 3, 4),
+        dt.datetime(2024, 1, 2, 23, 59),
+    ]
+    assert scan.skipped_lines == 2
+    reasons = [e.reason for e in scan.bad_lines]
+    assert "2024-01-02" in reasons[0] and "d/M/yyyy" in reasons[0], reasons
+    assert "2024-01-02T03:04:00" in reasons[1] and "HH'h'mm" in reasons[1], reasons
+    if suffix == "json":
+        # the one-pass path and the general one read them alike
+        read = []
+        for one_pass in (True, False):
+            reader = bl.FileReader(
+                str(tmp_path / "t.json"), on_error="skip", one_pass=one_pass, **formats
+            )
+            batches: list = []
+            read_to_end(reader, bl.ResultSetLoader(schema=schema, discover=False), batches)
+            read.append(pa.Table.from_batches(batches))
+        assert read[0].equals(read[1]) and read[0].num_rows == 2
+    # an offset in a wall-clock column
+    (tmp_path / "z").mkdir()
+    write_lines(tmp_path / "z" / "z.json", ['{"w": "2024-01-02 03:04+01:00"}'])
+    with pytest.raises(bl.InputError, match=r"z\.json, line 1.*yyyy-MM-dd HH:mmXXX"):
+        list(
+            bl.Scan(
+                tmp_path / "z",
+                schema=pa.schema([("w", pa.timestamp("s"))]),
+                timestamp_ntz_format="yyyy-MM-dd HH:mmXXX",
+            )
+        )
+
+
+def test_patterns_the_readers_cannot_take_are_refused_when_the_scan_is_made(tmp_path):
+    write_lines(tmp_path / "t.json", ['{"d": "2024-01-02"}'])
+    for option, pattern, why in [
+        ("date_format", "yyyy-ww", "'w'"),
+        ("timestamp_format", "EEE, d MMM yyyy", "day of the week"),
+        ("timestamp_ntz_format", "yyyy-MM-dd'T", "quote open"),
+    ]:
+        with pytest.raises(ValueError, match=rf"{option}: .*{why}"):
+            bl.Scan(tmp_path, **{option: pattern})
+
+
 def test_narrowing_ints_checks_range(tmp_path):
     path = tmp_path / "t.json"
     write_lines(path, ['{"x": 100}', '{"x": 300}'])

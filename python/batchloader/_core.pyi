@@ -25,6 +25,7 @@ __all__ = [
     "RowTooLargeError",
     "RowWriter",
     "SchemaConflictError",
+    "check_time_formats",
     "local_path",
     "repeat_utf8",
 ]
@@ -218,6 +219,15 @@ class ArrowArrayExport:
         self, requested_schema: object | None = None
     ) -> tuple[object, object]: ...
 
+def check_time_formats(
+    date_format: str | None = None,
+    timestamp_format: str | None = None,
+    timestamp_ntz_format: str | None = None,
+) -> None:
+    """Check date and timestamp patterns (Java's, as Spark's `dateFormat`,
+    `timestampFormat` and `timestampNTZFormat` take them): a `ValueError` names what in
+    one the readers do not take."""
+
 def local_path(path: str) -> str:
     """The local path a local path or `file:` URI names (`file:///a%20b`,
     `file://localhost/a`, Hadoop's `file:/a`, %-escapes decoded); `ValueError` for another
@@ -281,6 +291,9 @@ class FileReader:
         null_type: pa.DataType | None = None,
         json_conventions: Literal["arrow", "spark"] = "arrow",
         csv_conventions: Literal["arrow", "spark"] = "arrow",
+        date_format: str | None = None,
+        timestamp_format: str | None = None,
+        timestamp_ntz_format: str | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

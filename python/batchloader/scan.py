@@ -34,6 +34,7 @@ from batchloader._core import (
     ResultSetLoader,
     RowWriter,
     SchemaConflictError,
+    check_time_formats,
     local_path,
 )
 from batchloader.coalesce import BatchLimits, coalesce, columns_bound, type_arrays
@@ -375,6 +376,9 @@ class Scan:
         null_values: str | Sequence[str] | None = None,
         json_conventions: Literal["arrow", "spark"] = "arrow",
         csv_conventions: Literal["arrow", "spark"] = "arrow",
+        date_format: str | None = None,
+        timestamp_format: str | None = None,
+        timestamp_ntz_format: str | None = None,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -397,6 +401,15 @@ class Scan:
         #: how the CSV reader reads date and timestamp texts ("spark": Spark's forms too)
         #: and empty fields ("spark" and no null_values=: nulls, as Spark reads them)
         self.csv_conventions = csv_conventions
+        check_time_formats(date_format, timestamp_format, timestamp_ntz_format)
+        #: Java patterns (as Spark's dateFormat, timestampFormat, timestampNTZFormat) the
+        #: built-in readers read date and timestamp texts by instead: date32 columns,
+        #: timestamps with a time zone, timestamps without one
+        self.time_formats = {
+            "date_format": date_format,
+            "timestamp_format": timestamp_format,
+            "timestamp_ntz_format": timestamp_ntz_format,
+        }
         _check_limits(limit, byte_range, loader_limits, file_limit)
         _check_types(schema=schema, defined_schema=defined_schema, null_type=null_type)
         self.reader = reader
@@ -647,6 +660,9 @@ class Scan:
             null_type=self.tracker.null_type if fmt == "ndjson" else None,
             json_conventions=self.json_conventions,
             csv_conventions=self.csv_conventions,
+            date_format=self.time_formats["date_format"],
+            timestamp_format=self.time_formats["timestamp_format"],
+            timestamp_ntz_format=self.time_formats["timestamp_ntz_format"],
         )
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:

@@ -759,10 +759,19 @@ _TEXT_OPTIONS = (
     "null_values",
     "json_conventions",
     "csv_conventions",
+    "date_format",
+    "timestamp_format",
+    "timestamp_ntz_format",
 )
 
 #: Spark's names of options the data source knows by another (lower-cased, as they come)
-_SPARK_NAMES = {"sep": "delimiter", "nullvalue": "null_values"}
+_SPARK_NAMES = {
+    "sep": "delimiter",
+    "nullvalue": "null_values",
+    "dateformat": "date_format",
+    "timestampformat": "timestamp_format",
+    "timestampntzformat": "timestamp_ntz_format",
+}
 
 
 #: Spark's `mode` option of its file readers, as `on_error`
@@ -773,7 +782,8 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
     """Spark's string options as `ScanPlan` arguments: `path` (comma-separated), `paths` (the
     JSON array Spark writes for `load([...])`), `columns` (comma-separated), `nullValue` (one
     text, `null_values`), numbers, flags; Spark's spellings `mode` (`PERMISSIVE`,
-    `DROPMALFORMED`, `FAILFAST`: `on_error`) and `sep` (`delimiter`) too.
+    `DROPMALFORMED`, `FAILFAST`: `on_error`), `sep` (`delimiter`), `dateFormat`,
+    `timestampFormat` and `timestampNTZFormat` (`date_format`...) too.
     An option the data source does not know is an error, not silently ignored."""
     out: dict[str, Any] = {}
     for key, value in options.items():
@@ -813,6 +823,9 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "mode",
                 "sep",
                 "timeZone",
+                "dateFormat",
+                "timestampFormat",
+                "timestampNTZFormat",
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
                 *_TEXT_OPTIONS,

@@ -11,7 +11,8 @@ use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
 use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
 use crate::readers::{
-    Conventions, CsvOptions, CsvReader, InputError, NdjsonReader, OnError, ReadError,
+    Conventions, CsvOptions, CsvReader, InputError, NdjsonReader, OnError, ReadError, TimeFormats,
+    TimePattern,
 };
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -64,6 +65,26 @@ fn failed(failure: &Failure, e: PyErr) -> std::io::Error {
     io
 }
 
+/// The readers' date and timestamp patterns (Java's, as Spark's `dateFormat`,
+/// `timestampFormat` and `timestampNTZFormat` take them); a pattern they cannot read is a
+/// `ValueError` naming it.
+pub(crate) fn time_formats(
+    date: Option<&str>,
+    timestamp: Option<&str>,
+    timestamp_ntz: Option<&str>,
+) -> PyResult<TimeFormats> {
+    let pattern = |option: &str, text: Option<&str>| {
+        text.map(TimePattern::java)
+            .transpose()
+            .map_err(|why| PyValueError::new_err(format!("{option}: {why}")))
+    };
+    Ok(TimeFormats {
+        date: pattern("date_format", date)?,
+        timestamp: pattern("timestamp_format", timestamp)?,
+        timestamp_ntz: pattern("timestamp_ntz_format", timestamp_ntz)?,
+    })
+}
+
 /// Run a reader's `fill` on the loader with the GIL released; map its errors.
 fn fill_detached(
     py: Python<'_>,
@@ -95,6 +116,18 @@ fn one_byte(name: &str, s: &str) -> PyResult<u8> {
             "{name} must be a single ASCII character, got {s:?}"
         ))),
     }
+}
+
+/// Check the readers' date and timestamp patterns (Java's, as Spark's options take them):
+/// a `ValueError` names what in one is not taken.
+#[pyfunction]
+#[pyo3(signature = (date_format=None, timestamp_format=None, timestamp_ntz_format=None))]
+pub fn check_time_formats(
+    date_format: Option<&str>,
+    timestamp_format: Option<&str>,
+    timestamp_ntz_format: Option<&str>,
+) -> PyResult<()> {
+    time_formats(date_format, timestamp_format, timestamp_ntz_format).map(|_| ())
 }
 
 /// The local path a local path or `file:` URI names (`file:///a%20b`, `file://localhost/a`,
@@ -194,7 +227,8 @@ impl PyFileReader {
                         delimiter=",", quote="\"", escape=None, byte_range=None,
                         retype_nulls=false, one_pass=true, opener=None, multiline=false,
                         null_values=None, null_type=None, json_conventions="arrow",
-                        csv_conventions="arrow"))]
+                        csv_conventions="arrow", date_format=None, timestamp_format=None,
+                        timestamp_ntz_format=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -215,8 +249,12 @@ impl PyFileReader {
         null_type: Option<&Bound<'_, PyAny>>,
         json_conventions: &str,
         csv_conventions: &str,
+        date_format: Option<&str>,
+        timestamp_format: Option<&str>,
+        timestamp_ntz_format: Option<&str>,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
+        let formats = time_formats(date_format, timestamp_format, timestamp_ntz_format)?;
         let conventions = |option: &str, name: &str| {
             Conventions::named(name).ok_or_else(|| {
                 PyValueError::new_err(format!("{option} must be 'arrow' or 'spark', not {name:?}"))
@@ -288,12 +326,14 @@ impl PyFileReader {
                     r.retyping_nulls(retype_nulls)
                         .one_pass(one_pass)
                         .with_null_type(null_type)
-                        .with_conventions(json_conventions),
+                        .with_conventions(json_conventions)
+                        .with_time_formats(formats),
                 ))
             }),
             Some(options) => CsvReader::open(&source, range, options, on_error).map(|r| {
                 AnyReader::Csv(Box::new(
-                    r.with_null_values(null_values.as_deref().unwrap_or_default()),
+                    r.with_null_values(null_values.as_deref().unwrap_or_default())
+                        .with_time_formats(formats),
                 ))
             }),
         });

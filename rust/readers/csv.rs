@@ -16,6 +16,7 @@ use super::input;
 use super::lines::{leading_line_breaks, line_breaks};
 use super::numbers::{plain_float, plain_int};
 use super::temporal::{parse_plain_timestamp, TextZone};
+use super::time_pattern::TimeFormats;
 use crate::loader::{
     parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
 };
@@ -165,6 +166,8 @@ pub struct CsvRecords {
     ignored: IgnoredNames,
     /// Field texts that stand for a null (`null_values`; none by default).
     null_texts: Vec<Box<[u8]>>,
+    /// Patterns date and timestamp texts are read by, where given.
+    formats: TimeFormats,
 }
 
 impl CsvRecords {
@@ -327,7 +330,12 @@ impl CsvRecords {
         self.targets = targets
             .filter_map(|(field, id)| {
                 let id = (*id)?;
-                let conversion = Conversion::of(l.field(id).data_type());
+                let dt = l.field(id).data_type();
+                // a column read by a pattern is read by `converted_value`
+                let conversion = match self.formats.of(dt) {
+                    Some(_) => Conversion::Other,
+                    None => Conversion::of(dt),
+                };
                 Some(Target {
                     field,
                     id,
@@ -484,6 +492,26 @@ impl CsvRecords {
                     DataType::Float32 => Value::Float(f64::from(
                         text.trim().parse::<f32>().map_err(|_| bad("a number"))?,
                     )),
+                    dt @ (DataType::Date32 | DataType::Timestamp(..))
+                        if self.formats.of(dt).is_some() =>
+                    {
+                        let pattern = self.formats.of(dt).expect("a pattern");
+                        let read = match dt {
+                            // the text as it is: a pattern says where spaces go
+                            DataType::Timestamp(unit, _) => pattern
+                                .timestamp(text, *unit, TextZone::of_wall_clocks(dt))
+                                .map(Value::Timestamp),
+                            _ => pattern.date(text).map(Value::Date),
+                        };
+                        let what = if matches!(dt, DataType::Date32) {
+                            "date"
+                        } else {
+                            "timestamp"
+                        };
+                        read.ok_or_else(|| {
+                            bad(&format!("a {what} of the pattern {:?}", pattern.text()))
+                        })?
+                    }
                     DataType::Date32 => Value::Date(
                         self.options
                             .conventions
@@ -792,8 +820,16 @@ impl CsvReader {
             one_line_records: false,
             ignored: IgnoredNames::default(),
             null_texts: spark_null_texts(options.conventions),
+            formats: TimeFormats::default(),
         };
         RecordReader::new(src, on_error)
+    }
+
+    /// Read date and timestamp texts by the patterns `formats` gives (Spark's `dateFormat`,
+    /// `timestampFormat`, `timestampNTZFormat`) instead of the conventions' reading.
+    pub fn with_time_formats(mut self, formats: TimeFormats) -> Self {
+        self.src.formats = formats;
+        self
     }
 
     /// Read a field whose text (quoted or not) is one of `texts` as a null, in any column

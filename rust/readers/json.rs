@@ -12,6 +12,8 @@ use serde_json::value::RawValue;
 
 use super::conventions::Conventions;
 use super::driver::IgnoredNames;
+use super::temporal::TextZone;
+use super::time_pattern::TimeFormats;
 use crate::loader::{
     parse_decimal, unknown_list_type, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError,
     ResultSetLoader, Value, MAX_NESTING, ROOT,
@@ -223,6 +225,8 @@ pub(crate) struct JsonWriter<'a> {
     pub null_type: &'a DataType,
     /// How numbers and strings convert to declared types where Arrow and Spark differ.
     pub conventions: Conventions,
+    /// Patterns date and timestamp strings are read by, where given.
+    pub formats: &'a TimeFormats,
     /// The loader error that stopped the value (serde itself carries only a message).
     pub error: Option<LoaderError>,
     /// Top-level keys skipped because the projection leaves them out.
@@ -556,6 +560,22 @@ impl<'a> JsonWriter<'a> {
     fn write_str<E: de::Error>(&mut self, id: ColumnId, s: &str) -> Result<(), E> {
         self.scalar_column(id, "a string")?;
         let value = match self.l.field(id).data_type() {
+            dt if self.formats.of(dt).is_some() => {
+                let pattern = self.formats.of(dt).expect("a pattern");
+                let read = match dt {
+                    DataType::Timestamp(unit, _) => pattern
+                        .timestamp(s, *unit, TextZone::of_wall_clocks(dt))
+                        .map(Value::Timestamp),
+                    _ => pattern.date(s).map(Value::Date),
+                };
+                match read {
+                    Some(value) => value,
+                    None => {
+                        let why = format!("{s:?} does not match the pattern {:?}", pattern.text());
+                        return Err(self.conflict(id, &why));
+                    }
+                }
+            }
             dt @ DataType::Timestamp(unit, _) => {
                 let zone = self.conventions.text_zone(dt);
                 match self.conventions.timestamp_of_text(s, *unit, zone) {

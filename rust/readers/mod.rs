@@ -17,12 +17,14 @@ pub mod ndjson;
 mod numbers;
 mod spark_times;
 mod temporal;
+pub mod time_pattern;
 
 pub use conventions::Conventions;
 pub use csv::{CsvOptions, CsvReader};
 pub use ndjson::{InputError, NdjsonReader, OnError, ReadError};
 #[cfg(feature = "python")]
 pub(crate) use spark_times::JAVA_SHORT_IDS;
+pub use time_pattern::{TimeFormats, TimePattern};
 
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,7 @@ use super::json::{respell_for_serde, JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
 use super::json_documents::{Documents, RecordPlaces};
 use super::json_fast;
 use super::lines::LineWindow;
+use super::time_pattern::TimeFormats;
 use arrow_schema::DataType;
 
 use crate::loader::{ColumnKind, Discovery, LoaderError, ResultSetLoader};
@@ -34,6 +35,8 @@ pub struct JsonLines {
     null_type: DataType,
     /// How numbers and strings convert to declared types where Arrow and Spark differ.
     conventions: Conventions,
+    /// Patterns date and timestamp texts are read by, where given.
+    formats: TimeFormats,
     discovery: Discovery,
     keys: KeyCache,
     line_no: u64,
@@ -101,6 +104,7 @@ impl JsonLines {
             ignored: &self.ignored,
             ignored_members: &self.ignored_members,
             conventions: self.conventions,
+            formats: &self.formats,
         };
         let written = json_fast::write_common(
             text,
@@ -159,6 +163,7 @@ impl JsonLines {
             new_columns: self.new_columns,
             null_type: &self.null_type,
             conventions: self.conventions,
+            formats: &self.formats,
             error: None,
             ignored: &mut self.ignored,
             ignored_members: &mut self.ignored_members,
@@ -511,6 +516,7 @@ impl NdjsonReader {
             new_columns: true,
             null_type: DataType::Utf8,
             conventions: Conventions::Arrow,
+            formats: TimeFormats::default(),
             discovery: Discovery::default(),
             keys: KeyCache::default(),
             line_no: 0,
@@ -557,6 +563,14 @@ impl NdjsonReader {
     /// differ (a number into a timestamp, a string into binary; Arrow's by default).
     pub fn with_conventions(mut self, conventions: Conventions) -> Self {
         self.src.conventions = conventions;
+        self
+    }
+
+    /// Read date and timestamp strings by the patterns `formats` gives (Spark's
+    /// `dateFormat`, `timestampFormat`, `timestampNTZFormat`) instead of the conventions'
+    /// reading.
+    pub fn with_time_formats(mut self, formats: TimeFormats) -> Self {
+        self.src.formats = formats;
         self
     }
 

@@ -439,6 +439,62 @@ fn ndjson_permissive_keeps_the_values_of_a_bad_line_under_sparks_conventions() {
     );
 }
 
+/// Date and timestamp texts read by the patterns given (`TimeFormats`): by CSV and by
+/// NDJSON on both paths alike, and an ISO text the pattern does not spell is bad input
+/// naming the pattern.
+#[test]
+fn dates_and_timestamps_read_by_the_patterns_given() {
+    use super::{TimeFormats, TimePattern};
+    use arrow_array::types::{Date32Type, TimestampSecondType};
+    use arrow_schema::TimeUnit;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("d", DataType::Date32, true),
+        Field::new(
+            "t",
+            DataType::Timestamp(TimeUnit::Second, Some("UTC".into())),
+            true,
+        ),
+    ]));
+    let formats = || TimeFormats {
+        date: Some(TimePattern::java("dd.MM.yyyy").unwrap()),
+        timestamp: Some(TimePattern::java("yyyyMMdd HHmm").unwrap()),
+        timestamp_ntz: None,
+    };
+    let options = || LoaderOptions {
+        schema: Some(Arc::clone(&schema)),
+        ..LoaderOptions::default()
+    };
+    let check = |batches: Vec<RecordBatch>| {
+        let b = &batches[0];
+        let d = b.column(0).as_primitive::<Date32Type>();
+        let t = b.column(1).as_primitive::<TimestampSecondType>();
+        assert_eq!((d.value(0), t.value(0)), (19_724, 1_704_164_640)); // 2024-01-02 03:04
+    };
+    let csv = "d,t\n02.01.2024,20240102 0304\n2024-01-02,20240102 0304\n";
+    let input = Box::new(Cursor::new(csv.as_bytes().to_vec()));
+    let header = CsvOptions {
+        header: true,
+        ..CsvOptions::default()
+    };
+    let mut r = CsvReader::from_reader(input, "mem.csv", header, OnError::Skip)
+        .with_time_formats(formats());
+    let mut l = ResultSetLoader::new(options()).unwrap();
+    l.start_batch().unwrap();
+    assert!(!r.fill(&mut l).unwrap());
+    check(vec![l.harvest().unwrap()]);
+    assert_eq!(r.skipped_lines(), 1);
+    assert!(r.bad_records()[0].message.contains("\"dd.MM.yyyy\""));
+    let json = "{\"d\": \"02.01.2024\", \"t\": \"20240102 0304\"}\n{\"d\": \"2024-01-02\"}\n";
+    for one_pass in [true, false] {
+        let mut r = ndjson_reader(json, OnError::Skip)
+            .one_pass(one_pass)
+            .with_time_formats(formats());
+        check(read_all_with(&mut r, options()).unwrap());
+        assert_eq!(r.skipped_lines(), 1, "{one_pass}");
+        assert!(r.bad_records()[0].message.contains("\"dd.MM.yyyy\""));
+    }
+}
+
 /// A CSV record kept as bad input in permissive mode: under Spark's conventions with the
 /// values that convert (a field that does not is null, the fields past the header's left
 /// out), as Spark's CSV reader keeps partial results; under Arrow's the other columns null.
