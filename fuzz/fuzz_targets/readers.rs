@@ -30,7 +30,9 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
 use batchloader::readers::input::{ByteRange, Source};
-use batchloader::readers::{Conventions, CsvOptions, CsvReader, NdjsonReader, OnError, ReadError};
+use batchloader::readers::{
+    Conventions, CsvOptions, CsvReader, NdjsonReader, OnError, ReadError, TimeFormats, TimePattern,
+};
 use batchloader::{LoaderOptions, Projection, ResultSetLoader};
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -83,6 +85,18 @@ struct Setup {
     /// How numbers and strings convert to declared types (Arrow's or Spark's), NDJSON's
     /// and CSV's dates and timestamps among them.
     conventions: Conventions,
+    /// Dates and timestamps read by `time_formats` (patterns) instead.
+    patterns: bool,
+}
+
+/// The patterns dates and timestamps are read by when `Setup::patterns`.
+fn time_formats(on: bool) -> TimeFormats {
+    let pattern = |text| on.then(|| TimePattern::java(text).expect("a pattern the readers take"));
+    TimeFormats {
+        date: pattern("dd.MM.yyyy"),
+        timestamp: pattern("yyyy-MM-dd[ HH:mm[:ss[.SSS]]][XXX]"),
+        timestamp_ntz: pattern("yyyyMMdd HHmm"),
+    }
 }
 
 /// CSV dialects: delimiter, quote, escape.
@@ -468,7 +482,8 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                 Format::Lines => {
                     let r = NdjsonReader::from_reader(bytes, "fuzz.json", on_error, setup.discover)
                         .one_pass(setup.one_pass)
-                        .with_conventions(setup.conventions);
+                        .with_conventions(setup.conventions)
+                        .with_time_formats(time_formats(setup.patterns));
                     json_filler(r, setup.stop_after_first)
                 }
                 Format::Documents => {
@@ -479,12 +494,14 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                         setup.discover,
                     )
                     .one_pass(setup.one_pass)
-                    .with_conventions(setup.conventions);
+                    .with_conventions(setup.conventions)
+                    .with_time_formats(time_formats(setup.patterns));
                     json_filler(r, setup.stop_after_first)
                 }
                 Format::Csv { header } => {
                     let mut r = CsvReader::from_reader(bytes, "fuzz.csv", csv(header), on_error)
-                        .with_null_values(nulls);
+                        .with_null_values(nulls)
+                        .with_time_formats(time_formats(setup.patterns));
                     Box::new(move |l| r.fill(l))
                 }
             }
@@ -496,20 +513,23 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
                     let r = NdjsonReader::open(&file, range, on_error, setup.discover)
                         .map_err(ReadError::Input)?
                         .one_pass(setup.one_pass)
-                        .with_conventions(setup.conventions);
+                        .with_conventions(setup.conventions)
+                        .with_time_formats(time_formats(setup.patterns));
                     json_filler(r, setup.stop_after_first)
                 }
                 Format::Documents => {
                     let r = NdjsonReader::open_documents(&file, on_error, setup.discover)
                         .map_err(ReadError::Input)?
                         .one_pass(setup.one_pass)
-                        .with_conventions(setup.conventions);
+                        .with_conventions(setup.conventions)
+                        .with_time_formats(time_formats(setup.patterns));
                     json_filler(r, setup.stop_after_first)
                 }
                 Format::Csv { header } => {
                     let mut r = CsvReader::open(&file, range, csv(header), on_error)
                         .map_err(ReadError::Input)?
-                        .with_null_values(nulls);
+                        .with_null_values(nulls)
+                        .with_time_formats(time_formats(setup.patterns));
                     Box::new(move |l| r.fill(l))
                 }
             }
@@ -569,6 +589,7 @@ fn setup_of(a: u8, b: u8, c: u8) -> Setup {
         } else {
             Conventions::Arrow
         },
+        patterns: c & 8 != 0,
         // a declared schema, strictly
         discover: c & 4 == 0 || c & 128 == 0,
     }
