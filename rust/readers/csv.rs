@@ -477,6 +477,13 @@ impl CsvRecords {
             DataType::Binary | DataType::LargeBinary => Value::Bytes(raw),
             _ => {
                 let text = self.field_text(whole, raw, i)?;
+                // the text as it is: a pattern says where spaces go
+                if let Some(read) = self.formats.value_of(dt, text) {
+                    return read.map_err(|why| {
+                        let message = format!("field {} ({}): {why}", i + 1, l.path(id));
+                        self.at_field(i, self.error(None, message))
+                    });
+                }
                 match dt {
                     DataType::Utf8 | DataType::LargeUtf8 => Value::Str(text),
                     DataType::Boolean => match text.trim() {
@@ -492,26 +499,6 @@ impl CsvRecords {
                     DataType::Float32 => Value::Float(f64::from(
                         text.trim().parse::<f32>().map_err(|_| bad("a number"))?,
                     )),
-                    dt @ (DataType::Date32 | DataType::Timestamp(..))
-                        if self.formats.of(dt).is_some() =>
-                    {
-                        let pattern = self.formats.of(dt).expect("a pattern");
-                        let read = match dt {
-                            // the text as it is: a pattern says where spaces go
-                            DataType::Timestamp(unit, _) => pattern
-                                .timestamp(text, *unit, TextZone::of_wall_clocks(dt))
-                                .map(Value::Timestamp),
-                            _ => pattern.date(text).map(Value::Date),
-                        };
-                        let what = if matches!(dt, DataType::Date32) {
-                            "date"
-                        } else {
-                            "timestamp"
-                        };
-                        read.ok_or_else(|| {
-                            bad(&format!("a {what} of the pattern {:?}", pattern.text()))
-                        })?
-                    }
                     DataType::Date32 => Value::Date(
                         self.options
                             .conventions

@@ -12,7 +12,6 @@ use serde_json::value::RawValue;
 
 use super::conventions::Conventions;
 use super::driver::IgnoredNames;
-use super::temporal::TextZone;
 use super::time_pattern::TimeFormats;
 use crate::loader::{
     parse_decimal, unknown_list_type, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError,
@@ -559,23 +558,12 @@ impl<'a> JsonWriter<'a> {
 
     fn write_str<E: de::Error>(&mut self, id: ColumnId, s: &str) -> Result<(), E> {
         self.scalar_column(id, "a string")?;
+        match self.formats.value_of(self.l.field(id).data_type(), s) {
+            Some(Ok(value)) => return self.set(id, value),
+            Some(Err(why)) => return Err(self.conflict(id, &why)),
+            None => {}
+        }
         let value = match self.l.field(id).data_type() {
-            dt if self.formats.of(dt).is_some() => {
-                let pattern = self.formats.of(dt).expect("a pattern");
-                let read = match dt {
-                    DataType::Timestamp(unit, _) => pattern
-                        .timestamp(s, *unit, TextZone::of_wall_clocks(dt))
-                        .map(Value::Timestamp),
-                    _ => pattern.date(s).map(Value::Date),
-                };
-                match read {
-                    Some(value) => value,
-                    None => {
-                        let why = format!("{s:?} does not match the pattern {:?}", pattern.text());
-                        return Err(self.conflict(id, &why));
-                    }
-                }
-            }
             dt @ DataType::Timestamp(unit, _) => {
                 let zone = self.conventions.text_zone(dt);
                 match self.conventions.timestamp_of_text(s, *unit, zone) {

@@ -18,7 +18,7 @@ use super::json::{
 use super::numbers::{
     decimal_fraction, digits_end, digits_value, eight_digits, not_digits, word_at,
 };
-use super::temporal::{parse_date, parse_timestamp_in, TextZone};
+use super::temporal::{parse_date, parse_timestamp_in};
 use super::time_pattern::TimeFormats;
 use crate::loader::{
     parse_decimal, ColumnId, ColumnKind, Discovery, ElementFate, ResultSetLoader, Value, ROOT,
@@ -644,17 +644,9 @@ impl<'a> Line<'a> {
         }
         let value = match self.l.field(id).data_type() {
             DataType::Utf8 | DataType::LargeUtf8 => Value::Str(text),
-            dt @ (DataType::Timestamp(..) | DataType::Date32)
-                if self.known.formats.of(dt).is_some() =>
-            {
-                let pattern = self.known.formats.of(dt).ok_or(GiveUp)?;
-                match dt {
-                    DataType::Timestamp(unit, _) => {
-                        let zone = TextZone::of_wall_clocks(dt);
-                        Value::Timestamp(pattern.timestamp(text, *unit, zone).ok_or(GiveUp)?)
-                    }
-                    _ => Value::Date(pattern.date(text).ok_or(GiveUp)?),
-                }
+            dt if self.known.formats.of(dt).is_some() => {
+                let read = self.known.formats.value_of(dt, text).ok_or(GiveUp)?;
+                read.map_err(|_| GiveUp)?
             }
             dt @ DataType::Timestamp(unit, _) => {
                 let zone = self.known.conventions.text_zone(dt);

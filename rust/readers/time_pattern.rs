@@ -15,7 +15,7 @@ use arrow_array::timezone::Tz;
 use arrow_schema::{DataType, TimeUnit};
 
 use super::temporal::{days_in_month, in_unit, TextZone};
-use crate::loader::days_from_civil;
+use crate::loader::{days_from_civil, Value};
 
 /// The patterns a reader reads date and timestamp texts by, where given (else the
 /// conventions' reading: ISO-8601, or Spark's texts).
@@ -38,6 +38,24 @@ impl TimeFormats {
             DataType::Timestamp(_, None) => self.timestamp_ntz.as_ref(),
             _ => None,
         }
+    }
+
+    /// `text` read by the pattern of a column of type `dt`: `None` if none is given for
+    /// it; else its value (a local time in the column's zone; an offset refused in a column
+    /// of wall clocks), or why it is none.
+    pub(crate) fn value_of(
+        &self,
+        dt: &DataType,
+        text: &str,
+    ) -> Option<Result<Value<'static>, String>> {
+        let pattern = self.of(dt)?;
+        let value = match dt {
+            DataType::Timestamp(unit, _) => pattern
+                .timestamp(text, *unit, TextZone::of_wall_clocks(dt))
+                .map(Value::Timestamp),
+            _ => pattern.date(text).map(Value::Date),
+        };
+        Some(value.ok_or_else(|| format!("{text:?} does not match the pattern {:?}", pattern.text)))
     }
 }
 
