@@ -1125,6 +1125,32 @@ def test_permissive_keeps_the_values_of_a_bad_line_under_sparks_conventions(tmp_
         assert scan.corrupt_lines == 6
 
 
+@pytest.mark.parametrize("suffix", ["json", "csv"])
+def test_a_bad_records_kept_values_give_way_when_the_row_would_break_the_limits(tmp_path, suffix):
+    """Spark's partial results keep a bad record's values beside its text: where both
+    together would make a row larger than the batch limits allow, the record is kept alone
+    (its text holds every value), not an error; with room, the values are kept too."""
+    path = tmp_path / f"big.{suffix}"
+    if suffix == "json":
+        write_lines(path, [json.dumps({"s": "x" * 600, "a": "bad"}), '{"s": "y", "a": 2}'])
+    else:
+        write_lines(path, ["s,a", "x" * 600 + ",bad", "y,2"])
+    schema = pa.schema([("s", pa.utf8()), ("a", pa.int64())])
+    for limit, kept in [(1000, None), (4000, "x" * 600)]:
+        scan = bl.Scan(
+            path,
+            schema=schema,
+            columns=["s", "a", "_corrupt_record"],
+            on_error="permissive",
+            header=True,
+            batch_byte_limit=limit,
+            **{f"{suffix}_conventions": "spark"},
+        )
+        rows = data_table(scan).to_pylist()
+        assert [(r["s"], r["a"]) for r in rows] == [(kept, None), ("y", 2)], limit
+        assert rows[0]["_corrupt_record"] is not None and rows[1]["_corrupt_record"] is None
+
+
 #: a value of a line for the partial-results property: mostly ints (which convert),
 #: else what an int column cannot take
 _PARTIAL_VALUE = st.one_of(

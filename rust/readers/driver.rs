@@ -368,8 +368,7 @@ impl Driver {
         } else if l.start_row()? {
             self.write_corrupt(src, l, e)
         } else {
-            self.pending = true;
-            self.pending_corrupt = Some(e);
+            self.keep_pending(e);
             Ok(())
         }
     }
@@ -383,39 +382,56 @@ impl Driver {
         l: &mut ResultSetLoader,
         failed: InputError,
     ) -> Result<(), ReadError> {
-        match src.write_partial(l, &failed) {
-            Ok(true) => {}
-            Ok(false) => {
-                // the row is not open: the batch filled while the source tried
-                self.pending = true;
-                self.pending_corrupt = Some(failed);
+        let mut partial = true;
+        loop {
+            if partial {
+                match src.write_partial(l, &failed) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        self.keep_pending(failed);
+                        return Ok(());
+                    }
+                    Err(e) => {
+                        if l.row_open() {
+                            src.discard(l);
+                        }
+                        return Err(ReadError::Input(e));
+                    }
+                }
+            }
+            let id = match l.column(ROOT, CORRUPT_RECORD) {
+                Some(id) => id,
+                None => l.add_column(
+                    ROOT,
+                    Arc::new(Field::new(CORRUPT_RECORD, DataType::Utf8, true)),
+                )?,
+            };
+            let text = src.raw();
+            let Err(e) = l.set(id, Value::Str(&text)).and_then(|_| l.save_row()) else {
+                break;
+            };
+            if l.row_open() {
+                src.discard(l);
+            }
+            if !(partial && matches!(e, LoaderError::RowTooLarge(_))) {
+                return Err(ReadError::Input(loader_error(src, e)));
+            }
+            // the values kept beside the record made the row too large: the record alone
+            partial = false;
+            if !l.start_row()? {
+                self.keep_pending(failed);
                 return Ok(());
             }
-            Err(e) => {
-                if l.row_open() {
-                    src.discard(l);
-                }
-                return Err(ReadError::Input(e));
-            }
-        }
-        let id = match l.column(ROOT, CORRUPT_RECORD) {
-            Some(id) => id,
-            None => l.add_column(
-                ROOT,
-                Arc::new(Field::new(CORRUPT_RECORD, DataType::Utf8, true)),
-            )?,
-        };
-        let text = src.raw();
-        let written = l.set(id, Value::Str(&text)).and_then(|_| l.save_row());
-        if let Err(e) = written {
-            if l.row_open() {
-                l.discard_row();
-            }
-            return Err(ReadError::Input(loader_error(src, e)));
         }
         self.rows += 1;
         self.kept += 1;
         Ok(())
+    }
+
+    /// The current record, bad input, waits for the next batch (this one is full).
+    fn keep_pending(&mut self, failed: InputError) {
+        self.pending = true;
+        self.pending_corrupt = Some(failed);
     }
 }
 
