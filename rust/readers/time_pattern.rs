@@ -213,7 +213,8 @@ fn local_seconds(f: &Fields) -> Option<i64> {
         f.month.unwrap_or(1),
         f.day.unwrap_or(1),
     );
-    if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
+    // Java's years end at 999,999,999 (and the day counts below cannot overflow then)
+    if y > 999_999_999 || !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
         return None;
     }
     let hour = match (f.hour, f.clock_hour) {
@@ -583,6 +584,8 @@ mod tests {
             at(2024, 1, 2, 3, 4, 0)
         );
         assert_eq!(ts("yyyy", "02024"), None);
+        assert_eq!(ts("y-M-d", "999999999999999999-1-1"), None);
+        assert_eq!(ts("y-M-d", "99999-1-1"), at(99999, 1, 1, 0, 0, 0));
         assert_eq!(
             ts("yyyy-MM-dd'T'HH:mm:ssXXX", "2024-01-02T03:04:05+01:00"),
             at(2024, 1, 2, 2, 4, 5)
