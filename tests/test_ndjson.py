@@ -1946,6 +1946,57 @@ def test_dates_and_timestamps_read_by_the_patterns_given(tmp_path, suffix):
         )
 
 
+#: Java patterns and the strftime formats that write the same texts
+JAVA_AND_STRFTIME = [
+    ("dd/MM/yyyy HH:mm:ss", "%d/%m/%Y %H:%M:%S"),
+    ("yyyyMMddHHmmss", "%Y%m%d%H%M%S"),
+    ("MM-dd-yy hh:mm a", "%m-%d-%y %I:%M %p"),
+    ("d MMM yyyy, H:mm", "{day} %b %Y, {hour}:%M"),
+    ("MMMM d yyyy HH'h'mm", "%B {day} %Y %Hh%M"),
+    ("yyyy-MM-dd HH:mm:ss.SSSSSS", "%Y-%m-%d %H:%M:%S.%f"),
+]
+
+
+@given(
+    stamps=st.lists(
+        st.datetimes(min_value=dt.datetime(2000, 1, 1), max_value=dt.datetime(2099, 12, 31)),
+        min_size=1,
+        max_size=20,
+    ),
+    formats=st.sampled_from(JAVA_AND_STRFTIME),
+    suffix=st.sampled_from(["json", "csv"]),
+)
+def test_texts_a_strftime_format_writes_read_back_by_the_java_pattern(
+    tmp_path_factory, stamps, formats, suffix
+):
+    """Property: datetimes written by a strftime format read back, by the Java pattern
+    spelling the same layout, as the datetimes themselves (to the pattern's precision)."""
+    java, strftime = formats
+
+    def text(t: dt.datetime) -> str:
+        layout = strftime.replace("{day}", str(t.day)).replace("{hour}", str(t.hour))
+        return t.strftime(layout)
+
+    path = tmp_path_factory.mktemp("patterns") / f"t.{suffix}"
+    if suffix == "json":
+        write_lines(path, [json.dumps({"t": text(t)}) for t in stamps])
+    else:
+        write_lines(path, ["t", *(f'"{text(t)}"' for t in stamps)])
+    schema = pa.schema([("t", pa.timestamp("us"))])
+    got = data_table(bl.Scan(path, schema=schema, header=True, timestamp_ntz_format=java))
+    seconds = "ss" in java
+    minutes = "mm" in java
+    want = [
+        t.replace(
+            second=t.second if seconds else 0,
+            microsecond=t.microsecond if "SSS" in java else 0,
+            minute=t.minute if minutes else 0,
+        )
+        for t in stamps
+    ]
+    assert got.column("t").to_pylist() == want
+
+
 def test_patterns_the_readers_cannot_take_are_refused_when_the_scan_is_made(tmp_path):
     write_lines(tmp_path / "t.json", ['{"d": "2024-01-02"}'])
     for option, pattern, why in [
