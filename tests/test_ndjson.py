@@ -1274,6 +1274,32 @@ def test_a_scan_tells_why_and_where_its_first_bad_lines_were_bad(tmp_path, on_er
     assert good.bad_lines == []
 
 
+@pytest.mark.parametrize("suffix", ["json", "csv"])
+def test_permissive_mode_keeps_bad_lines_in_the_column_named(tmp_path, suffix):
+    """`corrupt_record_column` (Spark's `columnNameOfCorruptRecord`) names the column bad
+    lines are kept in: a wildcard scan has it, a schema may place it, a projection that
+    leaves it out is warned of by that name; no `_corrupt_record` column then."""
+    path = tmp_path / f"bad.{suffix}"
+    if suffix == "json":
+        write_lines(path, [GOOD, BAD, GOOD])
+        bad = BAD
+    else:
+        write_lines(path, ["a,b", "1,x", "oops,y", "1,x"])
+        bad = "oops,y"
+    schema = pa.schema([("a", pa.int64())])
+    options = {"on_error": "permissive", "header": True, "corrupt_record_column": "bad"}
+    table = data_table(bl.Scan(path, schema=schema, **options))
+    assert "_corrupt_record" not in table.column_names
+    assert table.column("bad").to_pylist() == [None, bad, None]
+    assert table.column("a").to_pylist() == [1, None, 1]
+    placed = pa.schema([("bad", pa.utf8()), ("a", pa.int64())])
+    table = data_table(bl.Scan(path, schema=placed, strict_schema=True, **options))
+    assert table.column_names == ["bad", "a"]
+    assert table.column("bad").to_pylist() == [None, bad, None]
+    with pytest.raises(ValueError, match="corrupt_record_column"):
+        bl.Scan(path, corrupt_record_column="")
+
+
 @pytest.mark.parametrize("name", ["_corrupt_record", "_CORRUPT_RECORD"])
 @pytest.mark.parametrize("strict", [True, False])
 def test_a_schema_may_name_the_corrupt_record_column_itself(tmp_path, name, strict):

@@ -912,6 +912,34 @@ def test_the_data_source_fills_corrupt_record_when_the_users_schema_names_it(spa
     ]
 
 
+def test_bad_lines_go_to_the_column_spark_names_for_them(spark, tmp_path):
+    """Spark's `columnNameOfCorruptRecord`, the option or the session's setting: the
+    column malformed lines are kept in, on `read` and the data source, as Spark's JSON
+    reader keeps them."""
+    (tmp_path / "p.json").write_text('{"a": 1}\n{"a": oops\n{"a": 3}\n')
+    ddl = "a long, bad string"
+    want = rows_of(
+        spark.read.schema(ddl).option("columnNameOfCorruptRecord", "bad").json(str(tmp_path))
+    )
+    assert {"a": None, "bad": '{"a": oops'} in want
+    ours = bls.read(
+        spark, str(tmp_path), schema="a long", on_error="permissive", corrupt_record_column="bad"
+    )
+    assert rows_of(ours.select("a", "bad")) == want
+    key = "spark.sql.columnNameOfCorruptRecord"
+    spark.conf.set(key, "bad")
+    try:
+        ours = bls.read(spark, str(tmp_path), schema="a long", on_error="permissive")
+        assert rows_of(ours.select("a", "bad")) == want
+    finally:
+        spark.conf.unset(key)
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema(ddl).option("mode", "PERMISSIVE")
+        loaded = source.option("columnNameOfCorruptRecord", "bad").load(str(tmp_path))
+        assert rows_of(loaded) == want
+
+
 @needs_data_sources
 @pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
 def test_the_data_source_takes_sparks_mode_option_as_spark_does(spark, tmp_path, mode):

@@ -294,6 +294,7 @@ class FileReader:
         date_format: str | None = None,
         timestamp_format: str | None = None,
         timestamp_ntz_format: str | None = None,
+        corrupt_record_column: str = "_corrupt_record",
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -379,6 +379,7 @@ class Scan:
         date_format: str | None = None,
         timestamp_format: str | None = None,
         timestamp_ntz_format: str | None = None,
+        corrupt_record_column: str = CORRUPT_RECORD,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -425,7 +426,11 @@ class Scan:
         if reader is None:
             for f in self.files:
                 self._builtin_format(f)  # fail early on a file no reader can read
-        named = [f for f in schema or [] if f.name.lower() == CORRUPT_RECORD]
+        if not corrupt_record_column:
+            raise ValueError("corrupt_record_column names the column bad lines are kept in")
+        #: the column permissive mode keeps bad lines in (Spark's columnNameOfCorruptRecord)
+        self.corrupt_column = corrupt_record_column
+        named = [f for f in schema or [] if f.name.lower() == corrupt_record_column.lower()]
         if on_error == "permissive" and named and not pa.types.is_string(named[0].type):
             raise ValueError(
                 f"schema= has {named[0].name!r} as {named[0].type}: permissive mode keeps "
@@ -434,7 +439,7 @@ class Scan:
         if on_error == "permissive" and reader is None and columns is None and not named:
             # malformed lines are kept whole: the column exists from the start (where the
             # schema puts it, if it names it, as Spark's readers are asked for it)
-            corrupt = pa.field(CORRUPT_RECORD, pa.utf8())
+            corrupt = pa.field(corrupt_record_column, pa.utf8())
             schema = pa.schema([*(schema or []), corrupt])
         self.root = scan_root(root, paths, self.files)
         self.on_error, self.header, self.delimiter = on_error, header, delimiter
@@ -663,6 +668,7 @@ class Scan:
             date_format=self.time_formats["date_format"],
             timestamp_format=self.time_formats["timestamp_format"],
             timestamp_ntz_format=self.time_formats["timestamp_ntz_format"],
+            corrupt_record_column=self.corrupt_column,
         )
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:
@@ -875,13 +881,13 @@ class Scan:
         if not kept:
             return
         self.corrupt_lines += kept
-        if not self.projection.is_projected(CORRUPT_RECORD):
+        if not self.projection.is_projected(self.corrupt_column):
             log.warning(
                 "%d malformed line(s) of %s were kept as rows of nulls: add '%s' to "
                 "columns= to keep their text",
                 kept,
                 path,
-                CORRUPT_RECORD,
+                self.corrupt_column,
             )
 
     def _plan(self, reader: pa.Schema) -> _Plan:

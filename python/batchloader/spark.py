@@ -592,6 +592,12 @@ def _in_zone(t: pa.DataType, time_zone: str) -> pa.DataType:
     return t
 
 
+def corrupt_record_column(spark: Any) -> str:
+    """The column the session's readers keep malformed records in
+    (`spark.sql.columnNameOfCorruptRecord`, `_corrupt_record` by default)."""
+    return str(spark.conf.get("spark.sql.columnNameOfCorruptRecord", "_corrupt_record"))
+
+
 def session_time_zone(spark: Any) -> str:
     """The session's time zone (`spark.sql.session.timeZone`) as Arrow names zones
     (`arrow_time_zone`)."""
@@ -672,7 +678,11 @@ def read(
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])
-    scan_options = {**SPARK_READ_DEFAULTS, **scan_options}
+    scan_options = {
+        **SPARK_READ_DEFAULTS,
+        "corrupt_record_column": corrupt_record_column(spark),
+        **scan_options,
+    }
     parallelism = spark.sparkContext.defaultParallelism
     plan = ScanPlan(paths, sample_rows, split_bytes, where, parallelism, **scan_options)
     plan.skipped_lines = skipped_lines
@@ -762,6 +772,7 @@ _TEXT_OPTIONS = (
     "date_format",
     "timestamp_format",
     "timestamp_ntz_format",
+    "corrupt_record_column",
 )
 
 #: Spark's names of options the data source knows by another (lower-cased, as they come)
@@ -771,6 +782,7 @@ _SPARK_NAMES = {
     "dateformat": "date_format",
     "timestampformat": "timestamp_format",
     "timestampntzformat": "timestamp_ntz_format",
+    "columnnameofcorruptrecord": "corrupt_record_column",
 }
 
 
@@ -826,6 +838,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "dateFormat",
                 "timestampFormat",
                 "timestampNTZFormat",
+                "columnNameOfCorruptRecord",
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
                 *_TEXT_OPTIONS,
@@ -921,8 +934,9 @@ def register(spark: Any) -> None:
 
     The data source keeps what it was registered with: the Python workers' environment
     (`sparkContext.environment`: an object store's endpoint and credentials), the session's
-    time zone and its default parallelism. Calling `register` again after one of them changed
-    registers it anew with them (else it does nothing); `read` calls it each time."""
+    time zone, its `columnNameOfCorruptRecord` and its default parallelism. Calling
+    `register` again after one of them changed registers it anew with them (else it does
+    nothing); `read` calls it each time."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
     # the data source plans in a Python worker, which has no SparkSession to ask: the cores
@@ -932,6 +946,8 @@ def register(spark: Any) -> None:
     # and the time zone of the timestamps of a schema the user sets (`.schema(...)`), unless
     # the option `timeZone` names one, as Spark's JSON reader takes it
     default_time_zone = session_time_zone(spark)
+    # and the column permissive mode keeps bad lines in, unless the option names another
+    default_corrupt = corrupt_record_column(spark)
 
     class BatchloaderReader(DataSourceReader):
         def __init__(self, plan: ScanPlan) -> None:
@@ -954,7 +970,11 @@ def register(spark: Any) -> None:
                 if PLAN_OPTION in self.options:
                     self._cached_plan = ScanPlan.decode(self.options[PLAN_OPTION])
                     return self._cached_plan
-                self._cached_plan = source_plan(dict(self.options), parallelism=default_parallelism)
+                self._cached_plan = source_plan(
+                    dict(self.options),
+                    parallelism=default_parallelism,
+                    corrupt_record_column=default_corrupt,
+                )
             return self._cached_plan
 
         def schema(self) -> Any:
@@ -976,6 +996,7 @@ def register(spark: Any) -> None:
             plan = source_plan(
                 options,
                 parallelism=default_parallelism,
+                corrupt_record_column=default_corrupt,
                 columns=list(schema.names),
                 schema=arrow_schema_in_zone(schema, zone),
                 strict_schema=True,
@@ -995,6 +1016,7 @@ def register(spark: Any) -> None:
     registered_with = (
         default_parallelism,
         default_time_zone,
+        default_corrupt,
         sc.pythonExec,
         tuple(sorted(sc.environment.items())),
     )

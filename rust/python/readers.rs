@@ -228,7 +228,7 @@ impl PyFileReader {
                         retype_nulls=false, one_pass=true, opener=None, multiline=false,
                         null_values=None, null_type=None, json_conventions="arrow",
                         csv_conventions="arrow", date_format=None, timestamp_format=None,
-                        timestamp_ntz_format=None))]
+                        timestamp_ntz_format=None, corrupt_record_column="_corrupt_record"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -252,8 +252,14 @@ impl PyFileReader {
         date_format: Option<&str>,
         timestamp_format: Option<&str>,
         timestamp_ntz_format: Option<&str>,
+        corrupt_record_column: &str,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
+        if corrupt_record_column.is_empty() {
+            return Err(PyValueError::new_err(
+                "corrupt_record_column names the column bad records are kept in: not empty",
+            ));
+        }
         let formats = time_formats(date_format, timestamp_format, timestamp_ntz_format)?;
         let conventions = |option: &str, name: &str| {
             Conventions::named(name).ok_or_else(|| {
@@ -327,13 +333,15 @@ impl PyFileReader {
                         .one_pass(one_pass)
                         .with_null_type(null_type)
                         .with_conventions(json_conventions)
-                        .with_time_formats(formats),
+                        .with_time_formats(formats)
+                        .with_corrupt_column(corrupt_record_column),
                 ))
             }),
             Some(options) => CsvReader::open(&source, range, options, on_error).map(|r| {
                 AnyReader::Csv(Box::new(
                     r.with_null_values(null_values.as_deref().unwrap_or_default())
-                        .with_time_formats(formats),
+                        .with_time_formats(formats)
+                        .with_corrupt_column(corrupt_record_column),
                 ))
             }),
         });

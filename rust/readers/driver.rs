@@ -12,7 +12,8 @@ use arrow_schema::{DataType, Field};
 use super::json_documents::MalformedDocuments;
 use crate::loader::{LoaderError, ResultSetLoader, Value, ROOT};
 
-/// The column that keeps a malformed record whole under `OnError::Permissive`.
+/// The column that keeps a malformed record whole under `OnError::Permissive`, unless a
+/// reader is told another (`RecordReader::with_corrupt_column`).
 pub const CORRUPT_RECORD: &str = "_corrupt_record";
 
 /// What to do with a record that cannot be read.
@@ -258,6 +259,8 @@ pub(crate) struct Driver {
     pub rows: u64,
     /// The errors of the first `BAD_RECORDS_KEPT` records skipped or kept as bad.
     pub bad: Vec<InputError>,
+    /// The column bad records are kept in (`CORRUPT_RECORD` unless told otherwise).
+    corrupt_column: String,
 }
 
 impl Driver {
@@ -270,6 +273,7 @@ impl Driver {
             kept: 0,
             rows: 0,
             bad: Vec::new(),
+            corrupt_column: CORRUPT_RECORD.to_string(),
         }
     }
 
@@ -399,12 +403,10 @@ impl Driver {
                     }
                 }
             }
-            let id = match l.column(ROOT, CORRUPT_RECORD) {
+            let name = &self.corrupt_column;
+            let id = match l.column(ROOT, name) {
                 Some(id) => id,
-                None => l.add_column(
-                    ROOT,
-                    Arc::new(Field::new(CORRUPT_RECORD, DataType::Utf8, true)),
-                )?,
+                None => l.add_column(ROOT, Arc::new(Field::new(name, DataType::Utf8, true)))?,
             };
             let text = src.raw();
             let Err(e) = l.set(id, Value::Str(&text)).and_then(|_| l.save_row()) else {
@@ -464,6 +466,13 @@ impl<S: RecordSource> RecordReader<S> {
             driver: Driver::new(on_error),
             loader: None,
         }
+    }
+
+    /// Keep bad records (`OnError::Permissive`) in column `name` rather than
+    /// `_corrupt_record` (Spark's `columnNameOfCorruptRecord`).
+    pub fn with_corrupt_column(mut self, name: &str) -> Self {
+        self.driver.corrupt_column = name.to_string();
+        self
     }
 
     /// Fill the loader's current batch. Returns `true` if the batch filled up and more input
