@@ -555,64 +555,65 @@ mod tests {
         let at = |y, m, d, h: i64, min: i64, s: i64| {
             Some(days(y, m, d) * 86_400 + h * 3600 + min * 60 + s)
         };
-        assert_eq!(
-            ts("dd/MM/yyyy HH:mm", "02/01/2024 03:04"),
-            at(2024, 1, 2, 3, 4, 0)
-        );
-        assert_eq!(ts("dd/MM/yyyy HH:mm", "2/1/2024 03:04"), None);
-        assert_eq!(ts("d/M/yyyy H:m", "2/1/2024 3:4"), at(2024, 1, 2, 3, 4, 0));
-        assert_eq!(
-            ts("d/M/yyyy H:m", "02/01/2024 03:04"),
-            at(2024, 1, 2, 3, 4, 0)
-        );
-        assert_eq!(
-            ts("yyyyMMddHHmmss", "20240102030405"),
-            at(2024, 1, 2, 3, 4, 5)
-        );
-        assert_eq!(
-            ts("MM/dd/yy hh:mm a", "01/02/24 03:04 PM"),
-            at(2024, 1, 2, 15, 4, 0)
-        );
-        assert_eq!(
-            ts("MM/dd/yy hh:mm a", "01/02/24 12:04 am"),
-            at(2024, 1, 2, 0, 4, 0)
-        );
-        assert_eq!(ts("dd-MMM-yyyy", "02-jan-2024"), at(2024, 1, 2, 0, 0, 0));
-        assert_eq!(ts("d MMMM yyyy", "2 January 2024"), at(2024, 1, 2, 0, 0, 0));
-        assert_eq!(
-            ts("d/M/yyyy H:m", "002/01/2024 03:04"),
-            at(2024, 1, 2, 3, 4, 0)
-        );
-        assert_eq!(ts("yyyy", "02024"), None);
-        assert_eq!(ts("y-M-d", "999999999999999999-1-1"), None);
-        assert_eq!(ts("y-M-d", "99999-1-1"), at(99999, 1, 1, 0, 0, 0));
-        assert_eq!(
-            ts("yyyy-MM-dd'T'HH:mm:ssXXX", "2024-01-02T03:04:05+01:00"),
-            at(2024, 1, 2, 2, 4, 5)
-        );
-        assert_eq!(
-            ts("yyyy-MM-dd'T'HH:mm:ssX", "2024-01-02T03:04:05Z"),
-            at(2024, 1, 2, 3, 4, 5)
-        );
-        assert_eq!(
-            ts("yyyy-MM-dd HH:mm:ss Z", "2024-01-02 03:04:05 -0130"),
-            at(2024, 1, 2, 4, 34, 5)
-        );
-        assert_eq!(
-            ts("yyyy-MM-dd HH:mm z", "2024-01-02 03:04 PST"),
-            at(2024, 1, 2, 11, 4, 0)
-        );
-        assert_eq!(
-            ts("yyyy-MM-dd[ HH:mm]", "2024-01-02"),
-            at(2024, 1, 2, 0, 0, 0)
-        );
-        assert_eq!(
-            ts("yyyy-MM-dd[ HH:mm]", "2024-01-02 03:04"),
-            at(2024, 1, 2, 3, 4, 0)
-        );
-        assert_eq!(ts("yyyy-MM-dd", "2024-02-30"), None);
-        assert_eq!(ts("yyyy-MM-dd", "2024-01-02 "), None);
-        assert_eq!(ts("HH:mm", "25:00"), None);
+        let cases = [
+            (
+                "dd/MM/yyyy HH:mm",
+                "02/01/2024 03:04",
+                at(2024, 1, 2, 3, 4, 0),
+            ),
+            ("dd/MM/yyyy HH:mm", "2/1/2024 03:04", None),
+            ("d/M/yyyy H:m", "2/1/2024 3:4", at(2024, 1, 2, 3, 4, 0)),
+            ("d/M/yyyy H:m", "02/01/2024 03:04", at(2024, 1, 2, 3, 4, 0)),
+            ("yyyyMMddHHmmss", "20240102030405", at(2024, 1, 2, 3, 4, 5)),
+            (
+                "MM/dd/yy hh:mm a",
+                "01/02/24 03:04 PM",
+                at(2024, 1, 2, 15, 4, 0),
+            ),
+            (
+                "MM/dd/yy hh:mm a",
+                "01/02/24 12:04 am",
+                at(2024, 1, 2, 0, 4, 0),
+            ),
+            ("dd-MMM-yyyy", "02-jan-2024", at(2024, 1, 2, 0, 0, 0)),
+            ("d MMMM yyyy", "2 January 2024", at(2024, 1, 2, 0, 0, 0)),
+            ("d/M/yyyy H:m", "002/01/2024 03:04", at(2024, 1, 2, 3, 4, 0)),
+            ("yyyy", "02024", None),
+            ("y-M-d", "999999999999999999-1-1", None),
+            ("y-M-d", "99999-1-1", at(99999, 1, 1, 0, 0, 0)),
+            (
+                "yyyy-MM-dd'T'HH:mm:ssXXX",
+                "2024-01-02T03:04:05+01:00",
+                at(2024, 1, 2, 2, 4, 5),
+            ),
+            (
+                "yyyy-MM-dd'T'HH:mm:ssX",
+                "2024-01-02T03:04:05Z",
+                at(2024, 1, 2, 3, 4, 5),
+            ),
+            (
+                "yyyy-MM-dd HH:mm:ss Z",
+                "2024-01-02 03:04:05 -0130",
+                at(2024, 1, 2, 4, 34, 5),
+            ),
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-01-02 03:04 PST",
+                at(2024, 1, 2, 11, 4, 0),
+            ),
+            ("yyyy-MM-dd[ HH:mm]", "2024-01-02", at(2024, 1, 2, 0, 0, 0)),
+            (
+                "yyyy-MM-dd[ HH:mm]",
+                "2024-01-02 03:04",
+                at(2024, 1, 2, 3, 4, 0),
+            ),
+            ("yyyy-MM-dd", "2024-02-30", None),
+            ("yyyy-MM-dd", "2024-01-02 ", None),
+            ("HH:mm", "25:00", None),
+        ];
+        for (pattern, text, want) in cases {
+            assert_eq!(ts(pattern, text), want, "{pattern} {text}");
+        }
         let nanos = TimePattern::java("HH:mm:ss.SSS").unwrap();
         assert_eq!(
             nanos.timestamp("00:00:01.5", TimeUnit::Millisecond, TextZone::Utc),
