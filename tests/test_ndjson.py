@@ -1073,6 +1073,7 @@ PARTIAL_SCHEMA = pa.schema(
         ("ll", pa.list_(pa.list_(pa.int32()))),
         ("m", pa.map_(pa.utf8(), pa.int32())),
         ("d", pa.decimal128(5, 1)),
+        ("ms", pa.map_(pa.utf8(), pa.struct([("x", pa.int32()), ("y", pa.int32())]))),
     ]
 )
 PARTIAL_LINES = [
@@ -1089,6 +1090,10 @@ PARTIAL_LINES = [
         {"m": [("k", 1)], "d": decimal.Decimal("1.5")},
     ),
     ('{"a": 1, "d": 123456.7}', {"a": 1}),
+    (
+        '{"ms": {"k": {"x": 1, "y": "bad"}, "j": {"x": 2, "y": 3}}, "a": 1}',
+        {"ms": [("k", {"x": 1, "y": None}), ("j", {"x": 2, "y": 3})], "a": 1},
+    ),
     ('{"a": 1, "b": oops', {}),  # malformed: nothing kept
 ]
 
@@ -1122,7 +1127,7 @@ def test_permissive_keeps_the_values_of_a_bad_line_under_sparks_conventions(tmp_
             row_limit=row_limit,
         )
         assert data_table(scan).to_pylist() == want, row_limit
-        assert scan.corrupt_lines == 6
+        assert scan.corrupt_lines == 7
 
 
 @pytest.mark.parametrize("suffix", ["json", "csv"])

@@ -433,8 +433,9 @@ PATTERN_TEXTS = [
     ("yyyy-MM-dd'T'HH:mm:ssXXX", ["2024-07-02T03:04:05+01:00", "2024-07-02T03:04:05+0100"]),
     ("yyyy-MM-dd HH:mm z", ["2024-07-02 03:04 PST", "2024-07-02 03:04 Europe/Paris"]),
     ("yyyy-MM-dd[ HH:mm]", ["2024-07-02", "2024-07-02 03:04", "2024-07-02 03"]),
-    ("yyyy-MM-dd", ["2024-02-30", "2024-01-02 ", "2024-01-02T00:00"]),
+    ("yyyy-MM-dd", ["2024-02-30", "2024-01-02 ", "2024-01-02T00:00", "+2024-01-02"]),
     ("HH:mm:ss.SSS", ["00:00:01.5", "00:00:01.1234"]),
+    ("hh:mm", ["03:04", "12:04", "+2024"]),
 ]
 
 
@@ -965,14 +966,14 @@ def test_permissive_json_keeps_a_bad_lines_values_as_sparks_json_reader_does(spa
     ddl = (
         "a int, b int, s struct<p: int, q: int>, l array<int>, "
         "ls array<struct<x: int, y: int>>, ll array<array<int>>, m map<string, int>, "
-        "d decimal(5,1)"
+        "d decimal(5,1), ms map<string, struct<x: int, y: int>>"
     )
     theirs = spark.read.schema(f"{ddl}, _corrupt_record string").option("mode", "PERMISSIVE")
     want = rows_of(theirs.json(str(tmp_path)))
     # Spark kept the member that converts beside the one that did not
     assert {"a": 1, "s": {"p": 1, "q": None}} in [{"a": r["a"], "s": r["s"]} for r in want]
     ours = bls.read(spark, str(tmp_path), schema=ddl, on_error="permissive")
-    names = ["a", "b", "s", "l", "ls", "ll", "m", "d", "_corrupt_record"]
+    names = ["a", "b", "s", "l", "ls", "ll", "m", "d", "ms", "_corrupt_record"]
     assert rows_of(ours.select(*names)) == want
     if HAS_PYTHON_DATA_SOURCES:
         bls.register(spark)
