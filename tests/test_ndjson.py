@@ -1130,6 +1130,28 @@ def test_permissive_keeps_the_values_of_a_bad_line_under_sparks_conventions(tmp_
         assert scan.corrupt_lines == 7
 
 
+def test_a_line_of_very_many_bad_values_is_kept_alone(tmp_path):
+    """Partial results null one bad value per read of the line: a line with more than 256
+    of them keeps only its text (in time linear in the file), one with fewer its values."""
+    names = [f"c{i}" for i in range(300)]
+    schema = pa.schema([("ok", pa.int64()), *((n, pa.int64()) for n in names)])
+    lines = [
+        json.dumps({"ok": 1, **dict.fromkeys(names, "x")}),
+        json.dumps({"ok": 2, **dict.fromkeys(names[:200], "x")}),
+    ]
+    write_lines(tmp_path / "wide.json", lines)
+    scan = bl.Scan(
+        tmp_path,
+        schema=schema,
+        columns=["ok", *names, "_corrupt_record"],
+        on_error="permissive",
+        json_conventions="spark",
+    )
+    rows = data_table(scan).to_pylist()
+    assert [(r["ok"], r["c0"]) for r in rows] == [(None, None), (2, None)]
+    assert [r["_corrupt_record"] for r in rows] == lines
+
+
 @pytest.mark.parametrize("suffix", ["json", "csv"])
 def test_a_bad_records_kept_values_give_way_when_the_row_would_break_the_limits(tmp_path, suffix):
     """Spark's partial results keep a bad record's values beside its text: where both

@@ -274,7 +274,8 @@ impl RecordSource for JsonLines {
     /// Spark's JSON reader keeps partial results. The value nulled is the one that failed,
     /// or the list or map holding it (Spark nulls an array or map for an element's fault):
     /// `{"a": 1, "b": "x"}` into ints keeps `a`, `{"l": [1, "x"]}` nulls `l`, a struct's
-    /// member `s.q` only that member.
+    /// member `s.q` only that member. Each value nulled costs a read of the line: a line
+    /// with more than `PARTIAL_TRIES` of them is kept alone (its text holds every value).
     fn write_partial(
         &mut self,
         l: &mut ResultSetLoader,
@@ -292,8 +293,7 @@ impl RecordSource for JsonLines {
         }
         let mut text = line.to_string();
         let mut failed = failed.clone();
-        // each try nulls one more value: no more tries than the line has values
-        for _ in 0..text.len() {
+        for _ in 0..PARTIAL_TRIES {
             let Some(range) = failed_value(l, &text, &failed) else {
                 break;
             };
@@ -312,6 +312,7 @@ impl RecordSource for JsonLines {
             }
             failed = e;
         }
+        // nothing kept: the tries ran out, or the line failed otherwise (the row is empty)
         Ok(true)
     }
 
@@ -391,6 +392,11 @@ fn place_in_file(
         None => (base.get() + line, column),
     }
 }
+
+/// How many values of a bad line partial results null, each by reading the line again:
+/// past them the line is kept alone (a line of thousands of bad values would otherwise
+/// take a time of the square of its length).
+const PARTIAL_TRIES: usize = 256;
 
 /// The byte range of `text` (a line) to null for the value `failed` on (Spark's partial
 /// results, see `JsonLines::write_partial`): the value at the error's column, or the
