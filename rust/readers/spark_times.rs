@@ -78,13 +78,19 @@ pub(crate) fn spark_timestamp(s: &str, unit: TimeUnit, zone: TextZone) -> Option
         return None;
     }
     let local = civil_days(year, month, day)? * 86_400 + clock;
-    let secs = match (text_zone, zone) {
-        (None, zone) => zone.to_utc(local)?,
-        (Some(_), TextZone::Wall) => return None,
-        (Some(SparkZone::Offset(offset)), _) => local - offset,
-        (Some(SparkZone::Region(tz)), _) => TextZone::Local(tz).to_utc(local)?,
-    };
-    in_unit(secs, nanos, unit)
+    in_unit(utc_of_local(local, text_zone, zone)?, nanos, unit)
+}
+
+/// The UTC seconds of `local` seconds (a wall clock's, counted as if it were UTC): a local
+/// time of the zone a text named (`named`), else of the column's `zone`; a column of wall
+/// clocks (`TextZone::Wall`) refuses a named one.
+pub(crate) fn utc_of_local(local: i64, named: Option<SparkZone>, zone: TextZone) -> Option<i64> {
+    match (named, zone) {
+        (None, zone) => zone.to_utc(local),
+        (Some(_), TextZone::Wall) => None,
+        (Some(SparkZone::Offset(offset)), _) => Some(local - offset),
+        (Some(SparkZone::Region(tz)), _) => TextZone::Local(tz).to_utc(local),
+    }
 }
 
 /// Why Spark's forms leave timestamp text `s` unread in `zone` where Spark's reader would
@@ -138,7 +144,7 @@ fn time_of_day(cursor: &mut Cursor<'_>) -> Option<(i64, i64, Option<SparkZone>)>
 
 /// A time zone a timestamp text names, as Java's `ZoneId.of` reads it with its short ids.
 #[derive(Debug, Clone, Copy)]
-enum SparkZone {
+pub(crate) enum SparkZone {
     /// A fixed offset from UTC, in seconds.
     Offset(i64),
     /// A zone of the time zone database (its offset depends on the date).
@@ -182,7 +188,7 @@ pub(crate) const JAVA_SHORT_IDS: [(&str, &str); 28] = [
 /// an offset (`+h`, `+hh`, `+h:mm`, `+hh:mm`, `+hhmm`, `+hh:mm:ss`, `+hhmmss`, up to 18
 /// hours), `UTC`, `GMT` or `UT` alone or before an offset, a short id, or a region of the
 /// time zone database (by its exact name).
-fn spark_zone(text: &[u8]) -> Option<SparkZone> {
+pub(crate) fn spark_zone(text: &[u8]) -> Option<SparkZone> {
     let start = text.iter().position(|&c| c > b' ')?;
     let text = std::str::from_utf8(&text[start..]).ok()?;
     if text == "Z" {

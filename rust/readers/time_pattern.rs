@@ -9,12 +9,10 @@
 //! in a date's time too). A pattern with a letter outside these is refused when the reader
 //! is made, naming it, as Spark refuses `E` (a day of the week) for parsing.
 
-use std::str::FromStr;
-
-use arrow_array::timezone::Tz;
 use arrow_schema::{DataType, TimeUnit};
 
-use super::temporal::{days_in_month, in_unit, TextZone};
+use super::spark_times::{spark_zone, utc_of_local, SparkZone};
+use super::temporal::{days_in_month, digits, in_unit, TextZone};
 use crate::loader::{days_from_civil, Value};
 
 /// The patterns a reader reads date and timestamp texts by, where given (else the
@@ -130,8 +128,8 @@ struct Fields {
     minute: Option<i64>,
     second: Option<i64>,
     nanos: i64,
-    offset: Option<i64>,
-    zone: Option<Tz>,
+    /// The offset or zone the text named.
+    zone: Option<SparkZone>,
 }
 
 const MONTHS: [&str; 12] = [
@@ -188,13 +186,7 @@ impl TimePattern {
     pub(crate) fn timestamp(&self, text: &str, unit: TimeUnit, zone: TextZone) -> Option<i64> {
         let f = self.fields(text)?;
         let local = local_seconds(&f)?;
-        let secs = match (f.offset, f.zone, zone) {
-            (None, None, zone) => zone.to_utc(local)?,
-            (_, _, TextZone::Wall) => return None,
-            (Some(offset), _, _) => local - offset,
-            (None, Some(tz), _) => TextZone::Local(tz).to_utc(local)?,
-        };
-        in_unit(secs, f.nanos, unit)
+        in_unit(utc_of_local(local, f.zone, zone)?, f.nanos, unit)
     }
 
     /// The fields of `text`, if the whole of it matches.
@@ -391,11 +383,7 @@ fn match_parts(parts: &[Part], b: &[u8], mut i: usize, f: &mut Fields) -> Option
                 i + run
             }
             Part::TwoDigitYear => {
-                let two = b.get(i..i + 2)?;
-                if !two.iter().all(u8::is_ascii_digit) {
-                    return None;
-                }
-                f.year = Some(2000 + i64::from(two[0] - b'0') * 10 + i64::from(two[1] - b'0'));
+                f.year = Some(2000 + digits(b.get(i..i + 2)?)?);
                 i + 2
             }
             Part::MonthName { full } => {
@@ -412,8 +400,7 @@ fn match_parts(parts: &[Part], b: &[u8], mut i: usize, f: &mut Fields) -> Option
                 if run == 0 {
                     return None;
                 }
-                let digits = std::str::from_utf8(&b[i..i + run]).ok()?;
-                f.nanos = digits.parse::<i64>().ok()? * 10i64.pow(9 - run as u32);
+                f.nanos = digits(&b[i..i + run])? * 10i64.pow(9 - run as u32);
                 i + run
             }
             Part::AmPm => {
@@ -427,35 +414,19 @@ fn match_parts(parts: &[Part], b: &[u8], mut i: usize, f: &mut Fields) -> Option
             }
             Part::Offset(form) => {
                 let (offset, len) = offset_at(b, i, *form)?;
-                f.offset = Some(offset);
+                f.zone = Some(SparkZone::Offset(offset));
                 i + len
             }
             Part::ZoneName => {
-                // a name runs over letters, digits, `/`, `_`, `+`, `-`
+                // a name runs over letters, digits, `/`, `_`, `+`, `-`; read as Java's
+                // `ZoneId.of` reads it, its short ids too (`PST`, `EST`)
                 let len = b[i..]
                     .iter()
                     .take_while(|c| {
                         c.is_ascii_alphanumeric() || matches!(c, b'/' | b'_' | b'+' | b'-')
                     })
                     .count();
-                let name = std::str::from_utf8(&b[i..i + len]).ok()?;
-                let long = super::spark_times::JAVA_SHORT_IDS
-                    .iter()
-                    .find(|(short, _)| *short == name)
-                    .map_or(name, |&(_, long)| long);
-                if matches!(long, "UTC" | "GMT" | "UT" | "Z") {
-                    f.offset = Some(0);
-                } else if long.starts_with(['+', '-']) {
-                    // a short id for a fixed offset (`EST`: -05:00)
-                    let form = OffsetForm {
-                        z_for_zero: false,
-                        minutes: true,
-                        colon: true,
-                    };
-                    f.offset = Some(offset_at(long.as_bytes(), 0, form)?.0);
-                } else {
-                    f.zone = Some(Tz::from_str(long).ok()?);
-                }
+                f.zone = Some(spark_zone(&b[i..i + len])?);
                 i + len
             }
             Part::Optional(inner) => {
@@ -507,12 +478,7 @@ fn offset_at(b: &[u8], i: usize, form: OffsetForm) -> Option<(i64, usize)> {
         b'-' => -1,
         _ => return None,
     };
-    let two = |at: usize| -> Option<i64> {
-        let d = b.get(at..at + 2)?;
-        d.iter()
-            .all(u8::is_ascii_digit)
-            .then(|| i64::from(d[0] - b'0') * 10 + i64::from(d[1] - b'0'))
-    };
+    let two = |at: usize| digits(b.get(at..at + 2)?);
     let hours = two(i + 1)?;
     let mut len = 3;
     let colon = usize::from(form.colon);
@@ -537,6 +503,10 @@ fn offset_at(b: &[u8], i: usize, form: OffsetForm) -> Option<(i64, usize)> {
 
 #[cfg(test)]
 mod tests {
+    use std::str::FromStr;
+
+    use arrow_array::timezone::Tz;
+
     use super::*;
 
     fn days(y: i64, m: i64, d: i64) -> i64 {
