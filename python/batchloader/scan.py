@@ -797,9 +797,9 @@ class Scan:
             finally:
                 self.skipped_lines += reader.skipped_lines
                 self._count_corrupt(reader.corrupt_lines, file.path)
-                if reader.skipped_lines or reader.corrupt_lines:
-                    room = BAD_LINES_KEPT - len(self.bad_lines)
-                    self.bad_lines += reader.bad_lines[: max(room, 0)]
+                room = BAD_LINES_KEPT - len(self.bad_lines)
+                if room > 0 and (reader.skipped_lines or reader.corrupt_lines):
+                    self.bad_lines += reader.bad_lines[:room]
                 self.tracker.note_ignored(reader.ignored_columns, file.path)
                 self.tracker.note_ignored_members(reader.ignored_members, file.path)
                 self.tracker.note_text_kept(loader.take_text_kept(), file.path)

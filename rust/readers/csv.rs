@@ -701,14 +701,7 @@ impl RecordSource for CsvRecords {
             let Some(raw) = record.get(target.field) else {
                 break; // a short record: the rest null
             };
-            let value = match plain_value(target.conversion, raw) {
-                _ if self.is_null_text(raw) => Value::Null,
-                Some(value) => value,
-                None => self
-                    .converted_value(l, target, raw, None)
-                    .unwrap_or(Value::Null),
-            };
-            if l.set(target.id, value).is_err() {
+            if self.is_null_text(raw) || self.write_field(l, target, raw, None).is_err() {
                 self.write_null(l, target)?;
             }
         }
