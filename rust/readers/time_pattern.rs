@@ -526,6 +526,10 @@ mod tests {
             Some(days(y, m, d) * 86_400 + h * 3600 + min * 60 + s)
         };
         let cases = [
+            // Java's adjacent value parsing: `y` leaves `MMdd` its four digits
+            ("yMMdd", "20240102", at(2024, 1, 2, 0, 0, 0)),
+            ("yMMdd", "240102", at(24, 1, 2, 0, 0, 0)),
+            ("yMMdd", "2024010", None),
             (
                 "dd/MM/yyyy HH:mm",
                 "02/01/2024 03:04",
