@@ -3057,6 +3057,55 @@ def test_any_json_number_reads_into_a_decimal_column_exactly_or_fails(
             list(scan)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    digits=st.text("0123456789", min_size=1, max_size=40),
+    point=st.integers(0, 40),
+    exponent=st.one_of(st.none(), st.integers(-45, 45)),
+    negative=st.booleans(),
+    scale=st.integers(0, 12),
+    form=st.sampled_from(["number", "string", "csv"]),
+)
+def test_a_decimal_past_its_scale_rounds_half_up_under_sparks_conventions(
+    tmp_path_factory, digits, point, exponent, negative, scale, form
+):
+    """Under Spark's conventions a decimal text (a JSON number or string, a CSV field) is
+    its value rounded half up to the column's scale (Python's `ROUND_HALF_UP`, as Java's
+    `BigDecimal.setScale` rounds it for Spark) when that fits the precision, and an error
+    naming the line otherwise; under Arrow's the same text is exact or an error."""
+    digits = digits.lstrip("0") or "0"
+    point = min(point, len(digits) - 1)
+    text = digits if point == 0 else f"{digits[:-point]}.{digits[-point:]}"
+    if exponent is not None:
+        text += f"e{exponent}"
+    text = ("-" if negative else "") + text
+    folder = tmp_path_factory.mktemp("dec")
+    if form == "csv":
+        path = folder / "n.csv"
+        path.write_text(f"v\n{text}\n")
+        options: dict[str, Any] = {"header": True}
+        line = 2
+    else:
+        path = folder / "n.json"
+        path.write_text('{"v": ' + (text if form == "number" else f'"{text}"') + "}\n")
+        options = {}
+        line = 1
+    schema = pa.schema([("v", pa.decimal128(20, scale))])
+    with decimal.localcontext(decimal.Context(prec=200)):
+        value = decimal.Decimal(text)
+        rounded = value.quantize(decimal.Decimal(1).scaleb(-scale), decimal.ROUND_HALF_UP)
+        fits = abs(rounded.scaleb(scale)) < 10**20
+        exact = rounded == value
+    for conventions in ["spark", "arrow"]:
+        kind = "csv_conventions" if form == "csv" else "json_conventions"
+        scan = bl.Scan(path, schema=schema, **{kind: conventions}, **options)
+        if fits and (exact or conventions == "spark"):
+            assert data_table(scan).column("v").to_pylist() == [rounded], conventions
+        else:
+            with pytest.raises(bl.InputError, match=rf"line {line}\b"):
+                list(scan)
+
+
 def assert_named_twice(tmp_path, lines: list[str], bad: list[int], column: str) -> None:
     """The lines at indexes `bad` name `column` twice: the first raises under
     on_error="error" at the second key naming it (the last key of that name in these

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import decimal
 import json
 import os
 import re
@@ -999,6 +1000,38 @@ def test_permissive_csv_keeps_a_bad_records_values_as_sparks_csv_reader_does(spa
         source = spark.read.format("batchloader").schema(f"{ddl}, _corrupt_record string")
         loaded = source.option("header", "true").option("mode", "PERMISSIVE")
         assert rows_of(loaded.load(str(tmp_path))) == want
+
+
+DECIMAL_TEXTS = ["1.2", "1.234", "1.235", "-1.235", "999.994", "999.995", "0.005", "1.5e-3"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_decimals_past_the_scale_round_as_spark_rounds_them(spark, tmp_path, fmt):
+    """A decimal with more fractional digits than its column's scale: Spark's readers round
+    it half up (a JSON number or string, a CSV field), null where that passes the
+    precision; so do `read` and the data source (Spark's conventions), where Arrow's
+    conventions refuse it."""
+    folder = tmp_path / fmt
+    folder.mkdir()
+    if fmt == "json":
+        lines = [f'{{"d": {t}}}' for t in DECIMAL_TEXTS] + [f'{{"d": "{DECIMAL_TEXTS[2]}"}}']
+        (folder / "d.json").write_text("".join(line + "\n" for line in lines))
+        theirs = spark.read.schema("d decimal(5,2)").json(str(folder))
+    else:
+        (folder / "d.csv").write_text("d\n" + "".join(t + "\n" for t in DECIMAL_TEXTS))
+        theirs = spark.read.schema("d decimal(5,2)").option("header", True).csv(str(folder))
+    want = rows_of(theirs)
+    assert {"d": decimal.Decimal("1.24")} in want and {"d": None} in want
+    options = {"header": True} if fmt == "csv" else {}
+    ours = bls.read(spark, str(folder), schema="d decimal(5,2)", on_error="permissive", **options)
+    assert rows_of(ours.select("d")) == want
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema("d decimal(5,2)")
+        source = source.option("mode", "PERMISSIVE")
+        if fmt == "csv":
+            source = source.option("header", "true")
+        assert rows_of(source.load(str(folder))) == want
 
 
 def test_an_empty_projection_counts_every_row_on_both_paths(spark, tmp_path):

@@ -266,11 +266,13 @@ class FileReader:
     `"NaN"` and the infinities Spark spells as floats in a float column, a whole number's
     text into a date as days, and the date and timestamp texts Spark takes besides
     ISO-8601 (`"2024-1-2 3:04"`, a date from `"2024-01-02T03:04:05Z"`, a zone after the
-    clock: `"... PST"`, `"...+1"`). `csv_conventions` (CSV): `"spark"` reads those date
-    and timestamp texts as Spark's CSV reader does; `"arrow"` (the default) ISO-8601's
-    only, and names a header's empty names `column<n>` and refuses a name given twice,
-    where `"spark"` names them as Spark does (`_c<i>`; `a0`, `a3`), and, without
-    `null_values`, reads empty fields as nulls, as Spark's CSV reader does."""
+    clock: `"... PST"`, `"...+1"`), and rounds a decimal with more fractional digits than
+    its column's scale half up (Arrow's refuse it). `csv_conventions` (CSV): `"spark"`
+    reads those date and timestamp texts and decimals as Spark's CSV reader does;
+    `"arrow"` (the default) ISO-8601's only, and names a header's empty names `column<n>`
+    and refuses a name given twice, where `"spark"` names them as Spark does (`_c<i>`;
+    `a0`, `a3`), and, without `null_values`, reads empty fields as nulls, as Spark's CSV
+    reader does."""
 
     def __new__(
         cls,

@@ -674,7 +674,8 @@ def read(
     is seconds since the epoch, a binary value base64, as Spark's JSON reader reads them;
     CSV with Spark's escape, a backslash, and `csv_conventions="spark"`; both take the date
     and timestamp texts Spark takes besides ISO-8601 (`"2024-1-2 3:04"`, a date from a
-    timestamp's text) (`SPARK_READ_DEFAULTS`).
+    timestamp's text) and round a decimal with more fractional digits than its column's
+    scale half up, as Spark does (`SPARK_READ_DEFAULTS`).
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])

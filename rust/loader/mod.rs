@@ -39,7 +39,9 @@ pub use lifecycle::ResultSetLoader;
 pub use node::{ColumnId, ColumnKind, ROOT};
 pub use options::{ElementFate, LoaderOptions, Projection, Reserve};
 pub use rollback::SchemaMark;
-pub use tree::{days_from_civil, parse_decimal, DEFAULT_METADATA_KEY, MAX_NESTING};
+pub use tree::{
+    days_from_civil, parse_decimal, parse_decimal_rounded, DEFAULT_METADATA_KEY, MAX_NESTING,
+};
 pub use value::Value;
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use base64::Engine;
 use super::json::NON_NUMERIC;
 use super::spark_times::{spark_date, spark_refusal, spark_timestamp};
 use super::temporal::{parse_date, parse_timestamp_in, seconds_in_unit, zone_refusal, TextZone};
+use crate::loader::{parse_decimal, parse_decimal_rounded};
 
 /// The rules a reader converts declared types by, where Arrow's and Spark's differ.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,7 +30,8 @@ pub enum Conventions {
     /// base64 (what Spark's JSON writer writes), decoded; `"NaN"` and the infinities Spark
     /// spells are floats as strings too; a text of a whole number into a date counts days.
     /// JSON and CSV: a date or timestamp text in a form Spark takes besides ISO-8601's
-    /// (`2024-1-2 3:04`, `2024-01-02T03:04:05 PST`; a date from a timestamp's text).
+    /// (`2024-1-2 3:04`, `2024-01-02T03:04:05 PST`; a date from a timestamp's text); a
+    /// decimal with more fractional digits than its column's scale rounded half up.
     Spark,
 }
 
@@ -123,6 +125,18 @@ impl Conventions {
             _ => Err(format!(
                 "the number {v}: Spark's JSON reader reads a date from a string only"
             )),
+        }
+    }
+
+    /// The unscaled value of decimal text `text` (a JSON number's or a string's) at
+    /// `scale`: under Arrow's, exact or `None` (digits past the scale refused, as pyarrow's
+    /// casts refuse them); under Spark's, rounded half up (`1.235` at scale 2 is 1.24), as
+    /// Spark's readers set a decimal to its column's scale. A value too large for the
+    /// column's precision is the loader's to refuse, under both.
+    pub(crate) fn decimal_of_text(self, text: &str, scale: i8) -> Option<i128> {
+        match self {
+            Self::Arrow => parse_decimal(text, scale),
+            Self::Spark => parse_decimal_rounded(text, scale),
         }
     }
 

@@ -17,9 +17,7 @@ use super::lines::{leading_line_breaks, line_breaks};
 use super::numbers::{plain_float, plain_int};
 use super::temporal::{parse_plain_timestamp, TextZone};
 use super::time_pattern::TimeFormats;
-use crate::loader::{
-    parse_decimal, ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT,
-};
+use crate::loader::{ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT};
 
 /// The one column of a header-less CSV file.
 pub const COLUMNS: &str = "columns";
@@ -528,7 +526,9 @@ impl CsvRecords {
                             })?
                     }),
                     DataType::Decimal128(_, scale) => Value::Decimal(
-                        parse_decimal(text.trim(), *scale)
+                        self.options
+                            .conventions
+                            .decimal_of_text(text.trim(), *scale)
                             .ok_or_else(|| bad("a decimal that fits"))?,
                     ),
                     dt if dt.is_integer() => match text.trim().parse::<i64>() {

@@ -14,8 +14,8 @@ use super::conventions::Conventions;
 use super::driver::IgnoredNames;
 use super::time_pattern::TimeFormats;
 use crate::loader::{
-    parse_decimal, unknown_list_type, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError,
-    ResultSetLoader, Value, MAX_NESTING, ROOT,
+    unknown_list_type, ColumnId, ColumnKind, Discovery, ElementFate, LoaderError, ResultSetLoader,
+    Value, MAX_NESTING, ROOT,
 };
 
 /// Arrays and objects read into columns nest at most this deep in a line, the row object
@@ -580,7 +580,10 @@ impl<'a> JsonWriter<'a> {
                 Some(d) => Value::Date(d),
                 None => return Err(self.conflict(id, &format!("{s:?}: not an ISO-8601 date"))),
             },
-            DataType::Decimal128(_, scale) => match parse_decimal(s.trim(), *scale) {
+            DataType::Decimal128(_, scale) => match self
+                .conventions
+                .decimal_of_text(s.trim(), *scale)
+            {
                 Some(d) => Value::Decimal(d),
                 None => return Err(self.conflict(id, &format!("{s:?}: not a decimal that fits"))),
             },
@@ -684,7 +687,7 @@ impl<'a> JsonWriter<'a> {
         raw: &str,
         scale: i8,
     ) -> Result<(), E> {
-        match parse_decimal(raw, scale) {
+        match self.conventions.decimal_of_text(raw, scale) {
             Some(d) => self.set(id, Value::Decimal(d)),
             None => Err(self.conflict(id, &format!("number {raw}: too precise or too large"))),
         }

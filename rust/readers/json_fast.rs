@@ -654,7 +654,12 @@ impl<'a> Line<'a> {
             }
             DataType::Date32 => Value::Date(parse_date(text).ok_or(GiveUp)?),
             DataType::Decimal128(_, scale) => {
-                Value::Decimal(parse_decimal(text.trim(), *scale).ok_or(GiveUp)?)
+                let conventions = self.known.conventions;
+                Value::Decimal(
+                    conventions
+                        .decimal_of_text(text.trim(), *scale)
+                        .ok_or(GiveUp)?,
+                )
             }
             _ => return Err(GiveUp),
         };
@@ -857,7 +862,11 @@ impl<'a> Line<'a> {
     fn decimal(&mut self, id: ColumnId, start: usize, scale: i8) -> Quick {
         let line: &'a [u8] = self.b;
         let text = std::str::from_utf8(&line[start..self.i]).map_err(|_| GiveUp)?;
-        let d = parse_decimal(text, scale).ok_or(GiveUp)?;
+        let d = self
+            .known
+            .conventions
+            .decimal_of_text(text, scale)
+            .ok_or(GiveUp)?;
         self.scalar_any(id, Value::Decimal(d))
     }
 

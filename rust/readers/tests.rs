@@ -376,6 +376,85 @@ fn spark_conventions_read_sparks_date_and_timestamp_texts() {
     check(&read_csv(r).unwrap(), day);
 }
 
+/// A decimal with more fractional digits than its column's scale: under Spark's
+/// conventions rounded half up, from a JSON number or string (both paths) and a CSV field,
+/// as Spark's readers set it to the scale (probed on Spark 4.3); one that rounds past the
+/// precision is refused. Under Arrow's each such text is refused, naming its line.
+#[test]
+fn decimals_past_the_scale_round_half_up_under_sparks_conventions() {
+    use super::Conventions;
+    use arrow_array::types::Decimal128Type;
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "d",
+        DataType::Decimal128(5, 2),
+        true,
+    )]));
+    let options = || LoaderOptions {
+        schema: Some(Arc::clone(&schema)),
+        ..LoaderOptions::default()
+    };
+    let texts = [
+        "1.2", "1.234", "1.235", "-1.235", "999.994", "0.005", "1.5e-3",
+    ];
+    let want = [120, 123, 124, -124, 99_999, 1, 0];
+    let values = |b: &RecordBatch| {
+        b.column(0)
+            .as_primitive::<Decimal128Type>()
+            .values()
+            .to_vec()
+    };
+    for quoted in [false, true] {
+        let q = if quoted { "\"" } else { "" };
+        let json: String = texts
+            .iter()
+            .map(|t| format!("{{\"d\": {q}{t}{q}}}\n"))
+            .collect();
+        for one_pass in [true, false] {
+            let reader = |text: &str, conventions| {
+                ndjson_reader(text, OnError::Error)
+                    .with_conventions(conventions)
+                    .one_pass(one_pass)
+            };
+            let b = &read_all_with(&mut reader(&json, Conventions::Spark), options()).unwrap()[0];
+            assert_eq!(values(b), want, "quoted {quoted}, one pass {one_pass}");
+            let Err(ReadError::Input(e)) =
+                read_all_with(&mut reader(&json, Conventions::Arrow), options())
+            else {
+                panic!("Arrow's conventions rounded a decimal");
+            };
+            assert_eq!(e.line, 2, "{}", e.message);
+            let over = format!("{{\"d\": {q}999.995{q}}}\n");
+            let Err(ReadError::Input(e)) =
+                read_all_with(&mut reader(&over, Conventions::Spark), options())
+            else {
+                panic!("999.995 rounded into decimal(5, 2)");
+            };
+            assert_eq!(e.line, 1, "{}", e.message);
+        }
+    }
+    let csv_reader = |text: String, conventions| {
+        let options = CsvOptions {
+            header: true,
+            conventions,
+            ..CsvOptions::default()
+        };
+        let input = Box::new(Cursor::new(text.into_bytes()));
+        CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
+    };
+    let read_csv = |mut r: CsvReader| {
+        let mut l = ResultSetLoader::new(options()).unwrap();
+        l.start_batch().unwrap();
+        r.fill(&mut l).map(|_| l.harvest().unwrap())
+    };
+    let csv = format!("d\n{}\n", texts.join("\n"));
+    let b = read_csv(csv_reader(csv.clone(), Conventions::Spark)).unwrap();
+    assert_eq!(values(&b), want);
+    let Err(ReadError::Input(e)) = read_csv(csv_reader(csv, Conventions::Arrow)) else {
+        panic!("Arrow's conventions rounded a CSV decimal");
+    };
+    assert_eq!(e.line, 3, "{}", e.message);
+}
+
 /// An NDJSON line kept as bad input in permissive mode: under Spark's conventions with the
 /// values that convert (the one that does not null, or the list holding it), as Spark's
 /// JSON reader keeps partial results; a malformed line keeps nothing; under Arrow's the
