@@ -8,6 +8,7 @@ import decimal
 import json
 import os
 import re
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -986,13 +987,14 @@ def test_permissive_json_keeps_a_bad_lines_values_as_sparks_json_reader_does(spa
 def test_permissive_csv_keeps_a_bad_records_values_as_sparks_csv_reader_does(spark, tmp_path):
     """Spark's CSV reader keeps a bad record's fields that convert (partial results), a
     field that does not null, beside the record in `_corrupt_record`; so does `read` (its
-    Spark conventions), a record with more fields than the header included. (A record with
-    fewer is not bad input here, as in Drill: not in the file.)"""
-    (tmp_path / "p.csv").write_text("a,b,c\n1,x,p\n2,3,q\n4,5,r,extra\n8,9.5,s\n,,\n")
+    Spark conventions), a record with more fields than the header or fewer included (Spark
+    takes both as malformed when it reads every column)."""
+    (tmp_path / "p.csv").write_text("a,b,c\n1,x,p\n2,3,q\n4,5,r,extra\n6,7\n8,9.5,s\n,,\n")
     ddl = "a int, b int, c string"
     theirs = spark.read.schema(f"{ddl}, _corrupt_record string").option("header", True)
     want = rows_of(theirs.option("mode", "PERMISSIVE").csv(str(tmp_path)))
     assert {"a": 4, "b": 5, "c": "r", "_corrupt_record": "4,5,r,extra"} in want
+    assert {"a": 6, "b": 7, "c": None, "_corrupt_record": "6,7"} in want
     ours = bls.read(spark, str(tmp_path), schema=ddl, header=True, on_error="permissive")
     assert rows_of(ours.select("a", "b", "c", "_corrupt_record")) == want
     if HAS_PYTHON_DATA_SOURCES:
@@ -1003,6 +1005,38 @@ def test_permissive_csv_keeps_a_bad_records_values_as_sparks_csv_reader_does(spa
 
 
 DECIMAL_TEXTS = ["1.2", "1.234", "1.235", "-1.235", "999.994", "999.995", "0.005", "1.5e-3"]
+
+
+@pytest.mark.parametrize("mode", ["DROPMALFORMED", "FAILFAST"])
+def test_csv_records_short_or_long_of_fields_are_malformed_as_to_spark(spark, tmp_path, mode):
+    """A CSV record with fewer or more fields than the header is malformed to Spark's CSV
+    reader when it reads every column: DROPMALFORMED drops it, FAILFAST fails; so do `read`
+    and the data source (Spark's conventions; `on_error` "skip" and "error")."""
+    (tmp_path / "s.csv").write_text("a,b,c\n1,2,3\n4,5\n6\n7,8,9\n\n10,11,12,13\n")
+    ddl = "a int, b int, c int"
+    on_error = {"DROPMALFORMED": "skip", "FAILFAST": "error"}[mode]
+    theirs = spark.read.schema(ddl).option("header", True).option("mode", mode)
+
+    def ours() -> Any:
+        return bls.read(spark, str(tmp_path), schema=ddl, header=True, on_error=on_error)
+
+    def source() -> Any:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema(ddl).option("header", "true")
+        return source.option("mode", mode).load(str(tmp_path))
+
+    readers = [ours, source] if HAS_PYTHON_DATA_SOURCES else [ours]
+    if mode == "DROPMALFORMED":
+        want = rows_of(theirs.csv(str(tmp_path)))
+        assert want == [{"a": 1, "b": 2, "c": 3}, {"a": 7, "b": 8, "c": 9}]
+        for read in readers:
+            assert rows_of(read().select("a", "b", "c")) == want
+    else:
+        with pytest.raises(Exception, match="Malformed CSV record"):
+            theirs.csv(str(tmp_path)).collect()
+        for read in readers:
+            with pytest.raises(Exception, match="the record has 2 fields, the header 3"):
+                read().collect()
 
 
 @pytest.mark.parametrize("fmt", ["json", "csv"])

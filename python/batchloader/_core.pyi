@@ -271,8 +271,9 @@ class FileReader:
     reads those date and timestamp texts and decimals as Spark's CSV reader does;
     `"arrow"` (the default) ISO-8601's only, and names a header's empty names `column<n>`
     and refuses a name given twice, where `"spark"` names them as Spark does (`_c<i>`;
-    `a0`, `a3`), and, without `null_values`, reads empty fields as nulls, as Spark's CSV
-    reader does."""
+    `a0`, `a3`), and, without `null_values`, reads empty fields as nulls and takes a
+    record with fewer fields than the header as bad (Arrow's: its missing fields null),
+    as Spark's CSV reader does."""
 
     def __new__(
         cls,

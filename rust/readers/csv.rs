@@ -1,6 +1,7 @@
 //! The CSV reader: with a header (columns by name, text converted to the column's type) or
 //! without one (Drill's `columns` `list<utf8>`, so `columns[3]` works downstream). Ragged rows
-//! are allowed: missing fields are null, extra fields are an error of that record.
+//! are allowed: missing fields are null (under Spark's conventions an error of that record,
+//! as Spark's reader has it), extra fields are an error of that record.
 
 use std::collections::HashSet;
 use std::io::BufRead;
@@ -244,6 +245,20 @@ impl CsvRecords {
         error.column = column;
         error.excerpt = excerpt(&raw[line_start..], column);
         error
+    }
+
+    /// The error of a record with fewer fields than the header's `header` under Spark's
+    /// conventions, named at its end: Spark's CSV reader takes it as malformed when it
+    /// reads every column (its partial results keep the fields there are). Drill's rule,
+    /// Arrow's conventions here, reads the missing fields as nulls.
+    #[cold]
+    fn short_record(&self, header: usize) -> InputError {
+        let fields = self.record().count();
+        let message = format!(
+            "the record has {fields} fields, the header {header} (Spark's CSV reader takes \
+             a record short of fields as malformed)"
+        );
+        self.at_field(fields, self.error(None, message))
     }
 
     /// The error of a record that ends inside quotes, called for the input's last record: a
@@ -666,6 +681,9 @@ impl RecordSource for CsvRecords {
             );
             // named at the first field the header has no name for
             return Err(self.at_field(ids.len(), self.error(None, message)));
+        }
+        if self.record().count() < ids.len() && self.options.conventions == Conventions::Spark {
+            return Err(self.short_record(ids.len()));
         }
         // One UTF-8 check for the whole record, fields cut from it at char boundaries;
         // unless the projection keeps few of its fields: then each is checked alone.

@@ -576,8 +576,9 @@ fn dates_and_timestamps_read_by_the_patterns_given() {
 
 /// A CSV record kept as bad input in permissive mode: under Spark's conventions with the
 /// values that convert (a field that does not is null, the fields past the header's left
-/// out), as Spark's CSV reader keeps partial results; under Arrow's the other columns null.
-/// A bad record that starts a batch (the one before it full) is kept alike.
+/// out, a record short of fields is bad too), as Spark's CSV reader keeps partial results;
+/// under Arrow's the other columns null, a short record a row (Drill's rule). A bad record
+/// that starts a batch (the one before it full) is kept alike.
 #[test]
 fn csv_permissive_keeps_the_values_of_a_bad_record_under_sparks_conventions() {
     use super::driver::CORRUPT_RECORD;
@@ -640,7 +641,7 @@ fn csv_permissive_keeps_the_values_of_a_bad_record_under_sparks_conventions() {
         (Some(1), None, s("p"), s("1,x,p")),
         (Some(2), Some(3), s("q"), None),
         (Some(4), Some(5), s("r"), s("4,5,r,extra")),
-        (Some(6), Some(7), None, None),
+        (Some(6), Some(7), None, s("6,7")), // short: malformed to Spark, its fields kept
         (Some(8), None, s("s"), s("8,9.5,s")),
     ];
     let arrow = [
