@@ -1039,6 +1039,31 @@ def test_csv_records_short_or_long_of_fields_are_malformed_as_to_spark(spark, tm
                 read().collect()
 
 
+def test_csv_fields_with_spaces_read_as_sparks_csv_reader_reads_them(spark, tmp_path):
+    """Spark's CSV reader refuses a boolean, integer or decimal field with white space
+    around it (`" 7 "`: partial results null it) and trims a float's, a date's and a
+    timestamp's; so do `read` and the data source (Spark's conventions)."""
+    ddl = "i int, l bigint, b boolean, n decimal(5,2), d double, t date, s timestamp"
+    row = ["7", "8", "true", "1.5", "2.5", "2024-01-02", "2024-01-02 03:04:05"]
+    text = "i,l,b,n,d,t,s\n" + ",".join(row) + "\n"
+    text += ",".join(f" {v} " for v in row) + "\n"
+    text += ",".join(f'" {v} "' for v in row) + "\n"
+    text += ",".join(f"\t{v}" for v in row) + "\n"
+    (tmp_path / "w.csv").write_text(text)
+    theirs = spark.read.schema(f"{ddl}, _corrupt_record string").option("header", True)
+    want = rows_of(theirs.option("mode", "PERMISSIVE").csv(str(tmp_path)))
+    spaced = [r for r in want if r["_corrupt_record"] is not None]
+    assert len(spaced) == 3 and all(r["i"] is None and r["d"] == 2.5 for r in spaced)
+    ours = bls.read(spark, str(tmp_path), schema=ddl, header=True, on_error="permissive")
+    names = ["i", "l", "b", "n", "d", "t", "s", "_corrupt_record"]
+    assert rows_of(ours.select(*names)) == want
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema(f"{ddl}, _corrupt_record string")
+        loaded = source.option("header", "true").option("mode", "PERMISSIVE")
+        assert rows_of(loaded.load(str(tmp_path))) == want
+
+
 @pytest.mark.parametrize("fmt", ["json", "csv"])
 def test_decimals_past_the_scale_round_as_spark_rounds_them(spark, tmp_path, fmt):
     """A decimal with more fractional digits than its column's scale: Spark's readers round

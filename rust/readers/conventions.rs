@@ -31,7 +31,8 @@ pub enum Conventions {
     /// spells are floats as strings too; a text of a whole number into a date counts days.
     /// JSON and CSV: a date or timestamp text in a form Spark takes besides ISO-8601's
     /// (`2024-1-2 3:04`, `2024-01-02T03:04:05 PST`; a date from a timestamp's text); a
-    /// decimal with more fractional digits than its column's scale rounded half up.
+    /// decimal with more fractional digits than its column's scale rounded half up. CSV: a
+    /// boolean, integer or decimal field with white space around it refused.
     Spark,
 }
 
@@ -137,6 +138,16 @@ impl Conventions {
         match self {
             Self::Arrow => parse_decimal(text, scale),
             Self::Spark => parse_decimal_rounded(text, scale),
+        }
+    }
+
+    /// A CSV field's text to read as a boolean, an integer or a decimal: trimmed of white
+    /// space under Arrow's conventions; as it is under Spark's, whose CSV reader refuses
+    /// ` 7 ` as an int (it trims the texts of floats, dates and timestamps).
+    pub(crate) fn untrimmed_field(self, text: &str) -> &str {
+        match self {
+            Self::Arrow => text.trim(),
+            Self::Spark => text,
         }
     }
 

@@ -499,7 +499,7 @@ impl CsvRecords {
                 }
                 match dt {
                     DataType::Utf8 | DataType::LargeUtf8 => Value::Str(text),
-                    DataType::Boolean => match text.trim() {
+                    DataType::Boolean => match self.options.conventions.untrimmed_field(text) {
                         t if t.eq_ignore_ascii_case("true") => Value::Bool(true),
                         t if t.eq_ignore_ascii_case("false") => Value::Bool(false),
                         _ => return Err(bad("a boolean")),
@@ -540,16 +540,22 @@ impl CsvRecords {
                                 }
                             })?
                     }),
-                    DataType::Decimal128(_, scale) => Value::Decimal(
-                        self.options
-                            .conventions
-                            .decimal_of_text(text.trim(), *scale)
-                            .ok_or_else(|| bad("a decimal that fits"))?,
-                    ),
-                    dt if dt.is_integer() => match text.trim().parse::<i64>() {
-                        Ok(v) => Value::Int(v),
-                        Err(_) => Value::UInt(text.trim().parse().map_err(|_| bad("an integer"))?),
-                    },
+                    DataType::Decimal128(_, scale) => {
+                        let conventions = self.options.conventions;
+                        let text = conventions.untrimmed_field(text);
+                        Value::Decimal(
+                            conventions
+                                .decimal_of_text(text, *scale)
+                                .ok_or_else(|| bad("a decimal that fits"))?,
+                        )
+                    }
+                    dt if dt.is_integer() => {
+                        let text = self.options.conventions.untrimmed_field(text);
+                        match text.parse::<i64>() {
+                            Ok(v) => Value::Int(v),
+                            Err(_) => Value::UInt(text.parse().map_err(|_| bad("an integer"))?),
+                        }
+                    }
                     _ => return Err(bad(&format!("convertible to {dt}"))),
                 }
             }

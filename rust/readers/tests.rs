@@ -455,6 +455,58 @@ fn decimals_past_the_scale_round_half_up_under_sparks_conventions() {
     assert_eq!(e.line, 3, "{}", e.message);
 }
 
+/// A CSV boolean, integer or decimal field with white space around it: trimmed under
+/// Arrow's conventions, refused under Spark's (as Spark's CSV reader refuses `" 7 "` as an
+/// int), which trim a float's text still.
+#[test]
+fn csv_spaces_around_whole_numbers_are_refused_under_sparks_conventions() {
+    use super::Conventions;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("i", DataType::Int32, true),
+        Field::new("b", DataType::Boolean, true),
+        Field::new("n", DataType::Decimal128(5, 2), true),
+        Field::new("d", DataType::Float64, true),
+    ]));
+    let read = |text: &str, conventions| {
+        let options = CsvOptions {
+            header: true,
+            conventions,
+            ..CsvOptions::default()
+        };
+        let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
+        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error);
+        let mut l = ResultSetLoader::new(LoaderOptions {
+            schema: Some(Arc::clone(&schema)),
+            ..LoaderOptions::default()
+        })
+        .unwrap();
+        l.start_batch().unwrap();
+        r.fill(&mut l).map(|_| l.harvest().unwrap())
+    };
+    let all = "i,b,n,d\n 7 , true , 1.5 , 2.5 \n";
+    let b = read(all, Conventions::Arrow).unwrap();
+    assert_eq!(
+        b.column(0)
+            .as_primitive::<arrow_array::types::Int32Type>()
+            .value(0),
+        7
+    );
+    assert!(b.column(1).as_boolean().value(0));
+    for (i, text) in [" 7 ,,,", ", true ,,", ",, 1.5 ,"].iter().enumerate() {
+        let text = format!("i,b,n,d\n{text}\n");
+        let Err(ReadError::Input(e)) = read(&text, Conventions::Spark) else {
+            panic!("{text:?} read under Spark's conventions");
+        };
+        assert_eq!(
+            (e.line, e.column),
+            (2, Some(text[8..].find(' ').unwrap() + 1)),
+            "{i}"
+        );
+    }
+    let b = read("i,b,n,d\n7,true,1.5, 2.5 \n", Conventions::Spark).unwrap();
+    assert_eq!(b.column(3).as_primitive::<Float64Type>().value(0), 2.5);
+}
+
 /// An NDJSON line kept as bad input in permissive mode: under Spark's conventions with the
 /// values that convert (the one that does not null, or the list holding it), as Spark's
 /// JSON reader keeps partial results; a malformed line keeps nothing; under Arrow's the
