@@ -1794,6 +1794,26 @@ def test_a_number_into_a_timestamp_counts_the_columns_unit(tmp_path, unit, one_p
     assert batch.column("_corrupt_record").to_pylist() == [None] * 3 + ['{"t": 1.5}']
 
 
+def test_spark_conventions_read_single_quoted_strings(tmp_path):
+    """`json_conventions="spark"` reads strings in single quotes, keys and values (Spark's
+    `allowSingleQuotes`), into discovered and declared columns alike; a declared string
+    column given an object holding one gets its text in double quotes, and a string that
+    spells `NaN` stays a string. Arrow's conventions find each such line malformed."""
+    path = tmp_path / "q.json"
+    write_lines(
+        path,
+        [
+            "{'a': 1, 'b': 'x', 'n': 'NaN'}",
+            "{\"a\": 2, 'b': {'k': 'v'}, \"n\": \"it's\"}",
+        ],
+    )
+    schema = pa.schema([("b", pa.utf8())])
+    got = data_table(bl.Scan(path, schema=schema, json_conventions="spark")).to_pylist()
+    assert got == [{"b": "x", "a": 1, "n": "NaN"}, {"b": '{"k": "v"}', "a": 2, "n": "it's"}]
+    with pytest.raises(bl.InputError, match="line 1, column 2"):
+        list(bl.Scan(path))
+
+
 @pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
 @pytest.mark.parametrize("one_pass", [True, False])
 def test_spark_conventions_read_numbers_as_seconds_and_binary_as_base64(tmp_path, unit, one_pass):

@@ -1039,6 +1039,35 @@ def test_csv_records_short_or_long_of_fields_are_malformed_as_to_spark(spark, tm
                 read().collect()
 
 
+def test_single_quoted_json_strings_read_as_sparks_json_reader_reads_them(spark, tmp_path):
+    """Spark's JSON reader takes strings in single quotes (its `allowSingleQuotes`, on by
+    default), as keys and values, and so do `read` and the data source (Spark's
+    conventions), inferring the schema or given it; a line still bad to Spark is bad here
+    too."""
+    lines = [
+        "{'a': 1, 'b': 'x'}",
+        '{"a": 2, \'b\': "y"}',
+        "{'a': 3, \"b\": \"it's\", 'c': 'NaN'}",
+        '{"a": 4, "b": \'caf\\u00e9\'}',
+        "{'a': 05}",
+    ]
+    (tmp_path / "q.json").write_text("".join(line + "\n" for line in lines))
+    ddl = "a int, b string, c string"
+    theirs = spark.read.schema(f"{ddl}, _corrupt_record string").json(str(tmp_path))
+    want = rows_of(theirs)
+    assert {"a": 1, "b": "x", "c": None, "_corrupt_record": None} in want
+    ours = bls.read(spark, str(tmp_path), schema=ddl, on_error="permissive")
+    assert rows_of(ours.select("a", "b", "c", "_corrupt_record")) == want
+    inferred = bls.read(spark, str(tmp_path), on_error="permissive")
+    names = spark.read.json(str(tmp_path)).columns
+    assert sorted(names) == ["_corrupt_record", "a", "b", "c"]
+    assert rows_of(inferred.select(*names)) == rows_of(spark.read.json(str(tmp_path)))
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema(f"{ddl}, _corrupt_record string")
+        assert rows_of(source.option("mode", "PERMISSIVE").load(str(tmp_path))) == want
+
+
 def test_csv_fields_with_spaces_read_as_sparks_csv_reader_reads_them(spark, tmp_path):
     """Spark's CSV reader refuses a boolean, integer or decimal field with white space
     around it (`" 7 "`: partial results null it) and trims a float's, a date's and a

@@ -290,13 +290,23 @@ pub(crate) fn non_numeric_at(
 /// - `NaN`, `Infinity` and `-Infinity` (what Spark reads as floats and Python writes)
 ///   become strings of their length, which serde_json reads, and the writer knows again.
 ///
+/// - with `single_quotes` (Spark's JSON reader allows them, as its `allowSingleQuotes`
+///   does by default), a string in single quotes (`'x'`, a key or a value) becomes the
+///   same string in double quotes; one holding a `"` or an escaped `'` has no respelling
+///   of its length and stays as it is (bad input).
+///
 /// Only a token that starts a value (after `:`, `,`, `[`, whitespace or nothing) and ends
 /// there (before `,`, `]`, `}`, whitespace or nothing; `-0` not before a digit, `.`, `e` or
 /// `E`) is one; strings are left alone. Invalid text stays invalid at the same column.
-pub(crate) fn respell_for_serde<'o>(text: &str, out: &'o mut String) -> Option<&'o str> {
+pub(crate) fn respell_for_serde<'o>(
+    text: &str,
+    out: &'o mut String,
+    single_quotes: bool,
+) -> Option<&'o str> {
     let b = text.as_bytes();
     let finder = |needle: &[u8]| memchr::memmem::find(b, needle).is_some();
-    if !(finder(b"-0") || finder(b"NaN") || finder(b"Inf") || finder(b"INF")) {
+    let quotes = single_quotes && memchr::memchr(b'\'', b).is_some();
+    if !(quotes || finder(b"-0") || finder(b"NaN") || finder(b"Inf") || finder(b"INF")) {
         return None;
     }
     let starts_value =
@@ -313,6 +323,20 @@ pub(crate) fn respell_for_serde<'o>(text: &str, out: &'o mut String) -> Option<&
             b'"' => {
                 in_string = !in_string;
                 None
+            }
+            b'\'' if quotes && !in_string => {
+                let end = single_quoted_end(b, i);
+                if let Some(end) = end.filter(|&end| !b[i..end].contains(&b'"')) {
+                    if !respelled {
+                        out.clear();
+                        out.push_str(text);
+                        respelled = true;
+                    }
+                    out.replace_range(i..=i, "\"");
+                    out.replace_range(end..=end, "\"");
+                }
+                i = end.map_or(b.len(), |end| end + 1);
+                continue;
             }
             b'-' if !in_string
                 && b.get(i + 1) == Some(&b'0')
@@ -339,6 +363,21 @@ pub(crate) fn respell_for_serde<'o>(text: &str, out: &'o mut String) -> Option<&
         i += 1;
     }
     respelled.then_some(out.as_str())
+}
+
+/// The closing quote of the string in single quotes opening at `b[start]`, past escapes;
+/// `None` if one of them is an escaped `'` (serde reads no `\'`) or the string is not closed.
+fn single_quoted_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if b.get(i + 1) == Some(&b'\'') => return None,
+            b'\\' => i += 2,
+            b'\'' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// 2^64, the first float past every u64.
@@ -724,7 +763,10 @@ impl<'a> JsonWriter<'a> {
     fn non_numeric(&self, v: &str) -> Option<f64> {
         let written = self.written?;
         let start = (v.as_ptr() as usize).checked_sub(self.parsed.as_ptr() as usize)?;
-        if start == 0 || start > self.parsed.len() || written.as_bytes()[start - 1] == b'"' {
+        if start == 0
+            || start > self.parsed.len()
+            || matches!(written.as_bytes()[start - 1], b'"' | b'\'')
+        {
             return None;
         }
         let token = written.get(start - 1..start + v.len() + 1)?;
@@ -736,15 +778,25 @@ impl<'a> JsonWriter<'a> {
 
     /// The text of the value at `start..start + len` of the text serde parses as the line
     /// has it: the same range, as the respelling keeps every byte's place, but for a bare
-    /// integer zero (`0`, where the line has `-0`).
+    /// integer zero (`0`, where the line has `-0`); a string in single quotes, or an array
+    /// or object holding one, as serde reads it (in double quotes: JSON's spelling).
     fn as_written(&self, start: usize, len: usize) -> &'a str {
+        let parsed = &self.parsed[start..start + len];
         let Some(written) = self.written else {
-            return &self.parsed[start..start + len];
+            return parsed;
         };
-        if written.as_bytes()[start] == b'-' && self.parsed.as_bytes()[start] == b'0' {
+        let first = written.as_bytes()[start];
+        if first == b'-' && self.parsed.as_bytes()[start] == b'0' {
             return &written[start..start + 2];
         }
-        &written[start..start + len]
+        let text = &written[start..start + len];
+        let quoted = first == b'\''
+            || (matches!(first, b'[' | b'{') && text != parsed && text.contains('\''));
+        if quoted {
+            parsed
+        } else {
+            text
+        }
     }
 
     /// Write the JSON text of one value (`raw`, as the line has it) to declared utf8 column
@@ -1211,10 +1263,47 @@ mod tests {
         ];
         for (text, want) in cases {
             let mut out = String::from("left over");
-            let got = respell_for_serde(text, &mut out).map(str::to_owned);
+            let got = respell_for_serde(text, &mut out, false).map(str::to_owned);
             assert_eq!(got.as_deref(), want, "{text}");
             if got.is_none() {
                 assert_eq!(out, "left over");
+            }
+        }
+    }
+
+    /// Strings in single quotes (Spark's `allowSingleQuotes`) respelled in double quotes,
+    /// keys and values, every byte in its place; not without `single_quotes`, nor where no
+    /// respelling of the same length exists (a `"` or an escaped `'` inside).
+    #[test]
+    fn single_quoted_strings_are_respelled_in_double_quotes() {
+        let cases = [
+            ("{'a': 'x', \"b\": 1}", Some("{\"a\": \"x\", \"b\": 1}")),
+            (
+                "{\"s\": \"it's\", 'n': NaN}",
+                Some("{\"s\": \"it's\", \"n\": \"N\"}"),
+            ),
+            (
+                "{'s': 'a\\\\b\\n', 'e': ''}",
+                Some("{\"s\": \"a\\\\b\\n\", \"e\": \"\"}"),
+            ),
+            (
+                "{'s': 'say \"hi\"', 'b': 'x'}",
+                Some("{\"s\": 'say \"hi\"', \"b\": \"x\"}"),
+            ),
+            ("{'s': 'it\\'s'}", Some("{\"s\": 'it\\'s'}")),
+            ("{'s': 'open}", Some("{\"s\": 'open}")),
+            ("['it\\'s', 'x']", None),
+            ("{\"s\": \"no quotes\"}", None),
+        ];
+        for (text, want) in cases {
+            let mut out = String::new();
+            let got = respell_for_serde(text, &mut out, true).map(str::to_owned);
+            assert_eq!(got.as_deref(), want, "{text}");
+            if let Some(got) = got {
+                assert_eq!(got.len(), text.len(), "{text}");
+            }
+            if !text.contains("NaN") {
+                assert_eq!(respell_for_serde(text, &mut out, false), None, "{text}");
             }
         }
     }

@@ -153,7 +153,8 @@ impl JsonLines {
                 }
             },
         };
-        let respelled = respell_for_serde(text, &mut self.respelled);
+        let single_quotes = self.conventions == Conventions::Spark;
+        let respelled = respell_for_serde(text, &mut self.respelled, single_quotes);
         let parsed = respelled.unwrap_or(text);
         let mut writer = JsonWriter {
             l,
@@ -288,7 +289,7 @@ impl RecordSource for JsonLines {
             return Ok(true);
         };
         // a line serde reads respelled has columns of that text (`NaN`...): left whole
-        if respell_for_serde(line, &mut String::new()).is_some() {
+        if respell_for_serde(line, &mut String::new(), true).is_some() {
             return Ok(true);
         }
         let mut text = line.to_string();

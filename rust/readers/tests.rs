@@ -455,6 +455,38 @@ fn decimals_past_the_scale_round_half_up_under_sparks_conventions() {
     assert_eq!(e.line, 3, "{}", e.message);
 }
 
+/// Strings in single quotes (keys and values) read as Spark's JSON reader reads them under
+/// Spark's conventions, on either path; under Arrow's the line is malformed, at its first
+/// single quote.
+#[test]
+fn single_quoted_strings_read_under_sparks_conventions() {
+    use super::Conventions;
+    let text =
+        "{'a': 1, 'b': 'x'}\n{\"a\": 2, \"b\": 'it is \\u00e9'}\n{\"a\": 3, \"b\": \"it's\"}\n";
+    for one_pass in [true, false] {
+        let reader = |conventions| {
+            ndjson_reader(text, OnError::Error)
+                .with_conventions(conventions)
+                .one_pass(one_pass)
+        };
+        let b =
+            &read_all_with(&mut reader(Conventions::Spark), LoaderOptions::default()).unwrap()[0];
+        let a = b.column_by_name("a").unwrap().as_primitive::<Int64Type>();
+        let s = b.column_by_name("b").unwrap().as_string::<i32>();
+        assert_eq!(a.values().to_vec(), [1, 2, 3]);
+        assert_eq!(
+            (s.value(0), s.value(1), s.value(2)),
+            ("x", "it is \u{e9}", "it's")
+        );
+        let Err(ReadError::Input(e)) =
+            read_all_with(&mut reader(Conventions::Arrow), LoaderOptions::default())
+        else {
+            panic!("single quotes read under Arrow's conventions");
+        };
+        assert_eq!((e.line, e.column), (1, Some(2)), "{}", e.message);
+    }
+}
+
 /// A CSV boolean, integer or decimal field with white space around it: trimmed under
 /// Arrow's conventions, refused under Spark's (as Spark's CSV reader refuses `" 7 "` as an
 /// int), which trim a float's text still.
