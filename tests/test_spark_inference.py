@@ -82,3 +82,17 @@ def test_inference_learns_strings_decimals_and_doubles_by_path():
     assert not learnt.learn_conflict("TYPED.x")
     assert not learnt.learn_conflict(None)
     assert not learnt.learn_conflict("x[0]")
+
+
+def test_only_columns_without_a_whole_number_decimal_are_declared():
+    """A column holding a decimal learnt from whole numbers is not declared to the scan
+    (a declared decimal rounds a fraction to its scale under Spark's conventions; a learnt
+    one must refuse it, as a conflict that makes it a double); a learnt string is."""
+    learnt = Inference([])
+    assert learnt.learn_wholes({"id": 2, "s.big": 1, "l[]": 1})
+    assert learnt.learn_conflict("mixed")
+    assert learnt.declared_names() == ["mixed"]
+    assert learnt.learn_conflict("id")  # a double now: nothing declared there
+    assert sorted(learnt.declared_names()) == ["mixed"]
+    assert learnt.learn_conflict("id")  # then a string
+    assert sorted(learnt.declared_names()) == ["id", "mixed"]

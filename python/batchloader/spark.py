@@ -397,7 +397,7 @@ class ScanPlan:
             # only the user's own types read any value into a string column as its text (and
             # those Spark's rules gave), and the types the sample guessed (no value showed
             # them), as a local scan's
-            declared_columns=[f.name for f in scan_options.get("schema") or []] + learnt.names,
+            declared_columns=[f.name for f in scan_options.get("schema") or []] + learnt,
             text_guesses=probe.tracker.guessed_paths(),
             strict_schema=True,
         )
@@ -410,10 +410,11 @@ class ScanPlan:
         root: str | None,
         sample_rows: int | None,
         sampling: dict[str, Any],
-    ) -> tuple[pa.Schema, Any]:
+    ) -> tuple[list[str], Any]:
         """Under Spark's JSON conventions, the types the sample learns by Spark's inference
         rules (`spark_inference`: a field of mixed types is a string, whole numbers past
-        int64 a decimal), each learnt by sampling again, and the last sample Scan, spent
+        int64 a decimal), each learnt by sampling again: the top-level columns they declare
+        (`Inference.declared_names`), and the last sample Scan, spent
         (None: Arrow's conventions or a reader of the user's own, which writes its own
         types). In the user's `on_error`: "error" raises at the first bad line, a conflict
         learnt from; "skip" and "permissive" go past bad lines, and the conflicts among the
@@ -422,12 +423,16 @@ class ScanPlan:
         stays bad input)."""
         custom = sampling.get("reader") is not None or callable(sampling.get("format"))
         if sampling.get("json_conventions") != "spark" or custom:
-            return pa.schema([]), None  # nothing learnt
+            return [], None  # nothing learnt
         given = sampling.get("schema") or pa.schema([])
         learnt = Inference(given.names)
         while True:
             declared = pa.schema([*given, *learnt.schema()])
-            options = dict(sampling, schema=declared if len(declared) else None)
+            options = dict(
+                sampling,
+                schema=declared if len(declared) else None,
+                declared_columns=given.names + learnt.declared_names(),
+            )
             try:
                 probe = _spent_sample(sampled, root, sample_rows, options)
             except BatchLoaderError as e:
@@ -438,7 +443,7 @@ class ScanPlan:
             if any(learnt.learn_conflict(path) for path in bad):
                 continue
             if not learnt.learn_wholes(probe.wholes_rounded):
-                return learnt.schema(), probe
+                return learnt.declared_names(), probe
 
     @staticmethod
     def _splittable(probe: Any) -> Callable[[str], bool]:

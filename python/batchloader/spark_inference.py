@@ -84,6 +84,18 @@ class Inference:
             out = declare(out, top, t)
         return out
 
+    def declared_names(self) -> list[str]:
+        """The top-level columns whose learnt types a scan takes as declared (a string
+        reads any value as its JSON text): not one holding a decimal learnt from whole
+        numbers, which takes whole numbers only (a fraction past the sample is a conflict,
+        as to Spark's inference, not a value rounded to a declared scale)."""
+        wholes = {
+            found[0].lower()
+            for path, leaf in self.leaves.items()
+            if leaf == WHOLE_DECIMAL and (found := type_at(path, leaf)) is not None
+        }
+        return [n for n in self.schema().names if n.lower() not in wholes]
+
     def learn_conflict(self, path: str | None) -> bool:
         """A value at `path` did not fit its column's type: True if that teaches a type
         (a decimal that met a fraction is a double again; any other column a string), False

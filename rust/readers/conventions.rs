@@ -130,14 +130,17 @@ impl Conventions {
     }
 
     /// The unscaled value of decimal text `text` (a JSON number's or a string's) at
-    /// `scale`: under Arrow's, exact or `None` (digits past the scale refused, as pyarrow's
-    /// casts refuse them); under Spark's, rounded half up (`1.235` at scale 2 is 1.24), as
-    /// Spark's readers set a decimal to its column's scale. A value too large for the
-    /// column's precision is the loader's to refuse, under both.
-    pub(crate) fn decimal_of_text(self, text: &str, scale: i8) -> Option<i128> {
+    /// `scale` in a column the user `declared` or not: under Arrow's, exact or `None`
+    /// (digits past the scale refused, as pyarrow's casts refuse them); under Spark's, in a
+    /// declared column rounded half up (`1.235` at scale 2 is 1.24), as Spark's readers set
+    /// a decimal to its column's scale. A decimal type the data gave (Spark's inference
+    /// rules make whole numbers past int64 one) takes whole numbers only: a fraction there
+    /// is a conflict, as it is to Spark's inference, not a value rounded. A value too large
+    /// for the column's precision is the loader's to refuse, under both.
+    pub(crate) fn decimal_of_text(self, text: &str, scale: i8, declared: bool) -> Option<i128> {
         match self {
-            Self::Arrow => parse_decimal(text, scale),
-            Self::Spark => parse_decimal_rounded(text, scale),
+            Self::Spark if declared => parse_decimal_rounded(text, scale),
+            _ => parse_decimal(text, scale),
         }
     }
 

@@ -545,7 +545,7 @@ impl CsvRecords {
                         let text = conventions.untrimmed_field(text);
                         Value::Decimal(
                             conventions
-                                .decimal_of_text(text, *scale)
+                                .decimal_of_text(text, *scale, l.is_declared(id))
                                 .ok_or_else(|| bad("a decimal that fits"))?,
                         )
                     }

@@ -619,13 +619,17 @@ impl<'a> JsonWriter<'a> {
                 Some(d) => Value::Date(d),
                 None => return Err(self.conflict(id, &format!("{s:?}: not an ISO-8601 date"))),
             },
-            DataType::Decimal128(_, scale) => match self
-                .conventions
-                .decimal_of_text(s.trim(), *scale)
-            {
-                Some(d) => Value::Decimal(d),
-                None => return Err(self.conflict(id, &format!("{s:?}: not a decimal that fits"))),
-            },
+            DataType::Decimal128(_, scale) => {
+                match self
+                    .conventions
+                    .decimal_of_text(s.trim(), *scale, self.l.is_declared(id))
+                {
+                    Some(d) => Value::Decimal(d),
+                    None => {
+                        return Err(self.conflict(id, &format!("{s:?}: not a decimal that fits")))
+                    }
+                }
+            }
             dt @ (DataType::Float64 | DataType::Float32) => {
                 match self.conventions.float_of_text(dt, s) {
                     Some(x) => Value::Float(x),
@@ -726,7 +730,10 @@ impl<'a> JsonWriter<'a> {
         raw: &str,
         scale: i8,
     ) -> Result<(), E> {
-        match self.conventions.decimal_of_text(raw, scale) {
+        match self
+            .conventions
+            .decimal_of_text(raw, scale, self.l.is_declared(id))
+        {
             Some(d) => self.set(id, Value::Decimal(d)),
             None => Err(self.conflict(id, &format!("number {raw}: too precise or too large"))),
         }

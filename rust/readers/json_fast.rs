@@ -657,7 +657,7 @@ impl<'a> Line<'a> {
                 let conventions = self.known.conventions;
                 Value::Decimal(
                     conventions
-                        .decimal_of_text(text.trim(), *scale)
+                        .decimal_of_text(text.trim(), *scale, self.l.is_declared(id))
                         .ok_or(GiveUp)?,
                 )
             }
@@ -865,7 +865,7 @@ impl<'a> Line<'a> {
         let d = self
             .known
             .conventions
-            .decimal_of_text(text, scale)
+            .decimal_of_text(text, scale, self.l.is_declared(id))
             .ok_or(GiveUp)?;
         self.scalar_any(id, Value::Decimal(d))
     }

@@ -379,7 +379,9 @@ fn spark_conventions_read_sparks_date_and_timestamp_texts() {
 /// A decimal with more fractional digits than its column's scale: under Spark's
 /// conventions rounded half up, from a JSON number or string (both paths) and a CSV field,
 /// as Spark's readers set it to the scale (probed on Spark 4.3); one that rounds past the
-/// precision is refused. Under Arrow's each such text is refused, naming its line.
+/// precision is refused. Under Arrow's each such text is refused, naming its line, and so
+/// it is under Spark's in a decimal column the user did not declare (a type inferred from
+/// whole numbers takes whole numbers only).
 #[test]
 fn decimals_past_the_scale_round_half_up_under_sparks_conventions() {
     use super::Conventions;
@@ -389,9 +391,15 @@ fn decimals_past_the_scale_round_half_up_under_sparks_conventions() {
         DataType::Decimal128(5, 2),
         true,
     )]));
-    let options = || LoaderOptions {
+    let declared = || LoaderOptions {
         schema: Some(Arc::clone(&schema)),
+        declared: vec!["d".into()],
         ..LoaderOptions::default()
+    };
+    let options = declared;
+    let inferred = || LoaderOptions {
+        declared: Vec::new(),
+        ..declared()
     };
     let texts = [
         "1.2", "1.234", "1.235", "-1.235", "999.994", "0.005", "1.5e-3",
@@ -430,6 +438,12 @@ fn decimals_past_the_scale_round_half_up_under_sparks_conventions() {
                 panic!("999.995 rounded into decimal(5, 2)");
             };
             assert_eq!(e.line, 1, "{}", e.message);
+            let Err(ReadError::Input(e)) =
+                read_all_with(&mut reader(&json, Conventions::Spark), inferred())
+            else {
+                panic!("a decimal rounded in a column the user did not declare");
+            };
+            assert_eq!(e.line, 2, "{}", e.message);
         }
     }
     let csv_reader = |text: String, conventions| {
