@@ -288,8 +288,7 @@ pub(crate) fn non_numeric_at(
 /// - the integer `-0` becomes `0 `: serde_json reads `-0` as the float -0.0, as it reads
 ///   `-0.0`; it is the integer 0 (as `json.loads` and pyarrow read it);
 /// - `NaN`, `Infinity` and `-Infinity` (what Spark reads as floats and Python writes)
-///   become strings of their length, which serde_json reads, and the writer knows again.
-///
+///   become strings of their length, which serde_json reads, and the writer knows again;
 /// - with `single_quotes` (Spark's JSON reader allows them, as its `allowSingleQuotes`
 ///   does by default), a string in single quotes (`'x'`, a key or a value) becomes the
 ///   same string in double quotes; one holding a `"` or an escaped `'` has no respelling
