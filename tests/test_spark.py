@@ -1068,6 +1068,39 @@ def test_single_quoted_json_strings_read_as_sparks_json_reader_reads_them(spark,
         assert rows_of(source.option("mode", "PERMISSIVE").load(str(tmp_path))) == want
 
 
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
+def test_array_lines_are_a_row_per_object_as_sparks_json_reader_reads_them(
+    spark, tmp_path, mode
+):
+    """Spark's JSON reader reads a line that is an array of objects as a row per object
+    (an empty array as none; an array of anything else is a malformed line); so do `read`
+    and the data source (Spark's conventions), with a schema or inferring one."""
+    lines = [
+        '{"a": 0}',
+        '[{"a": 1}, {"a": 2, "b": "x"}]',
+        "[]",
+        '  [ {"a": 3, "c": [1]} ]  ',
+        "[1, 2]",
+        '{"a": 4}',
+    ]
+    (tmp_path / "a.json").write_text("".join(line + "\n" for line in lines))
+    ddl = "a int, b string, _corrupt_record string"
+    on_error = {"PERMISSIVE": "permissive", "DROPMALFORMED": "skip"}[mode]
+    theirs = rows_of(spark.read.schema(ddl).option("mode", mode).json(str(tmp_path)))
+    assert {"a": 2, "b": "x", "_corrupt_record": None} in theirs
+    ours = bls.read(spark, str(tmp_path), schema="a int, b string", on_error=on_error)
+    names = ["a", "b", "_corrupt_record"] if mode == "PERMISSIVE" else ["a", "b"]
+    want = [{k: r[k] for k in names} for r in theirs]
+    assert rows_of(ours.select(*names)) == want
+    inferred = spark.read.option("mode", mode).json(str(tmp_path))
+    ours = bls.read(spark, str(tmp_path), on_error=on_error)
+    assert rows_of(ours.select(*inferred.columns)) == rows_of(inferred)
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema(ddl).option("mode", mode)
+        assert rows_of(source.load(str(tmp_path))) == theirs
+
+
 def test_csv_fields_with_spaces_read_as_sparks_csv_reader_reads_them(spark, tmp_path):
     """Spark's CSV reader refuses a boolean, integer or decimal field with white space
     around it (`" 7 "`: partial results null it) and trims a float's, a date's and a

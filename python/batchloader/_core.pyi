@@ -264,16 +264,17 @@ class FileReader:
     timestamp with a time zone, a number into a date or a zone-less timestamp refused (and a
     text with a UTC offset into the latter), a binary value from its base64 string, `"NaN"`
     and the infinities Spark spells as floats in a float column, strings in single quotes
-    (Spark's `allowSingleQuotes`), a whole number's text into a date as days, and the date
-    and timestamp texts Spark takes besides ISO-8601 (`"2024-1-2 3:04"`, a date from
-    `"2024-01-02T03:04:05Z"`, a zone after the clock: `"... PST"`, `"...+1"`), and rounds a
-    decimal with more fractional digits than its column's scale half up (Arrow's refuse it).
-    `csv_conventions` (CSV): `"spark"` reads those date and timestamp texts and decimals as
-    Spark's CSV reader does; `"arrow"` (the default) ISO-8601's only, and names a header's
-    empty names `column<n>` and refuses a name given twice, where `"spark"` names them as
-    Spark does (`_c<i>`; `a0`, `a3`), and, without `null_values`, reads empty fields as
-    nulls and takes a record with fewer fields than the header as bad (Arrow's: its missing
-    fields null), as Spark's CSV reader does."""
+    (Spark's `allowSingleQuotes`), a line that is an array of objects as a row per object, a
+    whole number's text into a date as days, and the date and timestamp texts Spark takes
+    besides ISO-8601 (`"2024-1-2 3:04"`, a date from `"2024-01-02T03:04:05Z"`, a zone after
+    the clock: `"... PST"`, `"...+1"`), and rounds a decimal with more fractional digits
+    than its column's scale half up (Arrow's refuse it). `csv_conventions` (CSV): `"spark"`
+    reads those date and timestamp texts and decimals as Spark's CSV reader does; `"arrow"`
+    (the default) ISO-8601's only, and names a header's empty names `column<n>` and refuses
+    a name given twice, where `"spark"` names them as Spark does (`_c<i>`; `a0`, `a3`), and,
+    without `null_values`, reads empty fields as nulls and takes a record with fewer fields
+    than the header as bad (Arrow's: its missing fields null), as Spark's CSV reader
+    does."""
 
     def __new__(
         cls,

@@ -1,6 +1,7 @@
 //! The NDJSON reader: one JSON object per line, parsed straight into the loader.
 
 use std::io::{BufRead, BufReader};
+use std::ops::Range;
 use std::sync::Arc;
 
 use serde::de::DeserializeSeed;
@@ -61,6 +62,11 @@ pub struct JsonLines {
     /// For a file of JSON documents (`multiline`), where each record (a line here) is in
     /// the file.
     places: Option<Arc<RecordPlaces>>,
+    /// Under Spark's conventions, a line that is an array of objects is a record per
+    /// object, as Spark's JSON reader reads it: the current object's bytes in the line...
+    element: Option<Range<usize>>,
+    /// ...and the objects after it, last first.
+    elements: Vec<Range<usize>>,
 }
 
 impl JsonLines {
@@ -83,9 +89,44 @@ impl JsonLines {
         place_in_file(&self.base, self.places.as_deref(), line, column)
     }
 
-    /// The current line, without its line break.
+    /// The current record: the line without its line break, or the object of an array
+    /// line (`element`).
     fn line(&self) -> &[u8] {
-        self.lines.line()
+        record_of(&self.lines, &self.element)
+    }
+
+    /// Where the current record starts in its line (an array line's object past 0).
+    fn record_offset(&self) -> usize {
+        self.element.as_ref().map_or(0, |e| e.start)
+    }
+
+    /// The file's line and column of byte `column` (1-based) of the current record, and
+    /// the line's excerpt there.
+    fn place(&self, column: Option<usize>) -> (u64, Option<usize>, String) {
+        let column = column.map(|c| c + self.record_offset());
+        let (line, file_column) = self.file_place(self.line_no, column);
+        (line, file_column, excerpt(self.lines.line(), column))
+    }
+
+    /// Under Spark's conventions, an NDJSON line (not a document's record) that is an array
+    /// of objects: each object a record, as Spark's JSON reader reads the line. `true` if
+    /// the line is one, its first object now the record; an empty array is a line of no
+    /// records (`is_blank`). Any other array is left whole (bad input: a row is an object).
+    fn split_array_line(&mut self) -> bool {
+        if self.conventions != Conventions::Spark || self.places.is_some() {
+            return false;
+        }
+        let line = self.lines.line();
+        if line.iter().find(|b| !json_fast::is_space(**b)) != Some(&b'[') {
+            return false;
+        }
+        let Some(mut objects) = array_objects(line) else {
+            return false;
+        };
+        objects.reverse();
+        self.element = objects.pop().or(Some(0..0));
+        self.elements = objects;
+        true
     }
 
     /// Write the current line on the one-pass path if it is the common case: the whole line
@@ -94,7 +135,7 @@ impl JsonLines {
     #[inline(always)]
     fn try_one_pass(&mut self, l: &mut ResultSetLoader, found: bool) -> bool {
         let (text, ends_input) = if found {
-            (self.lines.line(), true)
+            (record_of(&self.lines, &self.element), true)
         } else {
             self.lines.rest()
         };
@@ -142,7 +183,7 @@ impl JsonLines {
         // string it reads.
         let text = match edited {
             Some(text) => text,
-            None => match std::str::from_utf8(self.lines.line()) {
+            None => match std::str::from_utf8(record_of(&self.lines, &self.element)) {
                 Ok(text) => text,
                 Err(e) => {
                     let column = e.valid_up_to() + 1;
@@ -205,8 +246,7 @@ impl JsonLines {
                     column
                 };
                 let mut error = loader_error(self, e);
-                (error.line, error.column) = self.file_place(self.line_no, Some(column));
-                error.excerpt = excerpt(self.line(), Some(column));
+                (error.line, error.column, error.excerpt) = self.place(Some(column));
                 Err(self.hinting_multiline(error))
             }
             None => Err(self.hinting_multiline(self.error(Some(column), syntax_message(&stop)))),
@@ -216,6 +256,12 @@ impl JsonLines {
 
 impl RecordSource for JsonLines {
     fn next_record(&mut self) -> Result<bool, InputError> {
+        // the next object of an array line
+        if let Some(element) = self.elements.pop() {
+            self.element = Some(element);
+            return Ok(true);
+        }
+        self.element = None;
         // the lines before a range are counted for an error only (they are read to count)
         let (path, base, places) = (&self.path, &self.base, self.places.as_deref());
         let line = self.line_no + 1;
@@ -236,12 +282,16 @@ impl RecordSource for JsonLines {
         if self.line_no == 1 && self.base.starts_file() && self.line().starts_with(UTF8_BOM) {
             self.lines.drop_prefix(UTF8_BOM.len());
         }
+        if self.lines.found() && self.lines.rest().0.first() != Some(&b'{') {
+            self.split_array_line();
+        }
         Ok(true)
     }
 
     fn is_blank(&self) -> bool {
         // a line whose end is not found yet starts with `{`; JSON's white space only (a
-        // form feed is none: such a line is malformed, as Spark finds it; found by fuzzing)
+        // form feed is none: such a line is malformed, as Spark finds it; found by fuzzing);
+        // an empty array line (its record empty)
         self.lines.found() && self.line().iter().all(|&b| json_fast::is_space(b))
     }
 
@@ -294,8 +344,9 @@ impl RecordSource for JsonLines {
         }
         let mut text = line.to_string();
         let mut failed = failed.clone();
+        let offset = self.record_offset(); // an array line's object: its columns the line's
         for _ in 0..PARTIAL_TRIES {
-            let Some(range) = failed_value(l, &text, &failed) else {
+            let Some(range) = failed_value(l, &text, &failed, offset) else {
                 break;
             };
             text.replace_range(range, "null");
@@ -333,13 +384,13 @@ impl RecordSource for JsonLines {
     }
 
     fn error(&self, column: Option<usize>, message: String) -> InputError {
-        let (line, file_column) = self.file_place(self.line_no, column);
+        let (line, column, excerpt) = self.place(column);
         InputError {
             path: self.path.clone(),
             line,
-            column: file_column,
+            column,
             message,
-            excerpt: excerpt(self.line(), column),
+            excerpt,
         }
     }
 
@@ -394,19 +445,45 @@ fn place_in_file(
     }
 }
 
+/// The current record of `lines`: its line, or the `element` of it (an array line's object).
+fn record_of<'l>(lines: &'l LineWindow, element: &Option<Range<usize>>) -> &'l [u8] {
+    match element {
+        Some(element) => &lines.line()[element.clone()],
+        None => lines.line(),
+    }
+}
+
+/// The byte ranges of the objects of JSON array `line`, if it is one (nothing after it but
+/// white space) and every element is an object; `None` otherwise.
+fn array_objects(line: &[u8]) -> Option<Vec<Range<usize>>> {
+    let text = std::str::from_utf8(line).ok()?;
+    let elements: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).ok()?;
+    elements
+        .iter()
+        .map(|e| {
+            let start = e.get().as_ptr() as usize - text.as_ptr() as usize;
+            e.get()
+                .starts_with('{')
+                .then_some(start..start + e.get().len())
+        })
+        .collect()
+}
+
 /// How many values of a bad line partial results null, each by reading the line again:
 /// past them the line is kept alone (a line of thousands of bad values would otherwise
 /// take a time of the square of its length).
 const PARTIAL_TRIES: usize = 256;
 
-/// The byte range of `text` (a line) to null for the value `failed` on (Spark's partial
-/// results, see `JsonLines::write_partial`): the value at the error's column, or the
+/// The byte range of `text` (a record starting at byte `offset` of its line) to null for
+/// the value `failed` on (Spark's partial results, see `JsonLines::write_partial`): the
+/// value at the error's column, or the
 /// list or map holding it (each list an element's fault goes through, and a map for its
 /// value's); `None` if the error is about no column's value.
 fn failed_value(
     l: &ResultSetLoader,
     text: &str,
     failed: &InputError,
+    offset: usize,
 ) -> Option<std::ops::Range<usize>> {
     let path = failed.message.strip_prefix("column '")?;
     let mut id = l.column_by_path(&path[..path.find('\'')?])?;
@@ -422,7 +499,8 @@ fn failed_value(
         };
         climbs += 1;
     }
-    let start = enclosing_start(text.as_bytes(), failed.column?.checked_sub(1)?, climbs)?;
+    let at = failed.column?.checked_sub(1 + offset)?;
+    let start = enclosing_start(text.as_bytes(), at, climbs)?;
     let mut values =
         serde_json::Deserializer::from_str(text.get(start..)?).into_iter::<serde::de::IgnoredAny>();
     values.next()?.ok()?;
@@ -537,6 +615,8 @@ impl NdjsonReader {
             one_pass_lines: 0,
             read_error: None,
             places: None,
+            element: None,
+            elements: Vec::new(),
         };
         RecordReader::new(src, on_error)
     }

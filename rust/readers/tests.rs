@@ -616,6 +616,87 @@ fn ndjson_permissive_keeps_the_values_of_a_bad_line_under_sparks_conventions() {
     );
 }
 
+/// Under Spark's conventions an NDJSON line that is an array of objects is a record per
+/// object (an empty array none), as Spark's JSON reader reads it, at any batch size; an
+/// object that fails is a bad record alone, its error placed in the line; an array holding
+/// anything but objects is one bad line. Under Arrow's every array line is bad.
+#[test]
+fn array_lines_are_a_row_per_object_under_sparks_conventions() {
+    use super::driver::CORRUPT_RECORD;
+    use super::Conventions;
+    let lines = [
+        r#"{"a": 0}"#,
+        r#"[{"a": 1}, {"a": 2, "b": "x"}]"#,
+        "[]",
+        "[1, 2]",
+        r#"[{"a": "bad", "b": "y"}, {"a": 5}]"#,
+        r#"  [ {"a": 7} ]  "#,
+        r#"[{"a": 8}] trailing"#,
+        r#"[[{"a": 6}]]"#,
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Utf8, true),
+    ]));
+    let read = |conventions, row_limit, one_pass| {
+        let mut r = ndjson_reader(&text, OnError::Permissive)
+            .with_conventions(conventions)
+            .one_pass(one_pass);
+        let options = LoaderOptions {
+            schema: Some(Arc::clone(&schema)),
+            row_limit,
+            ..LoaderOptions::default()
+        };
+        let batches = read_all_with(&mut r, options).unwrap();
+        let mut rows = Vec::new();
+        for batch in &batches {
+            let a = batch
+                .column_by_name("a")
+                .unwrap()
+                .as_primitive::<Int64Type>();
+            let b = batch.column_by_name("b").unwrap().as_string::<i32>();
+            let bad = batch.column_by_name(CORRUPT_RECORD);
+            for i in 0..batch.num_rows() {
+                let text = bad
+                    .map(|c| c.as_string::<i32>())
+                    .filter(|c| c.is_valid(i))
+                    .map(|c| c.value(i).to_string());
+                let b = b.is_valid(i).then(|| b.value(i).to_string());
+                rows.push((a.is_valid(i).then(|| a.value(i)), b, text));
+            }
+        }
+        let places: Vec<_> = r.bad_records().iter().map(|e| (e.line, e.column)).collect();
+        (rows, places)
+    };
+    let s = |t: &str| Some(t.to_string());
+    for row_limit in [1, 2, 100] {
+        for one_pass in [true, false] {
+            let (rows, places) = read(Conventions::Spark, row_limit, one_pass);
+            assert_eq!(
+                rows,
+                [
+                    (Some(0), None, None),
+                    (Some(1), None, None),
+                    (Some(2), s("x"), None),
+                    (None, None, s("[1, 2]")),
+                    (None, s("y"), s(r#"{"a": "bad", "b": "y"}"#)), // partial results
+                    (Some(5), None, None),
+                    (Some(7), None, None),
+                    (None, None, s(r#"[{"a": 8}] trailing"#)),
+                    (None, None, s(r#"[[{"a": 6}]]"#)),
+                ],
+                "row limit {row_limit}, one pass {one_pass}"
+            );
+            assert_eq!(places[1], (5, Some(8)), "the value \"bad\" in its line");
+        }
+    }
+    let (rows, _) = read(Conventions::Arrow, 100, true);
+    let kept: Vec<_> = rows.iter().filter(|(a, _, _)| a.is_some()).collect();
+    assert_eq!(kept, [&(Some(0), None, None)]);
+    assert_eq!(rows.len(), lines.len());
+}
+
 /// Date and timestamp texts read by the patterns given (`TimeFormats`): by CSV and by
 /// NDJSON on both paths alike, and an ISO text the pattern does not spell is bad input
 /// naming the pattern.
