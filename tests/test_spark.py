@@ -1069,9 +1069,7 @@ def test_single_quoted_json_strings_read_as_sparks_json_reader_reads_them(spark,
 
 
 @pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
-def test_array_lines_are_a_row_per_object_as_sparks_json_reader_reads_them(
-    spark, tmp_path, mode
-):
+def test_array_lines_are_a_row_per_object_as_sparks_json_reader_reads_them(spark, tmp_path, mode):
     """Spark's JSON reader reads a line that is an array of objects as a row per object
     (an empty array as none; an array of anything else is a malformed line); so do `read`
     and the data source (Spark's conventions), with a schema or inferring one."""
