@@ -19,8 +19,10 @@
 //! - a JSON read that stops adding columns after its first batch fails nowhere the whole
 //!   read does not, and its columns hold the whole read's values;
 //! - NDJSON read without an error is JSON to serde_json line by line, once the non-numeric
-//!   numbers the reader takes (`NaN`, `-Infinity`...) are zeroed outside strings; and
-//!   `permissive` keeps a row for every line that is not blank.
+//!   numbers the reader takes (`NaN`, `-Infinity`...) are zeroed outside strings (and under
+//!   Spark's conventions single quotes made double); and `permissive` keeps a row for
+//!   every line that is not blank (under Spark's conventions, for every object of a line
+//!   that is an array of objects).
 
 #![no_main]
 
@@ -387,12 +389,44 @@ const NON_NUMERIC: [&[u8]; 6] = [
     b"-INF",
 ];
 
-/// `line` with every non-numeric number outside its strings as `0`: JSON, if the reader
-/// took the line.
-fn as_strict_json(line: &[u8]) -> Vec<u8> {
+/// The rows NDJSON `line` (not blank) makes: one, but under Spark's conventions as many
+/// as the objects of a line that is an array of objects only (Spark's JSON reader reads
+/// such a line as a row per object).
+fn rows_of_line(line: &[u8], conventions: Conventions) -> usize {
+    if conventions != Conventions::Spark {
+        return 1;
+    }
+    let Ok(text) = std::str::from_utf8(line) else {
+        return 1;
+    };
+    match serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text) {
+        Ok(values) if values.iter().all(|v| v.get().starts_with('{')) => values.len(),
+        _ => 1,
+    }
+}
+
+/// `line` with every non-numeric number outside its strings as `0`, and under Spark's
+/// conventions (`single_quotes`) a string in single quotes in double quotes: JSON, if the
+/// reader took the line.
+fn as_strict_json(line: &[u8], single_quotes: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(line.len());
     let (mut i, mut in_string) = (0, false);
     while let Some(&b) = line.get(i) {
+        if single_quotes && !in_string && b == b'\'' {
+            // to its closing quote (past escapes), both quotes doubled
+            let mut end = i + 1;
+            while end < line.len() && line[end] != b'\'' {
+                end += if line[end] == b'\\' { 2 } else { 1 };
+            }
+            let end = end.min(line.len());
+            out.push(b'"');
+            out.extend_from_slice(&line[i + 1..end]);
+            if end < line.len() {
+                out.push(b'"');
+            }
+            i = end + 1;
+            continue;
+        }
         if in_string {
             out.push(b);
             if b == b'\\' {
@@ -436,11 +470,15 @@ fn check_lines(data: &[u8], whole: Setup, expected: &Outcome) {
     let Format::Lines = whole.format else { return };
     let Ok(batches) = expected else { return };
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let expected_rows: usize = lines(data)
+        .iter()
+        .map(|line| rows_of_line(line, whole.conventions))
+        .sum();
     match whole.on_error {
         OnError::Error => {
-            assert_eq!(rows, lines(data).len(), "a row for every line");
+            assert_eq!(rows, expected_rows, "a row for every line (object)");
             for line in lines(data) {
-                let strict = as_strict_json(line);
+                let strict = as_strict_json(line, whole.conventions == Conventions::Spark);
                 let Err(e) = serde_json::from_slice::<serde_json::Value>(&strict) else {
                     continue;
                 };
@@ -451,8 +489,8 @@ fn check_lines(data: &[u8], whole: Setup, expected: &Outcome) {
                 );
             }
         }
-        OnError::Permissive => assert_eq!(rows, lines(data).len(), "a row for every line"),
-        OnError::Skip => assert!(rows <= lines(data).len(), "no more rows than lines"),
+        OnError::Permissive => assert_eq!(rows, expected_rows, "a row for every line (object)"),
+        OnError::Skip => assert!(rows <= expected_rows, "no more rows than lines (objects)"),
     }
 }
 
