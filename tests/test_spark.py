@@ -1099,6 +1099,67 @@ def test_array_lines_are_a_row_per_object_as_sparks_json_reader_reads_them(spark
         assert rows_of(source.load(str(tmp_path))) == theirs
 
 
+INFER_COLUMNS = {
+    "i": ["1", "2", ""],
+    "l": ["3000000000", "4", "5"],
+    "d": ["1.5", "2", ""],
+    "f": ["1e3", "2.5", "-Inf"],
+    "b": ["true", "False", "TRUE"],
+    "t": ["2024-01-02 03:04:05", "2024-01-02T03:04:05.123", ""],
+    "dt": ["2024-01-02", "2024-1-2", "2024-01-02T03:04:05Z"],
+    "s": ["x", "y", "z"],
+    "e": ["", "", ""],
+    "mix": ["1", "a", "2"],
+    "big": ["12345678901234567890", "1", ""],
+    "neg": ["-5", "+7", "0"],
+    "tn": ["2024-01-02", "1", ""],
+    "nt": ["1", "2024-01-02", ""],
+    "sp": [" 7 ", "8", "9.5"],
+}
+
+
+def test_csv_types_inferred_as_sparks_infer_schema_infers_them(spark, tmp_path):
+    """`infer_schema=True` (the data source's `inferSchema`): the CSV columns get the types
+    Spark's `inferSchema` gives (an int, a long, a whole-number decimal, a double, a
+    timestamp in the session's zone, a boolean, else a string; a column of timestamps
+    tries a field as a timestamp first), and the rows Spark reads with them."""
+    names = list(INFER_COLUMNS)
+    rows = zip(*INFER_COLUMNS.values(), strict=True)
+    text = ",".join(names) + "\n" + "".join(",".join(r) + "\n" for r in rows)
+    (tmp_path / "i.csv").write_text(text)
+    theirs = spark.read.option("header", True).option("inferSchema", True).csv(str(tmp_path))
+    assert theirs.schema["big"].dataType.simpleString() == "decimal(20,0)"
+    ours = bls.read(spark, str(tmp_path), header=True, infer_schema=True).select(*names)
+    assert ours.schema.simpleString() == theirs.schema.simpleString()
+    assert rows_of(ours) == rows_of(theirs)
+    plain = bls.read(spark, str(tmp_path), header=True).select(*names)
+    assert {f.dataType.simpleString() for f in plain.schema} == {"string"}
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").option("header", "true")
+        loaded = source.option("inferSchema", "true").load(str(tmp_path)).select(*names)
+        assert loaded.schema.simpleString() == theirs.schema.simpleString()
+        assert rows_of(loaded) == rows_of(theirs)
+
+
+def test_a_field_past_the_sample_its_inferred_type_refuses_is_bad_input(spark, tmp_path):
+    """The types are inferred from the sample (`sample_rows`), as Spark's from its
+    `samplingRatio`: a field past it that its column's type does not take is bad input,
+    as with a schema (`on_error`), named; a whole-number decimal is not rounded."""
+    lines = ["n,w", *(f"{i},{10**19 + i}" for i in range(20)), "x,1.5"]
+    (tmp_path / "p.csv").write_text("\n".join(lines) + "\n")
+    df = bls.read(spark, str(tmp_path), header=True, infer_schema=True, sample_rows=5)
+    assert df.schema["n"].dataType.simpleString() == "int"
+    assert df.schema["w"].dataType.simpleString() == "decimal(20,0)"
+    with pytest.raises(Exception, match="line 22"):
+        df.collect()
+    kept = bls.read(
+        spark, str(tmp_path), header=True, infer_schema=True, sample_rows=5, on_error="permissive"
+    )
+    last = [r for r in kept.collect() if r["_corrupt_record"] is not None]
+    assert [(r["n"], r["w"], r["_corrupt_record"]) for r in last] == [(None, None, "x,1.5")]
+
+
 def test_csv_fields_with_spaces_read_as_sparks_csv_reader_reads_them(spark, tmp_path):
     """Spark's CSV reader refuses a boolean, integer or decimal field with white space
     around it (`" 7 "`: partial results null it) and trims a float's, a date's and a

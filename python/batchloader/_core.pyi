@@ -228,6 +228,12 @@ def check_time_formats(
     `timestampFormat` and `timestampNTZFormat` take them): a `ValueError` names what in
     one the readers do not take."""
 
+def spark_csv_type(texts: Sequence[str | None], timestamp_format: str | None = None) -> str:
+    """The Spark DDL type (`int`, `bigint`, `decimal(p,0)`, `double`, `timestamp`,
+    `boolean`, `string`) Spark's CSV inference (`inferSchema`) gives a column of these
+    field texts (None or empty: no value), timestamps tried by `timestamp_format` where
+    given."""
+
 def local_path(path: str) -> str:
     """The local path a local path or `file:` URI names (`file:///a%20b`,
     `file://localhost/a`, Hadoop's `file:/a`, %-escapes decoded); `ValueError` for another

@@ -308,11 +308,17 @@ class ScanPlan:
         split_bytes: int = SPLIT_BYTES,
         where: str | None = None,
         parallelism: int = 1,
+        infer_schema: bool = False,
+        time_zone: str = "UTC",
         **scan_options: Any,
     ) -> None:
         from batchloader.scan import expand_paths, partition_depth_of, scan_root
 
         _check_sample_rows(sample_rows, scan_options)
+        #: CSV columns the user did not type get the types Spark's `inferSchema` gives the
+        #: sample's fields (`_infer_csv_types`), their timestamps in `time_zone`
+        self.infer_schema = infer_schema
+        self.time_zone = time_zone
         # planned by what the files are now: one listed by an earlier plan may have grown
         self.files = expand_paths(paths, afresh=True)
         #: the remote files listed, with their sizes: an executor's scan takes them as
@@ -372,6 +378,10 @@ class ScanPlan:
             # as many from each as the sample's size allows
             sampling["file_limit"] = max(-(-sample_rows // len(sampled)), SAMPLE_FILE_ROWS)
             sampled = spread(sampled)
+        if self.infer_schema:
+            # (declared to the sample, not as the user's: a decimal inferred from whole
+            # numbers takes whole numbers only, see `Conventions::decimal_of_text`)
+            sampling = self._infer_csv_types(sampled, root, sample_rows, sampling)
         learnt, probe = self._sample_by_sparks_rules(sampled, root, sample_rows, sampling)
         if probe is None:
             probe = _spent_sample(sampled, root, sample_rows, sampling)
@@ -403,6 +413,44 @@ class ScanPlan:
         )
         self.options.pop("limit", None)
         return probe
+
+    def _infer_csv_types(
+        self,
+        sampled: list[str],
+        root: str | None,
+        sample_rows: int | None,
+        sampling: dict[str, Any],
+    ) -> dict[str, Any]:
+        """`sampling` with the CSV columns the user did not type declared the types Spark's
+        `inferSchema` gives their fields in the sample (`_core.spark_csv_type`: an int, a
+        long, a whole-number decimal, a double, a timestamp in `time_zone`, a boolean, else
+        a string), as Spark infers them over its `samplingRatio`. A field past the sample
+        that its column's type does not take is bad input (`on_error`), as with a schema.
+        Files other than CSV are left to their own inference (Spark's JSON reader ignores
+        `inferSchema`)."""
+        from batchloader import _core
+        from batchloader.scan import Scan
+
+        given = sampling.get("schema") or pa.schema([])
+        typed = {n.lower() for n in given.names}
+        options = dict(sampling, schema=given if len(given) else None)
+        scan = Scan(_exactly(sampled), root=root, limit=sample_rows, **options)
+        custom = sampling.get("reader") is not None or callable(sampling.get("format"))
+        if custom or any(scan._builtin_format(f) not in ("csv", "tsv") for f in sampled):
+            return sampling  # JSON: Spark infers its types whatever inferSchema says
+        columns: dict[str, list[Any]] = {}
+        for batch in scan:
+            for field in batch.schema:
+                if field.name.lower() not in typed and pa.types.is_string(field.type):
+                    texts = batch.column(field.name).to_pylist()
+                    columns.setdefault(field.name, []).extend(texts)
+        data = {c.name for c in scan.tracker.output_columns() if c.implicit is None}
+        columns = {name: texts for name, texts in columns.items() if name in data}
+        fields = list(given)
+        for name, texts in columns.items():
+            ddl = _core.spark_csv_type(texts, sampling.get("timestamp_format"))
+            fields.append(pa.field(name, _inferred_arrow_type(ddl, self.time_zone)))
+        return dict(sampling, schema=pa.schema(fields))
 
     @staticmethod
     def _sample_by_sparks_rules(
@@ -680,13 +728,16 @@ def read(
     CSV with Spark's escape, a backslash, and `csv_conventions="spark"`; both take the date
     and timestamp texts Spark takes besides ISO-8601 (`"2024-1-2 3:04"`, a date from a
     timestamp's text) and round a decimal with more fractional digits than its column's
-    scale half up, as Spark does (`SPARK_READ_DEFAULTS`).
+    scale half up, as Spark does (`SPARK_READ_DEFAULTS`). `infer_schema=True` gives the CSV
+    columns `schema=` does not type the types Spark's `inferSchema` infers from the sample
+    (`ScanPlan._infer_csv_types`), timestamps in the session's zone.
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])
     scan_options = {
         **SPARK_READ_DEFAULTS,
         "corrupt_record_column": corrupt_record_column(spark),
+        "time_zone": session_time_zone(spark),
         **scan_options,
     }
     parallelism = spark.sparkContext.defaultParallelism
@@ -696,6 +747,21 @@ def read(
     plan.text_kept = text_kept
     df = _dataframe(spark, plan)
     return df if where is None else df.where(where)
+
+
+def _inferred_arrow_type(ddl: str, time_zone: str) -> pa.DataType:
+    """The Arrow type of a Spark type CSV inference gives (`_core.spark_csv_type`), a
+    timestamp in `time_zone` as Spark's `timestamp` is."""
+    if ddl.startswith("decimal("):
+        return pa.decimal128(int(ddl[len("decimal(") : ddl.index(",")]), 0)
+    return {
+        "int": pa.int32(),
+        "bigint": pa.int64(),
+        "double": pa.float64(),
+        "boolean": pa.bool_(),
+        "timestamp": pa.timestamp("us", tz=time_zone),
+        "string": pa.utf8(),
+    }[ddl]
 
 
 def _dataframe(spark: Any, plan: ScanPlan) -> Any:
@@ -812,6 +878,8 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
             out.setdefault("paths", []).extend(_paths_option(value))
         elif key == "columns":
             out["columns"] = split_paths(value)
+        elif key in ("inferschema", "infer_schema"):
+            _set_once(out, "infer_schema", _flag(key, value), key)
         elif key == "sample_rows" and value.strip().lower() == "all":
             out[key] = None  # the schema from every row
         elif key in _INT_OPTIONS:
@@ -845,6 +913,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "timestampFormat",
                 "timestampNTZFormat",
                 "columnNameOfCorruptRecord",
+                "inferSchema",
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
                 *_TEXT_OPTIONS,
@@ -887,8 +956,9 @@ def source_plan(options: dict[str, str], **given: Any) -> ScanPlan:
     """The plan of the `batchloader` data source from its options (`given`: arguments that
     options do not override). Its `where` option must decide each file whole, by file
     columns only: the data source can leave files out, not filter rows."""
+    # `time_zone`: the session's (see `register`) or the `timeZone` option: of the
+    # timestamps CSV inference gives (a schema the user set is already in it)
     arguments = {**SPARK_READ_DEFAULTS, **given, **scan_options_from(options)}
-    arguments.pop("time_zone", None)  # the zone of a schema the user set (see `register`)
     paths = arguments.pop("paths", None)
     if not paths:
         raise ValueError("the batchloader data source needs a path")
@@ -980,6 +1050,7 @@ def register(spark: Any) -> None:
                     dict(self.options),
                     parallelism=default_parallelism,
                     corrupt_record_column=default_corrupt,
+                    time_zone=default_time_zone,
                 )
             return self._cached_plan
 

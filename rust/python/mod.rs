@@ -31,6 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<readers::PyFileReader>()?;
     m.add_function(wrap_pyfunction!(readers::local_path, m)?)?;
     m.add_function(wrap_pyfunction!(readers::check_time_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(readers::spark_csv_type, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::repeat_utf8, m)?)?;
     m.add(
         "BatchLoaderError",

@@ -130,6 +130,19 @@ pub fn check_time_formats(
     time_formats(date_format, timestamp_format, timestamp_ntz_format).map(|_| ())
 }
 
+/// The Spark DDL type Spark's CSV inference (`inferSchema`) gives a column of these field
+/// texts (None or empty: no value), timestamps tried by `timestamp_format` where given.
+#[pyfunction]
+#[pyo3(signature = (texts, timestamp_format=None))]
+pub fn spark_csv_type(
+    texts: Vec<Option<String>>,
+    timestamp_format: Option<&str>,
+) -> PyResult<String> {
+    let formats = time_formats(None, timestamp_format, None)?;
+    let texts = texts.iter().map(Option::as_deref);
+    Ok(crate::readers::csv_inference::infer_column(texts, &formats).ddl())
+}
+
 /// The local path a local path or `file:` URI names (`file:///a%20b`, `file://localhost/a`,
 /// Hadoop's `file:/a`); `ValueError` for another host or a path that is not absolute.
 #[pyfunction]

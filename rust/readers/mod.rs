@@ -5,6 +5,7 @@
 pub mod compression;
 mod conventions;
 pub mod csv;
+pub mod csv_inference;
 mod csv_window;
 mod driver;
 mod hadoop_block;
