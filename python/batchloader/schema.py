@@ -1043,7 +1043,9 @@ class ScanSchemaTracker:
         return self._output()[2]
 
 
-_TYPE_CONFLICT = re.compile(r"column '([^']+)'.*(?:does not fit|cannot take)")
+_TYPE_CONFLICT = re.compile(
+    r"column '([^']+)'.*(?:does not fit|cannot take)|field \d+ \((.+?)\) is not "
+)
 _FRACTION_IN_INT64 = re.compile(r"column '([^']+)'.*float value \S+ does not fit Int64")
 
 
@@ -1062,9 +1064,9 @@ def explaining_type_conflicts(why: Callable[[str, str], str | None]) -> Iterator
 
 def type_conflict_path(error: Exception) -> str | None:
     """The path of the column (`m.k`, `l[]`) whose type a value did not fit, if `error`
-    is about one."""
+    is about one (a JSON value's, or a CSV field's: `field 2 (n) is not an integer`)."""
     match = _TYPE_CONFLICT.search(str(error))
-    return match.group(1) if match else None
+    return (match.group(1) or match.group(2)) if match else None
 
 
 def explain_type_conflict(

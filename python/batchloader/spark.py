@@ -319,6 +319,8 @@ class ScanPlan:
         #: sample's fields (`_infer_csv_types`), their timestamps in `time_zone`
         self.infer_schema = infer_schema
         self.time_zone = time_zone
+        #: the types CSV inference gave, by lower-case column name
+        self.csv_inferred: dict[str, pa.DataType] = {}
         # planned by what the files are now: one listed by an earlier plan may have grown
         self.files = expand_paths(paths, afresh=True)
         #: the remote files listed, with their sizes: an executor's scan takes them as
@@ -398,6 +400,8 @@ class ScanPlan:
         # types the sample inferred (not given in schema=): a value past the sample may not
         # fit them, and the executor's error then says why the column has its type
         self.inferred = probe.tracker.inferred_types() if sample_rows is not None else {}
+        if sample_rows is not None:
+            self.inferred.update(self.csv_inferred)
         self.sample_rows = sample_rows
         self.target = spark_arrow_schema(self.schema)
         self.options = dict(
@@ -450,6 +454,7 @@ class ScanPlan:
         for name, texts in columns.items():
             ddl = _core.spark_csv_type(texts, sampling.get("timestamp_format"))
             fields.append(pa.field(name, _inferred_arrow_type(ddl, self.time_zone)))
+            self.csv_inferred[name.lower()] = fields[-1].type
         return dict(sampling, schema=pa.schema(fields))
 
     @staticmethod
