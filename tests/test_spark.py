@@ -1115,6 +1115,8 @@ INFER_COLUMNS = {
     "tn": ["2024-01-02", "1", ""],
     "nt": ["1", "2024-01-02", ""],
     "sp": [" 7 ", "8", "9.5"],
+    "ty": ["2024-01-02", "2024", "2025"],  # a year after a timestamp is one
+    "yt": ["2024", "2024-01-02", ""],  # a timestamp after an int is not
 }
 
 
