@@ -28,6 +28,7 @@ __all__ = [
     "check_time_formats",
     "local_path",
     "repeat_utf8",
+    "spark_csv_type",
 ]
 
 class BatchLoaderError(Exception):
