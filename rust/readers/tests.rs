@@ -553,6 +553,27 @@ fn csv_spaces_around_whole_numbers_are_refused_under_sparks_conventions() {
     assert_eq!(b.column(3).as_primitive::<Float64Type>().value(0), 2.5);
 }
 
+/// The batches of NDJSON `text` read in permissive mode into `schema` under
+/// `conventions`, `row_limit` rows a batch (on the one-pass path first or not), and the
+/// reader that read them.
+fn read_permissive(
+    text: &str,
+    schema: &arrow_schema::SchemaRef,
+    conventions: super::Conventions,
+    row_limit: usize,
+    one_pass: bool,
+) -> (Vec<RecordBatch>, NdjsonReader) {
+    let mut r = ndjson_reader(text, OnError::Permissive)
+        .with_conventions(conventions)
+        .one_pass(one_pass);
+    let options = LoaderOptions {
+        schema: Some(Arc::clone(schema)),
+        row_limit,
+        ..LoaderOptions::default()
+    };
+    (read_all_with(&mut r, options).unwrap(), r)
+}
+
 /// An NDJSON line kept as bad input in permissive mode: under Spark's conventions with the
 /// values that convert (the one that does not null, or the list holding it), as Spark's
 /// JSON reader keeps partial results; a malformed line keeps nothing; under Arrow's the
@@ -568,13 +589,7 @@ fn ndjson_permissive_keeps_the_values_of_a_bad_line_under_sparks_conventions() {
     ]));
     let text = "{\"a\": 1, \"l\": [1, \"x\"]}\n{\"a\": \"x\", \"l\": [2]}\n{\"a\": 3, oops\n";
     let rows_by = |conventions| {
-        let mut r = ndjson_reader(text, OnError::Permissive).with_conventions(conventions);
-        let options = LoaderOptions {
-            schema: Some(Arc::clone(&schema)),
-            row_limit: 1,
-            ..LoaderOptions::default()
-        };
-        let batches = read_all_with(&mut r, options).unwrap();
+        let (batches, _) = read_permissive(text, &schema, conventions, 1, true);
         let mut rows = Vec::new();
         for batch in &batches {
             let a = batch
@@ -640,15 +655,7 @@ fn array_lines_are_a_row_per_object_under_sparks_conventions() {
         Field::new("b", DataType::Utf8, true),
     ]));
     let read = |conventions, row_limit, one_pass| {
-        let mut r = ndjson_reader(&text, OnError::Permissive)
-            .with_conventions(conventions)
-            .one_pass(one_pass);
-        let options = LoaderOptions {
-            schema: Some(Arc::clone(&schema)),
-            row_limit,
-            ..LoaderOptions::default()
-        };
-        let batches = read_all_with(&mut r, options).unwrap();
+        let (batches, r) = read_permissive(&text, &schema, conventions, row_limit, one_pass);
         let mut rows = Vec::new();
         for batch in &batches {
             let a = batch
