@@ -46,6 +46,17 @@ fn read_all_with(
     Ok(out.into_iter().filter(|b| b.num_rows() > 0).collect())
 }
 
+/// A CSV reader of `text` with a header, under `conventions`.
+fn header_csv(text: &str, conventions: super::Conventions, on_error: OnError) -> CsvReader {
+    let options = CsvOptions {
+        header: true,
+        conventions,
+        ..CsvOptions::default()
+    };
+    let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
+    CsvReader::from_reader(input, "mem.csv", options, on_error)
+}
+
 #[test]
 fn discovers_nested_types_and_widens() {
     let text = "{\"a\": 1, \"m\": {\"x\": \"s\"}, \"l\": []}\n\n{\"a\": 2.5, \"l\": [1, 2]}\n";
@@ -341,15 +352,7 @@ fn spark_conventions_read_sparks_date_and_timestamp_texts() {
         assert_eq!(e.line, 5);
         assert!(e.message.contains("a time of day alone"), "{}", e.message);
     }
-    let csv_reader = |conventions| {
-        let options = CsvOptions {
-            header: true,
-            conventions,
-            ..CsvOptions::default()
-        };
-        let input = Box::new(Cursor::new(csv.as_bytes().to_vec()));
-        CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
-    };
+    let csv_reader = |conventions| header_csv(&csv, conventions, OnError::Error);
     let read_csv = |mut r: CsvReader| {
         let mut l = ResultSetLoader::new(options()).unwrap();
         l.start_batch().unwrap();
@@ -366,13 +369,7 @@ fn spark_conventions_read_sparks_date_and_timestamp_texts() {
     };
     assert_eq!(e.line, 2);
     let csv = csv.replace("\n12,", "\n2024-01-02,");
-    let input = Box::new(Cursor::new(csv.into_bytes()));
-    let options = CsvOptions {
-        header: true,
-        conventions: Conventions::Spark,
-        ..CsvOptions::default()
-    };
-    let r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error);
+    let r = header_csv(&csv, Conventions::Spark, OnError::Error);
     check(&read_csv(r).unwrap(), day);
 }
 
@@ -446,15 +443,7 @@ fn decimals_past_the_scale_round_half_up_under_sparks_conventions() {
             assert_eq!(e.line, 2, "{}", e.message);
         }
     }
-    let csv_reader = |text: String, conventions| {
-        let options = CsvOptions {
-            header: true,
-            conventions,
-            ..CsvOptions::default()
-        };
-        let input = Box::new(Cursor::new(text.into_bytes()));
-        CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
-    };
+    let csv_reader = |text: String, conventions| header_csv(&text, conventions, OnError::Error);
     let read_csv = |mut r: CsvReader| {
         let mut l = ResultSetLoader::new(options()).unwrap();
         l.start_batch().unwrap();
@@ -514,13 +503,7 @@ fn csv_spaces_around_whole_numbers_are_refused_under_sparks_conventions() {
         Field::new("d", DataType::Float64, true),
     ]));
     let read = |text: &str, conventions| {
-        let options = CsvOptions {
-            header: true,
-            conventions,
-            ..CsvOptions::default()
-        };
-        let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
-        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error);
+        let mut r = header_csv(text, conventions, OnError::Error);
         let mut l = ResultSetLoader::new(LoaderOptions {
             schema: Some(Arc::clone(&schema)),
             ..LoaderOptions::default()
@@ -776,13 +759,7 @@ fn csv_permissive_keeps_the_values_of_a_bad_record_under_sparks_conventions() {
     ]));
     let text = "a,b,c\n1,x,p\n2,3,q\n4,5,r,extra\n6,7\n8,9.5,s\n";
     let rows_by = |conventions, row_limit| {
-        let options = CsvOptions {
-            header: true,
-            conventions,
-            ..CsvOptions::default()
-        };
-        let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
-        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Permissive);
+        let mut r = header_csv(text, conventions, OnError::Permissive);
         let mut l = ResultSetLoader::new(LoaderOptions {
             schema: Some(Arc::clone(&schema)),
             row_limit,
