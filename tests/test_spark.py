@@ -730,7 +730,8 @@ def test_data_source_flags_and_numbers_are_read_strictly():
         ("0", False),
     ]:
         assert bls.scan_options_from({"header": text}) == {"header": flag}
-    for option in ["header", "multiLine", "allow_schema_change"]:
+    assert bls.scan_options_from({"inferSchema": "True"}) == {"infer_schema": True}
+    for option in ["header", "multiLine", "allow_schema_change", "inferSchema"]:
         with pytest.raises(
             ValueError, match=rf"option '{option.lower()}' is true or false, not 'ture'"
         ):
@@ -1142,6 +1143,16 @@ def test_csv_types_inferred_as_sparks_infer_schema_infers_them(spark, tmp_path):
         loaded = source.option("inferSchema", "true").load(str(tmp_path)).select(*names)
         assert loaded.schema.simpleString() == theirs.schema.simpleString()
         assert rows_of(loaded) == rows_of(theirs)
+
+
+def test_infer_schema_leaves_json_to_its_own_inference(tmp_path):
+    """Spark's JSON reader ignores `inferSchema`: a plan of NDJSON files has the same
+    schema with it as without (their numbers numbers, their strings strings)."""
+    write(f"{tmp_path}/j.json", [{"n": 1, "s": "2", "t": "2024-01-02"}])
+    inferred = bls.ScanPlan(str(tmp_path), infer_schema=True, json_conventions="spark")
+    plain = bls.ScanPlan(str(tmp_path), json_conventions="spark")
+    assert inferred.schema == plain.schema
+    assert inferred.schema.field("s").type == pa.utf8()
 
 
 def test_a_field_past_the_sample_its_inferred_type_refuses_is_bad_input(spark, tmp_path):
