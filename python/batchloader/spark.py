@@ -872,7 +872,9 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
     JSON array Spark writes for `load([...])`), `columns` (comma-separated), `nullValue` (one
     text, `null_values`), numbers, flags; Spark's spellings `mode` (`PERMISSIVE`,
     `DROPMALFORMED`, `FAILFAST`: `on_error`), `sep` (`delimiter`), `dateFormat`,
-    `timestampFormat` and `timestampNTZFormat` (`date_format`...) too.
+    `timestampFormat` and `timestampNTZFormat` (`date_format`...), `inferSchema`
+    (`infer_schema`), and `encoding` (or `charset`) when it names UTF-8, the one the
+    readers read (another is an error).
     An option the data source does not know is an error, not silently ignored."""
     out: dict[str, Any] = {}
     for key, value in options.items():
@@ -883,6 +885,13 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
             out.setdefault("paths", []).extend(_paths_option(value))
         elif key == "columns":
             out["columns"] = split_paths(value)
+        elif key in ("encoding", "charset"):
+            # Spark's readers take any Java charset; the built-in readers read UTF-8
+            if value.strip().lower().replace("-", "").replace("_", "") != "utf8":
+                raise ValueError(
+                    f"option {key!r} is {value!r}: the batchloader data source reads UTF-8 "
+                    "only (re-encode the files, or read them with a reader of your own)"
+                )
         elif key in ("inferschema", "infer_schema"):
             _set_once(out, "infer_schema", _flag(key, value), key)
         elif key == "sample_rows" and value.strip().lower() == "all":
@@ -919,6 +928,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "timestampNTZFormat",
                 "columnNameOfCorruptRecord",
                 "inferSchema",
+                "encoding",
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
                 *_TEXT_OPTIONS,
