@@ -144,10 +144,10 @@ impl Conventions {
         }
     }
 
-    /// A CSV field's text to read as a boolean, an integer or a decimal: trimmed of white
-    /// space under Arrow's conventions; as it is under Spark's, whose CSV reader refuses
-    /// ` 7 ` as an int (it trims the texts of floats, dates and timestamps).
-    pub(crate) fn untrimmed_field(self, text: &str) -> &str {
+    /// A CSV field's text to read as an exact type (a boolean, an integer, a decimal):
+    /// trimmed of white space under Arrow's conventions; as it is under Spark's, whose CSV
+    /// reader refuses ` 7 ` as an int (it trims the texts of floats, dates and timestamps).
+    pub(crate) fn exact_type_text(self, text: &str) -> &str {
         match self {
             Self::Arrow => text.trim(),
             Self::Spark => text,

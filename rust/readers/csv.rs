@@ -499,7 +499,7 @@ impl CsvRecords {
                 }
                 match dt {
                     DataType::Utf8 | DataType::LargeUtf8 => Value::Str(text),
-                    DataType::Boolean => match self.options.conventions.untrimmed_field(text) {
+                    DataType::Boolean => match self.options.conventions.exact_type_text(text) {
                         t if t.eq_ignore_ascii_case("true") => Value::Bool(true),
                         t if t.eq_ignore_ascii_case("false") => Value::Bool(false),
                         _ => return Err(bad("a boolean")),
@@ -542,7 +542,7 @@ impl CsvRecords {
                     }),
                     DataType::Decimal128(_, scale) => {
                         let conventions = self.options.conventions;
-                        let text = conventions.untrimmed_field(text);
+                        let text = conventions.exact_type_text(text);
                         Value::Decimal(
                             conventions
                                 .decimal_of_text(text, *scale, l.is_declared(id))
@@ -550,7 +550,7 @@ impl CsvRecords {
                         )
                     }
                     dt if dt.is_integer() => {
-                        let text = self.options.conventions.untrimmed_field(text);
+                        let text = self.options.conventions.exact_type_text(text);
                         match text.parse::<i64>() {
                             Ok(v) => Value::Int(v),
                             Err(_) => Value::UInt(text.parse().map_err(|_| bad("an integer"))?),

@@ -133,31 +133,24 @@ fn whole_decimal(text: &str) -> Option<Inferred> {
 
 /// Whether Java's `Double.parseDouble` reads `text` as Spark's inference tries it, or it is
 /// one of Spark's CSV spellings of the non-numeric doubles (`NaN`, `Inf`, `-Inf`): a sign,
-/// then `NaN`, `Infinity`, or digits with a `.` and an exponent, white space around. (Java's
-/// `d`/`f` suffixes and hexadecimal doubles, which the reader does not read, are left to be
-/// strings.)
+/// then `NaN`, `Infinity` (that case only), or a decimal number Rust's parser reads too,
+/// white space around. (Java's `d`/`f` suffixes and hexadecimal doubles, which the reader
+/// does not read, are left to be strings, as are Rust's `inf` and `nan`.)
 fn is_java_double(text: &str) -> bool {
     if matches!(text, "NaN" | "Inf" | "-Inf") {
         return true;
     }
     let t = text.trim_matches(|c: char| c <= ' ');
-    let t = t.strip_prefix(['+', '-']).unwrap_or(t);
-    if matches!(t, "NaN" | "Infinity") {
-        return true;
+    match t.strip_prefix(['+', '-']).unwrap_or(t) {
+        "NaN" | "Infinity" => true,
+        body if body
+            .bytes()
+            .any(|b| b.is_ascii_alphabetic() && !matches!(b, b'e' | b'E')) =>
+        {
+            false
+        }
+        _ => t.parse::<f64>().is_ok(),
     }
-    let (mantissa, exponent) = match t.find(['e', 'E']) {
-        Some(at) => (&t[..at], Some(&t[at + 1..])),
-        None => (t, None),
-    };
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    let mantissa_ok =
-        !(whole.is_empty() && fraction.is_empty()) && all_digits(whole) && all_digits(fraction);
-    let exponent_ok = exponent.is_none_or(|e| {
-        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
-        !e.is_empty() && all_digits(e)
-    });
-    mantissa_ok && exponent_ok
 }
 
 /// Whether `text` is a timestamp to Spark's inference: by the pattern given, else by the

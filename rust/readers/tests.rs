@@ -282,6 +282,14 @@ fn spark_conventions_read_seconds_and_base64() {
     }
 }
 
+/// A schema of a date `d` and a timestamp `t` in `unit`, in UTC.
+fn date_and_utc_timestamp(unit: arrow_schema::TimeUnit) -> arrow_schema::SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("d", DataType::Date32, true),
+        Field::new("t", DataType::Timestamp(unit, Some("UTC".into())), true),
+    ]))
+}
+
 /// Under Spark's conventions both readers take the date and timestamp texts Spark's take
 /// besides ISO-8601 (`spark_times` has the forms), the JSON one a whole number's text
 /// into a date as days too; under Arrow's each is bad input naming its line. A text Spark
@@ -291,14 +299,7 @@ fn spark_conventions_read_sparks_date_and_timestamp_texts() {
     use super::Conventions;
     use arrow_array::types::{Date32Type, TimestampMicrosecondType};
     use arrow_schema::TimeUnit;
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("d", DataType::Date32, true),
-        Field::new(
-            "t",
-            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            true,
-        ),
-    ]));
+    let schema = date_and_utc_timestamp(TimeUnit::Microsecond);
     let options = || LoaderOptions {
         schema: Some(Arc::clone(&schema)),
         ..LoaderOptions::default()
@@ -695,14 +696,7 @@ fn dates_and_timestamps_read_by_the_patterns_given() {
     use super::{TimeFormats, TimePattern};
     use arrow_array::types::{Date32Type, TimestampSecondType};
     use arrow_schema::TimeUnit;
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("d", DataType::Date32, true),
-        Field::new(
-            "t",
-            DataType::Timestamp(TimeUnit::Second, Some("UTC".into())),
-            true,
-        ),
-    ]));
+    let schema = date_and_utc_timestamp(TimeUnit::Second);
     let formats = || TimeFormats {
         date: Some(TimePattern::java("dd.MM.yyyy").unwrap()),
         timestamp: Some(TimePattern::java("yyyyMMdd HHmm").unwrap()),
