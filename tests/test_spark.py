@@ -321,6 +321,108 @@ def test_whole_numbers_past_int64_are_decimals_as_spark_infers_them(spark, tmp_p
         assert _typed_rows(spark.read.format("batchloader").load(path)) == reference
 
 
+#: lines of two files, as written (`1.50`, `1e2`, `-0.0` kept), for Spark's JSON inference
+#: options: empty structs (top-level, members, list elements, after a null), fields only
+#: nulls and empty lists typed, and every kind of value
+INFERENCE_OPTION_LINES = [
+    [
+        '{"id": 1, "e": {}, "m": {"n": {}, "c": 1, "z": null}, "l": [{}], "i": 7, "f": 1.50,'
+        ' "b": true, "s": "x", "d": null, "a": [], "an": [null], "aa": [[]], "h": [1.25, 2],'
+        ' "k": 1e2, "w": 12345678901234567890}',
+        '{"id": 2, "e": {}, "m": {"n": {}, "c": 2.5}, "l": [], "i": -0, "f": -0.0,'
+        ' "b": false, "s": 5, "ne": null, "h": [3], "k": 0.000123, "g": {"x": null}}',
+    ],
+    [
+        '{"id": 3, "ne": {}, "m": {"c": null, "z": null}, "i": 12, "s": {"q": 1}, "g": {}}',
+        '{"id": 4, "l": [{}, {}], "a": [], "f": 3}',
+    ],
+]
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"dropFieldIfAllNull": "true"}, {"primitivesAsString": "true"}]
+)
+def test_sparks_json_inference_options_type_as_spark_does(spark, tmp_path, options):
+    """Spark's JSON inference leaves out structs with no members (`{}`, in lists and
+    structs too); `dropFieldIfAllNull` also the fields only nulls and empty lists typed;
+    `primitivesAsString` makes every value that is neither a struct nor a list a string,
+    its text as written (`1.50`, `1e2`). `read` (`drop_field_if_all_null=`,
+    `primitives_as_string=`) and the data source type and read the columns as
+    `spark.read.json` does with those options."""
+    for i, lines in enumerate(INFERENCE_OPTION_LINES):
+        (tmp_path / f"{i}.json").write_text("".join(line + "\n" for line in lines))
+    reference = _typed_rows(spark.read.options(**options).json(str(tmp_path)))
+    all_null = {"d", "a", "an", "aa", "g"}
+    dropped = {"e", "l", "ne"} | (all_null if "dropFieldIfAllNull" in options else set())
+    assert dropped.isdisjoint(reference[0]), reference[0]
+    assert all_null <= set(reference[0]) or "dropFieldIfAllNull" in options
+    arguments = {
+        "dropFieldIfAllNull": {"drop_field_if_all_null": True},
+        "primitivesAsString": {"primitives_as_string": True},
+    }
+    named = next((arguments[k] for k in options), {})
+    assert _typed_rows(bls.read(spark, str(tmp_path), **named)) == reference
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        loaded = spark.read.format("batchloader").options(**options).load(str(tmp_path))
+        assert _typed_rows(loaded) == reference
+
+
+@pytest.mark.parametrize("through", ["data source", "mapInArrow"])
+def test_fields_spark_leaves_out_are_counted_past_the_sample_only_with_data(
+    spark, tmp_path, through
+):
+    """A field Spark's inference leaves out of the sample's schema (an empty struct; with
+    `dropFieldIfAllNull`, one only nulls typed) and that still holds nothing past the
+    sample (nulls, empty objects and lists) loses nothing: not counted as left out; one
+    that holds data there is counted in `ignored_columns`, as any column the sample
+    missed."""
+    (tmp_path / "a.json").write_text('{"id": 1, "e": {}, "n": null, "m": {"c": 1, "z": null}}\n')
+    (tmp_path / "b.json").write_text(
+        '{"id": 2, "e": {"x": [null, {}]}, "n": [], "m": {"c": 2, "z": [{}]}}\n'
+        '{"id": 3, "e": {}, "n": null, "m": {"c": 3, "z": {"y": null}}}\n'
+    )
+    (tmp_path / "c.json").write_text('{"id": 4, "e": {"x": 1}, "n": 5, "m": {"c": 4, "z": "w"}}\n')
+    ignored = bls.ignored_columns_accumulator(spark)
+    if through == "data source":
+        if not HAS_PYTHON_DATA_SOURCES:
+            pytest.skip("Python data sources arrived in Spark 4")
+        df = bls.read(
+            spark,
+            str(tmp_path),
+            sample_rows=1,
+            drop_field_if_all_null=True,
+            ignored_columns=ignored,
+        )
+    else:
+        plan = bls.ScanPlan(
+            str(tmp_path),
+            sample_rows=1,
+            drop_field_if_all_null=True,
+            **bls.SPARK_READ_DEFAULTS,
+        )
+        plan.ignored_columns = ignored
+        df = bls._read_with_map_in_arrow(spark, plan)
+    assert [c for c in df.columns if c in ("id", "e", "n", "m")] == ["id", "m"]
+    assert sorted((r.id, r.m.c) for r in df.collect()) == [(1, 1), (2, 2), (3, 3), (4, 4)]
+    assert ignored.value == {"e": 1, "n": 1, "m.z": 1}
+
+
+def test_sparks_json_inference_options_need_sparks_conventions(tmp_path):
+    """`primitives_as_string` and `drop_field_if_all_null` are rules of Spark's inference:
+    under Arrow's conventions they are refused, not ignored."""
+    write(f"{tmp_path}/j.json", [{"n": 1}])
+    for option in ("primitives_as_string", "drop_field_if_all_null"):
+        with pytest.raises(ValueError, match="json_conventions='spark'"):
+            bls.ScanPlan(str(tmp_path), json_conventions="arrow", **{option: True})
+    assert bls.scan_options_from({"primitivesAsString": "TRUE", "dropfieldifallnull": "0"}) == {
+        "primitives_as_string": True,
+        "drop_field_if_all_null": False,
+    }
+    with pytest.raises(ValueError, match="true or false"):
+        bls.scan_options_from({"primitivesAsString": "yes"})
+
+
 def test_csv_header_names_are_sparks(spark, tmp_path):
     """A header's empty names and names given twice (in any case) are named as Spark's CSV
     reader names them (`_c1`; `a0`, `a3`, `A4`) by `read` and the data source, where a

@@ -31,7 +31,7 @@ from batchloader.schema import (
     top_name_among,
     type_conflict_path,
 )
-from batchloader.spark_inference import Inference
+from batchloader.spark_inference import Inference, spark_canonical_type
 
 T = TypeVar("T")
 
@@ -280,6 +280,13 @@ def plan_tasks(splits: list[Split], split_bytes: int, parallelism: int = 1) -> l
     return tasks
 
 
+def _sparks_json_rules(scan_options: dict[str, Any]) -> bool:
+    """Whether a sample types JSON by Spark's inference rules: under Spark's JSON
+    conventions, with a built-in reader (a reader of the user's own writes its own types)."""
+    custom = scan_options.get("reader") is not None or callable(scan_options.get("format"))
+    return scan_options.get("json_conventions") == "spark" and not custom
+
+
 def _check_sample_rows(sample_rows: int | None, scan_options: dict[str, Any]) -> None:
     """Refuse a sample that cannot give a schema: a negative count, or no row when nothing
     else names a data column (no `schema=`, every column projected), which would leave
@@ -310,11 +317,25 @@ class ScanPlan:
         parallelism: int = 1,
         infer_schema: bool = False,
         time_zone: str = "UTC",
+        primitives_as_string: bool = False,
+        drop_field_if_all_null: bool = False,
         **scan_options: Any,
     ) -> None:
         from batchloader.scan import expand_paths, partition_depth_of, scan_root
 
         _check_sample_rows(sample_rows, scan_options)
+        #: Spark's JSON inference options: the sample's non-struct, non-list values are
+        #: strings (`primitivesAsString`); the fields only nulls and empty lists typed are
+        #: left out (`dropFieldIfAllNull`)
+        self.primitives_as_string = primitives_as_string
+        self.drop_field_if_all_null = drop_field_if_all_null
+        if (primitives_as_string or drop_field_if_all_null) and not _sparks_json_rules(
+            scan_options
+        ):
+            raise ValueError(
+                "primitives_as_string and drop_field_if_all_null are Spark's JSON inference "
+                "rules: they need json_conventions='spark' and a built-in reader"
+            )
         #: CSV columns the user did not type get the types Spark's `inferSchema` gives the
         #: sample's fields (`_infer_csv_types`), their timestamps in `time_zone`
         self.infer_schema = infer_schema
@@ -391,6 +412,22 @@ class ScanPlan:
             [c.field for c in probe.tracker.output_columns() if c.implicit is None and c.field]
         )
         self.schema = probe.schema
+        guessed = probe.tracker.guessed_paths()
+        if _sparks_json_rules(scan_options):
+            typed = {f.name.lower() for f in scan_options.get("schema") or []}
+            reader_schema, learnt = self._as_spark_infers(reader_schema, typed, learnt, guessed)
+            if self.drop_field_if_all_null:
+                guessed = []  # every guessed type is of a field left out
+            kept = {n.lower(): f for n in reader_schema.names for f in [reader_schema.field(n)]}
+            readers = {c.name.lower() for c in probe.tracker.output_columns() if not c.implicit}
+            self.schema = pa.schema(
+                [
+                    kept.get(f.name.lower(), f)
+                    for f in probe.schema
+                    if f.name.lower() in kept or f.name.lower() not in readers
+                ],
+                metadata=probe.schema.metadata,
+            )
         #: the implicit columns of the output, by lower-cased name: what they hold
         self.implicit_columns = {
             c.name.lower(): c.implicit
@@ -412,11 +449,32 @@ class ScanPlan:
             # those Spark's rules gave), and the types the sample guessed (no value showed
             # them), as a local scan's
             declared_columns=[f.name for f in scan_options.get("schema") or []] + learnt,
-            text_guesses=probe.tracker.guessed_paths(),
+            text_guesses=guessed,
             strict_schema=True,
         )
         self.options.pop("limit", None)
         return probe
+
+    def _as_spark_infers(
+        self, reader_schema: pa.Schema, typed: set[str], learnt: list[str], guessed: list[str]
+    ) -> tuple[pa.Schema, list[str]]:
+        """The sample's reader columns as Spark's JSON inference ends (`spark_canonical_type`:
+        no empty structs; strings for `primitives_as_string`; no all-null fields for
+        `drop_field_if_all_null`), the user's own types as they are, and the top-level
+        columns declared by what was learnt (with `primitives_as_string`, every column the
+        data typed: a declared string reads any value as its JSON text); `typed`: the
+        lower-case names of the columns the user typed."""
+        all_null = frozenset(guessed) if self.drop_field_if_all_null else frozenset()
+        fields = []
+        for f in reader_schema:
+            if f.name.lower() in typed:
+                fields.append(f)
+                continue
+            t = spark_canonical_type(f.type, f.name, all_null, self.primitives_as_string)
+            if t is not None:
+                fields.append(f.with_type(t))
+        declared = [f.name for f in fields if f.name.lower() not in typed]
+        return pa.schema(fields), declared if self.primitives_as_string else learnt
 
     def _infer_csv_types(
         self,
@@ -474,8 +532,7 @@ class ScanPlan:
         first `BAD_LINES_KEPT` of them are learnt from (a malformed line before a conflict
         does not hide it). Columns the user typed keep their types (a value they do not take
         stays bad input)."""
-        custom = sampling.get("reader") is not None or callable(sampling.get("format"))
-        if sampling.get("json_conventions") != "spark" or custom:
+        if not _sparks_json_rules(sampling):
             return [], None  # nothing learnt
         given = sampling.get("schema") or pa.schema([])
         learnt = Inference(given.names)
@@ -735,7 +792,10 @@ def read(
     timestamp's text) and round a decimal with more fractional digits than its column's
     scale half up, as Spark does (`SPARK_READ_DEFAULTS`). `infer_schema=True` gives the CSV
     columns `schema=` does not type the types Spark's `inferSchema` infers from the sample
-    (`ScanPlan._infer_csv_types`), timestamps in the session's zone.
+    (`ScanPlan._infer_csv_types`), timestamps in the session's zone. The JSON columns the
+    sample types are typed by Spark's inference rules (`ScanPlan`): a struct with no members
+    is no column; `drop_field_if_all_null=True` and `primitives_as_string=True` are Spark's
+    `dropFieldIfAllNull` and `primitivesAsString`.
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])
@@ -834,7 +894,13 @@ _INT_OPTIONS = (
     "split_bytes",
     "parallelism",
 )
-_BOOL_OPTIONS = ("header", "allow_schema_change", "multiline")
+_BOOL_OPTIONS = (
+    "header",
+    "allow_schema_change",
+    "multiline",
+    "primitives_as_string",
+    "drop_field_if_all_null",
+)
 _TEXT_OPTIONS = (
     "format",
     "on_error",
@@ -860,6 +926,8 @@ _SPARK_NAMES = {
     "timestampformat": "timestamp_format",
     "timestampntzformat": "timestamp_ntz_format",
     "columnnameofcorruptrecord": "corrupt_record_column",
+    "primitivesasstring": "primitives_as_string",
+    "dropfieldifallnull": "drop_field_if_all_null",
 }
 
 
@@ -873,8 +941,9 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
     text, `null_values`), numbers, flags; Spark's spellings `mode` (`PERMISSIVE`,
     `DROPMALFORMED`, `FAILFAST`: `on_error`), `sep` (`delimiter`), `dateFormat`,
     `timestampFormat` and `timestampNTZFormat` (`date_format`...), `inferSchema`
-    (`infer_schema`), and `encoding` (or `charset`) when it names UTF-8, the one the
-    readers read (another is an error).
+    (`infer_schema`), `primitivesAsString` and `dropFieldIfAllNull` (flags), and
+    `encoding` (or `charset`) when it names UTF-8, the one the readers read (another is an
+    error).
     An option the data source does not know is an error, not silently ignored."""
     out: dict[str, Any] = {}
     for key, value in options.items():
@@ -903,7 +972,8 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
         elif key in _TEXT_OPTIONS:
             _set_once(out, key, value, key)
         elif key in _SPARK_NAMES:
-            _set_once(out, _SPARK_NAMES[key], value, key)
+            name = _SPARK_NAMES[key]
+            _set_once(out, name, _flag(key, value) if name in _BOOL_OPTIONS else value, key)
         elif key == "timezone":
             # Spark's option of its JSON and CSV readers: the zone of a schema's timestamps
             _set_once(out, "time_zone", arrow_time_zone(value), "timeZone")
@@ -927,6 +997,8 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "timestampFormat",
                 "timestampNTZFormat",
                 "columnNameOfCorruptRecord",
+                "primitivesAsString",
+                "dropFieldIfAllNull",
                 "inferSchema",
                 "encoding",
                 *_INT_OPTIONS,

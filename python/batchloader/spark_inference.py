@@ -56,6 +56,30 @@ def merged_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
     return a if a == b else pa.utf8()
 
 
+def spark_canonical_type(
+    t: pa.DataType, path: str, all_null: frozenset[str], as_strings: bool
+) -> pa.DataType | None:
+    """Type `t` of the column at `path` (`x`, `m.x`, `l[]`) as Spark's JSON inference
+    leaves an inferred type: None (no column) for a struct with no members, as every
+    struct member and list element is canonical (Spark drops empty structs), or for a path
+    in `all_null` (lower-case: the paths only nulls and empty lists typed, which Spark's
+    `dropFieldIfAllNull` drops); with `as_strings` (`primitivesAsString`) every value that
+    is neither a struct nor a list is a string, its JSON text."""
+    if path.lower() in all_null:
+        return None
+    if pa.types.is_struct(t):
+        members = []
+        for f in t:
+            member = spark_canonical_type(f.type, f"{path}.{f.name}", all_null, as_strings)
+            if member is not None:
+                members.append(f.with_type(member))
+        return pa.struct(members) if members else None
+    if pa.types.is_list(t):
+        element = spark_canonical_type(t.value_type, f"{path}[]", all_null, as_strings)
+        return None if element is None else pa.list_(t.value_field.with_type(element))
+    return pa.utf8() if as_strings and not pa.types.is_map(t) else t
+
+
 def declare(schema: pa.Schema, top: str, t: pa.DataType) -> pa.Schema:
     """`schema` with column `top` (by name, any case) declared `t` too (`merged_type`)."""
     names = [n.lower() for n in schema.names]

@@ -233,9 +233,11 @@ pub(crate) struct JsonWriter<'a> {
     /// Struct members the projection wants that the loader's fixed schema lacks (skipped),
     /// by path (`m.x`).
     pub ignored_members: &'a mut IgnoredNames,
-    /// The path of the member whose key `resolve_key` just skipped without noting it (the
-    /// reader adds no columns: its schema is fixed, see [`may_become_column`]): noted in
-    /// `ignored_members` only if its value is not null, as nulls lose nothing.
+    /// The key of the top-level field, or the path of the member, that `resolve_key` just
+    /// skipped without noting it (for a member: the reader adds no columns, its schema is
+    /// fixed, see [`may_become_column`]): noted in `ignored` or `ignored_members` only if
+    /// its value holds data ([`HoldsData`]), as nulls and empty arrays and objects lose
+    /// nothing (Spark's inference leaves out the fields that hold only those).
     pub unnoted: Option<String>,
     /// Arrays and objects open around the value being read (the row object is 1).
     pub depth: usize,
@@ -845,7 +847,11 @@ impl<'a> JsonWriter<'a> {
             }
             None => {
                 if parent == ROOT {
-                    self.ignored.note(key);
+                    if !self.ignored.contains(key) {
+                        // not cached: a later value that holds data notes it
+                        self.unnoted = Some(key.to_owned());
+                        return None;
+                    }
                 } else if self.l.would_project(parent, key) {
                     let path = self.l.member_path(parent, key);
                     if !self.adds_columns() && !self.ignored_members.contains(&path) {
@@ -917,6 +923,44 @@ impl<'de> de::Deserialize<'de> for Key<'de> {
         }
         d.deserialize_str(KeyVisitor)
     }
+}
+
+/// Reads past a value no column takes, telling whether it holds data: a scalar other
+/// than null anywhere in it (so not a null, nor arrays and objects of nothing else).
+/// Read as raw text, as `IgnoredAny` reads, so that any depth is read past.
+struct HoldsData;
+
+impl<'de> DeserializeSeed<'de> for HoldsData {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        let raw = <&'de RawValue as de::Deserialize>::deserialize(d)?;
+        Ok(holds_data(raw.get().as_bytes()))
+    }
+}
+
+/// Whether JSON text `value` (valid: serde read it) has a scalar other than null: a
+/// string that is not a key (no `:` after it), a number, `true` or `false`.
+fn holds_data(value: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(&c) = value.get(i) {
+        match c {
+            b'{' | b'}' | b'[' | b']' | b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'n' => i += 4,
+            b'"' => {
+                i += 1;
+                while value[i] != b'"' {
+                    i += if value[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                let next = value[i..].iter().find(|c| !c.is_ascii_whitespace());
+                if next != Some(&b':') {
+                    return true;
+                }
+            }
+            _ => return true,
+        }
+    }
+    false
 }
 
 /// Deserializes one value into `slot`.
@@ -1117,8 +1161,12 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
                                 map.next_value::<IgnoredAny>()?;
                             }
                             Some(path) => {
-                                if map.next_value::<Option<IgnoredAny>>()?.is_some() {
-                                    self.w.ignored_members.note(&path);
+                                if map.next_value_seed(HoldsData)? {
+                                    if id == ROOT {
+                                        self.w.ignored.note(&path);
+                                    } else {
+                                        self.w.ignored_members.note(&path);
+                                    }
                                 }
                             }
                         },
@@ -1199,7 +1247,50 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{respell_for_serde, same_key};
+    use super::{holds_data, respell_for_serde, same_key};
+
+    /// Nulls, and arrays and objects of nothing else, hold no data; any other scalar does,
+    /// a string in an object's key place (escaped quotes and all) aside.
+    #[test]
+    fn values_hold_data_where_a_scalar_other_than_null_is() {
+        let none = [
+            "null",
+            "{}",
+            "[ ]",
+            "[null, {}, [[]]]",
+            "{\"a\": null, \"b\" : {\"c\": [null]}}",
+            "{\"k\\\":\": null}",
+            "{\"\\\\\": {}}",
+        ];
+        let some = [
+            "0",
+            "-1.5e3",
+            "true",
+            "false",
+            "\"\"",
+            "[null, \"x\"]",
+            "{\"a\": {\"b\": [null, 0]}}",
+            "{\"a\": \"b\"}",
+            "{\"k\\\":\": \":\"}",
+            "[\"a\" , null]",
+        ];
+        for text in none {
+            assert!(!holds_data(text.as_bytes()), "{text}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(text).is_ok(),
+                "{text}"
+            );
+        }
+        for text in some {
+            assert!(holds_data(text.as_bytes()), "{text}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(text).is_ok(),
+                "{text}"
+            );
+        }
+        let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+        assert!(!holds_data(deep.as_bytes()));
+    }
 
     #[test]
     fn same_key_agrees_with_equality() {

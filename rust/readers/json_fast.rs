@@ -100,9 +100,9 @@ impl Known<'_> {
     }
 }
 
-/// The target `Line::resolve` gives a member skipped and not yet noted (see
-/// `JsonWriter::unnoted`): a null is read past, any other value is left to the general
-/// path, which notes the member. Never cached; not a column id (see [`ANY_TEXT`]).
+/// The target `Line::resolve` gives a field or member skipped and not yet noted (see
+/// `JsonWriter::unnoted`): a null or an empty array or object is read past, any other
+/// value is left to the general path, which notes it if it holds data. Never cached; not a column id (see [`ANY_TEXT`]).
 const UNNOTED: ColumnId = NULL_ONLY - 1;
 
 struct Line<'a> {
@@ -361,9 +361,10 @@ impl<'a> Line<'a> {
                         .contains(&self.l.member_path(parent, key))
             };
             if !noted {
-                if parent != ROOT && !self.known.adds_columns() {
-                    // a member the reader adds no column for, noted once a value that is not
-                    // null shows it (by the general path): nulls lose nothing. Not cached.
+                if parent == ROOT || !self.known.adds_columns() {
+                    // a field or member the reader adds no column for, noted once a value
+                    // that holds data shows it (by the general path): nulls and empty
+                    // arrays and objects lose nothing. Not cached.
                     return Ok(Some(UNNOTED));
                 }
                 return Err(GiveUp);
@@ -392,9 +393,14 @@ impl<'a> Line<'a> {
     #[inline(never)]
     fn no_column(&mut self, parent: ColumnId, pos: usize, target: ColumnId) -> Quick {
         if target == UNNOTED {
-            // a member skipped and not yet noted: read past a null, leave anything else
+            // a field skipped and not yet noted: read past a null or an empty array or
+            // object, leave anything else (it may hold data: see `json::HoldsData`)
             return match self.peek()? {
                 b'n' => self.word(b"null"),
+                open @ (b'{' | b'[') => {
+                    self.i += 1;
+                    self.expect(if open == b'{' { b'}' } else { b']' })
+                }
                 _ => Err(GiveUp),
             };
         }

@@ -1234,13 +1234,21 @@ fn top_level_keys_left_out_by_the_projection_are_reported_once() {
         projection: Projection::parse(&["b", "m.x"]).unwrap(),
         ..LoaderOptions::default()
     };
-    let mut l = ResultSetLoader::new(options).unwrap();
-    let text = "{\"a\": 1, \"b\": 2, \"m\": {\"y\": 0}}\n{\"b\": 3, \"z\": [], \"a\": 4}\n";
-    let mut r = ndjson_reader(text, OnError::Error);
-    l.start_batch().unwrap();
-    assert!(!r.fill(&mut l).unwrap());
-    // members left out of a projected struct (m.y) are the projection's business, not news
-    assert_eq!(r.ignored_columns(), ["a", "z"]);
+    // keys that hold no data (nulls, empty arrays and objects) lose nothing: not reported
+    let text = concat!(
+        "{\"a\": 1, \"b\": 2, \"m\": {\"y\": 0}, \"e\": {}, \"n\": null}\n",
+        "{\"b\": 3, \"z\": [{}, [null, 0]], \"a\": 4, \"q\": [[], {\"r\": null}]}\n",
+        "{\"b\": 5, \"e\": {\"f\": [[]]}, \"n\": null, \"q\": []}\n",
+    );
+    // again with every line on the general path (a key with an escape)
+    for text in [text.to_string(), text.replace("\"b\"", "\"\\u0062\"")] {
+        let mut l = ResultSetLoader::new(options.clone()).unwrap();
+        let mut r = ndjson_reader(&text, OnError::Error);
+        l.start_batch().unwrap();
+        assert!(!r.fill(&mut l).unwrap());
+        // members left out of a projected struct (m.y) are the projection's business
+        assert_eq!(r.ignored_columns(), ["a", "z"], "{text}");
+    }
 }
 
 /// After `stop_adding_columns` a struct member without a column is read past rather than
