@@ -6,6 +6,7 @@ import base64
 import datetime as dt
 import decimal
 import json
+import math
 import os
 import re
 from typing import Any
@@ -1302,6 +1303,58 @@ def test_csv_fields_with_spaces_read_as_sparks_csv_reader_reads_them(spark, tmp_
         source = spark.read.format("batchloader").schema(f"{ddl}, _corrupt_record string")
         loaded = source.option("header", "true").option("mode", "PERMISSIVE")
         assert rows_of(loaded.load(str(tmp_path))) == want
+
+
+#: float texts in CSV: Java's spellings (`NaN`, `+Infinity`, suffixes, hexadecimal),
+#: Spark's `Inf` and `-Inf`, and Rust's and C's that Spark refuses (`inf`, `nan`, `+Inf`)
+CSV_FLOAT_TEXTS = [
+    "NaN", "NAN", "+NaN", "-NaN", "Nan", "nan", "Inf", "-Inf", "+Inf", "inf", "INF", "-inf",
+    "Infinity", "+Infinity", "-Infinity", "infinity", " NaN", "NaN ", " Inf", "1.5d", "1e5f",
+    "-2F", "1.5 d", "1.5dd", "0x1p3", "0x1.8p1", "0X10", "0x10p0", " 1.5 ", "1.", ".5",
+    "+.5e1", "1e", "1e+", "d", "1.5e3D", "1_0", "0.1f",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ddl", ["x double", "x float"])
+def test_csv_float_texts_read_as_sparks_csv_reader_reads_them(spark, tmp_path, ddl):
+    """A CSV float field is what Java's parser reads (`NaN` and `Infinity` in that case,
+    signed or not; `f`/`d` suffixes; hexadecimal floats), or Spark's `Inf` and `-Inf`;
+    `inf`, `nan` and `+Inf` are bad records, as in Spark; `inferSchema` takes the same
+    texts for doubles. So `read` and the data source (Spark's conventions) read them."""
+    text = "k,x\n" + "".join(f"{k},{t}\n" for k, t in enumerate(CSV_FLOAT_TEXTS))
+    (tmp_path / "f.csv").write_text(text)
+
+    def rows(df):
+        # NaN as a text, which compares equal to itself
+        return sorted(
+            (r.k, "NaN" if r.x is not None and math.isnan(r.x) else r.x, r._corrupt_record)
+            for r in df.collect()
+        )
+
+    schema = f"k int, {ddl}, _corrupt_record string"
+    theirs = spark.read.schema(schema).option("header", True).csv(str(tmp_path))
+    want = rows(theirs)
+    bad = {CSV_FLOAT_TEXTS[k] for k, _, corrupt in want if corrupt is not None}
+    assert {"inf", "nan", "+Inf", " Inf"} <= bad and not {"1.5d", "0x1p3", "-Inf"} & bad
+    ours = bls.read(
+        spark, str(tmp_path), schema=f"k int, {ddl}", header=True, on_error="permissive"
+    )
+    assert rows(ours) == want
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").schema(schema).option("header", "true")
+        assert rows(source.option("mode", "PERMISSIVE").load(str(tmp_path))) == want
+    # a column per text (once): inferred a double or a string, as Spark infers it
+    if ddl == "x double":
+        wide = tmp_path / "wide"
+        wide.mkdir()
+        names = [f"c{k}" for k in range(len(CSV_FLOAT_TEXTS))]
+        (wide / "w.csv").write_text(",".join(names) + "\n" + ",".join(CSV_FLOAT_TEXTS) + "\n")
+        inferred = spark.read.option("header", True).option("inferSchema", True).csv(str(wide))
+        kinds = {f.dataType.simpleString() for f in inferred.schema}
+        assert {"double", "string"} <= kinds
+        ours = bls.read(spark, str(wide), header=True, infer_schema=True).select(*names)
+        assert ours.schema == inferred.schema
 
 
 @pytest.mark.parametrize("fmt", ["json", "csv"])

@@ -10,6 +10,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
 use super::json::NON_NUMERIC;
+use super::numbers::{java_float, FloatText};
 use super::spark_times::{spark_date, spark_refusal, spark_timestamp};
 use super::temporal::{parse_date, parse_timestamp_in, seconds_in_unit, zone_refusal, TextZone};
 use crate::loader::{parse_decimal, parse_decimal_rounded};
@@ -165,6 +166,19 @@ impl Conventions {
             .iter()
             .find(|(token, _, _)| *token == text)
             .map(|&(_, _, x)| x)
+    }
+
+    /// The float a CSV field's `text` stands for in a float column: under Spark's, as its
+    /// CSV reader reads it (its `nanValue`, `positiveInf` and `negativeInf`, `NaN`, `Inf`
+    /// and `-Inf`, else Java's parser: [`java_float`]); under Arrow's, as Rust reads the
+    /// text trimmed (`inf` and `nan` in any case too, as pyarrow.csv reads them).
+    pub(crate) fn float_of_field<F: FloatText>(self, text: &str) -> Option<F> {
+        match (self, text) {
+            (Self::Spark, "Inf") => Some(F::from_f64(f64::INFINITY)),
+            (Self::Spark, "-Inf") => Some(F::from_f64(f64::NEG_INFINITY)),
+            (Self::Spark, _) => java_float(text),
+            (Self::Arrow, _) => text.trim().parse().ok(),
+        }
     }
 
     /// The bytes base64 string `text` spells (see [`decodes_string`](Self::decodes_string)),

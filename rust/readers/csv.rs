@@ -504,13 +504,17 @@ impl CsvRecords {
                         t if t.eq_ignore_ascii_case("false") => Value::Bool(false),
                         _ => return Err(bad("a boolean")),
                     },
-                    DataType::Float64 => {
-                        Value::Float(text.trim().parse().map_err(|_| bad("a number"))?)
-                    }
+                    DataType::Float64 => Value::Float(
+                        (self.options.conventions)
+                            .float_of_field(text)
+                            .ok_or_else(|| bad("a number"))?,
+                    ),
                     // rounded once, to f32 (an f64 on the way could land on a midpoint
                     // between two f32s and round again); the f64 of an f32 is exact
                     DataType::Float32 => Value::Float(f64::from(
-                        text.trim().parse::<f32>().map_err(|_| bad("a number"))?,
+                        (self.options.conventions)
+                            .float_of_field::<f32>(text)
+                            .ok_or_else(|| bad("a number"))?,
                     )),
                     DataType::Date32 => Value::Date(
                         self.options

@@ -117,40 +117,36 @@ fn infer_field(so_far: Inferred, text: &str, formats: &TimeFormats) -> Inferred 
         .unwrap_or(String)
 }
 
-/// A whole number (optional sign, digits) past a long: a decimal of its digits, if 38 or
-/// fewer (Spark's `decimal(p, 0)`; a number with a fraction or an exponent is none).
+/// A number of scale 0 to Java's `BigDecimal` (Spark's `tryParseDecimal`, whose decimal
+/// types take no negative scale), past a long if it is whole: a sign, digits with a `.` or
+/// not, an exponent or not, as many fraction digits as the exponent says (`1.`, `1.5e1`,
+/// `12345678901234567890`): a decimal of its significant digits, if 38 or fewer.
 fn whole_decimal(text: &str) -> Option<Inferred> {
-    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let body = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (mantissa, exponent) = match body.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, exponent.parse::<i64>().ok()?),
+        None => (body, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = || whole.bytes().chain(fraction.bytes());
+    if mantissa == "." || mantissa.is_empty() || !digits().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let significant = digits.trim_start_matches('0').len().max(1);
+    if i64::try_from(fraction.len()).ok()? != exponent {
+        return None; // a scale other than 0
+    }
+    let significant = digits().skip_while(|&b| b == b'0').count().max(1);
     u8::try_from(significant)
         .ok()
         .filter(|&p| p <= 38)
         .map(Inferred::Decimal)
 }
 
-/// Whether Java's `Double.parseDouble` reads `text` as Spark's inference tries it, or it is
-/// one of Spark's CSV spellings of the non-numeric doubles (`NaN`, `Inf`, `-Inf`): a sign,
-/// then `NaN`, `Infinity` (that case only), or a decimal number Rust's parser reads too,
-/// white space around. (Java's `d`/`f` suffixes and hexadecimal doubles, which the reader
-/// does not read, are left to be strings, as are Rust's `inf` and `nan`.)
+/// Whether Spark's inference takes `text` for a double: Java's `Double.parseDouble` reads
+/// it, or it is one of Spark's CSV spellings of the non-numeric doubles (`NaN`, `Inf`,
+/// `-Inf`): as Spark's CSV reader reads a double field (`Conventions::float_of_field`).
 fn is_java_double(text: &str) -> bool {
-    if matches!(text, "NaN" | "Inf" | "-Inf") {
-        return true;
-    }
-    let t = text.trim_matches(|c: char| c <= ' ');
-    match t.strip_prefix(['+', '-']).unwrap_or(t) {
-        "NaN" | "Infinity" => true,
-        body if body
-            .bytes()
-            .any(|b| b.is_ascii_alphabetic() && !matches!(b, b'e' | b'E')) =>
-        {
-            false
-        }
-        _ => t.parse::<f64>().is_ok(),
-    }
+    Conventions::Spark.float_of_field::<f64>(text).is_some()
 }
 
 /// Whether `text` is a timestamp to Spark's inference: by the pattern given, else by the
@@ -198,12 +194,18 @@ mod tests {
             (&["12345678901234567890", "1"], "decimal(20,0)"),
             (&["1", "12345678901234567890123"], "decimal(23,0)"),
             (&["12345678901234567890", "1.5"], "double"),
+            // Java's BigDecimal of scale 0 (negative scales are refused)
+            (&["1.", "+.5e1", "1.50e2", "0.0e1"], "decimal(3,0)"),
+            (&["1.5e1", "1e1"], "double"),
+            (&["1.5e+1", "-00.1e1"], "decimal(2,0)"),
+            (&[".", "1.e"], "string"),
             (&["1", "true"], "string"),
             (&["1", "2024-01-02"], "string"),
             (&["2024-01-02", "1"], "string"),
             (&["2024-01-02", "2024", "202401"], "timestamp"),
             (&["2024", "2024-01-02"], "string"),
-            (&["inf", "1.5d", "0x1p3"], "string"),
+            (&["inf", "+Inf", "nan", "1.5 d"], "string"),
+            (&["1.5d", "0x1p3", "-2F", " NaN"], "double"),
             (&[" 1.5 ", "2"], "double"),
             (&[" 7 ", "8"], "double"),
         ];

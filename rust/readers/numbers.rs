@@ -258,12 +258,175 @@ pub(crate) fn plain_float(text: &[u8]) -> Option<f64> {
     Some(if negative { -x } else { x })
 }
 
+/// A float type a field's text converts to ([`java_float`]).
+pub(crate) trait FloatText: std::str::FromStr + Copy {
+    /// `x` rounded to this type.
+    fn from_f64(x: f64) -> Self;
+}
+
+impl FloatText for f64 {
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+}
+
+impl FloatText for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+}
+
+/// The float Java's `Double.parseDouble` (or `Float.parseFloat`) reads in `text`, as
+/// Spark's CSV reader and its inference read one: characters up to a space trimmed off
+/// both ends, a sign, then `NaN` or `Infinity` (that case only), a decimal number with an
+/// `f`/`d` suffix or not (`1.`, `.5e1`, `2D`), or a hexadecimal one (`0x1.8p1`); `None`
+/// for any other text (`inf`, `nan`: Rust's spellings are not Java's). A decimal is
+/// rounded once, from its text, to `F`.
+pub(crate) fn java_float<F: FloatText>(text: &str) -> Option<F> {
+    let t = text.trim_matches(|c: char| c <= ' ');
+    let (negative, body) = match t.as_bytes().first()? {
+        b'-' => (true, &t[1..]),
+        b'+' => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let signed = |x: f64| F::from_f64(if negative { -x } else { x });
+    match body {
+        "NaN" => return Some(F::from_f64(f64::NAN)),
+        "Infinity" => return Some(signed(f64::INFINITY)),
+        _ => {}
+    }
+    let suffix = usize::from(body.ends_with(['f', 'F', 'd', 'D']));
+    let body = &body[..body.len() - suffix];
+    if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        return hex_float(hex).map(signed);
+    }
+    let decimal = |b: u8| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-');
+    let starts = body
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_digit() || b == b'.');
+    if !starts || !body.bytes().all(decimal) {
+        return None;
+    }
+    // Rust reads the decimal texts Java reads, sign and all
+    t[..t.len() - suffix].parse().ok()
+}
+
+/// The value of hexadecimal float `text` after its `0x`: hex digits with a `.` or not, then
+/// `p`, a power of two (Java's `0x1.8p1`, 3.0), rounded to nearest from the digits.
+fn hex_float(text: &str) -> Option<f64> {
+    let (digits, power) = text.split_once(['p', 'P'])?;
+    let mut exponent: i64 = power.parse().ok()?;
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    // the first 57+ bits kept, the rest only as a sticky bit below double precision
+    let (mut mantissa, mut sticky) = (0u64, false);
+    for (c, in_fraction) in whole
+        .chars()
+        .map(|c| (c, false))
+        .chain(fraction.chars().map(|c| (c, true)))
+    {
+        let d = u64::from(c.to_digit(16)?);
+        if mantissa < 1 << 56 {
+            mantissa = mantissa * 16 + d;
+            exponent -= i64::from(in_fraction) * 4;
+        } else {
+            sticky |= d != 0;
+            exponent += i64::from(!in_fraction) * 4;
+        }
+    }
+    let x = (mantissa | u64::from(sticky)) as f64;
+    let e = i32::try_from(exponent.clamp(-4000, 4000)).ok()?;
+    Some(x * 2f64.powi(e / 2) * 2f64.powi(e - e / 2))
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::{
         decimal_fraction, digits_end, digits_value, eight_digits, exact_decimal_fraction,
-        not_digits, plain_float, plain_int, POWERS_OF_TEN,
+        java_float, not_digits, plain_float, plain_int, POWERS_OF_TEN,
     };
+
+    /// Java's float texts, as Spark 4.3's CSV reader read each into a double column (the
+    /// session's probe): its spellings of `NaN` and `Infinity` only, `f`/`d` suffixes,
+    /// hexadecimal floats; not Rust's `inf` and `nan`. (Spark's own `Inf` and `-Inf` are
+    /// `Conventions::float_of_field`'s.)
+    #[test]
+    fn java_floats_are_the_texts_java_reads() {
+        let inf = f64::INFINITY;
+        let read = [
+            ("NaN", f64::NAN),
+            ("+NaN", f64::NAN),
+            ("-NaN", f64::NAN),
+            (" NaN", f64::NAN),
+            ("NaN\t", f64::NAN),
+            ("Infinity", inf),
+            ("+Infinity", inf),
+            ("-Infinity", -inf),
+            ("1.5d", 1.5),
+            ("1e5f", 1e5),
+            ("-2F", -2.0),
+            ("1.5e3D", 1500.0),
+            (" 1.5 ", 1.5),
+            ("1.", 1.0),
+            (".5", 0.5),
+            ("+.5e1", 5.0),
+            ("1.e2", 100.0),
+            ("0x1p3", 8.0),
+            ("0x1.8p1", 3.0),
+            ("-0x10p0d", -16.0),
+            ("0x.8P-1", 0.25),
+            ("0x1.0000000000001p0", 1.0 + f64::EPSILON),
+            ("0x1p-1074", f64::from_bits(1)),
+        ];
+        for (text, want) in read {
+            let got = java_float::<f64>(text).unwrap_or_else(|| panic!("{text:?}"));
+            assert!(
+                got == want || got.is_nan() && want.is_nan(),
+                "{text:?}: {got}"
+            );
+        }
+        assert_eq!(java_float::<f32>("0.1f"), Some(0.1f32));
+        assert_eq!(java_float::<f32>("0x1p-149"), Some(f32::from_bits(1)));
+        let refused = [
+            "",
+            " ",
+            "NAN",
+            "Nan",
+            "nan",
+            "+Inf",
+            "Inf",
+            "inf",
+            "INF",
+            "-inf",
+            "infinity",
+            "INFINITY",
+            "NaNd",
+            "Infinityf",
+            "1.5 d",
+            "1.5dd",
+            "0X10",
+            "0x",
+            "0xp1",
+            "0x1p",
+            "0x1g0p1",
+            "1e",
+            "1e+",
+            "d",
+            ".d",
+            ".",
+            "1_0",
+            "--1",
+            "+-1",
+            "1,5",
+            "e5",
+        ];
+        for text in refused {
+            assert_eq!(java_float::<f64>(text), None, "{text:?}");
+        }
+    }
 
     /// A xorshift64 generator from `seed` (not 0): the tests' random inputs, the same on
     /// every run.
