@@ -791,3 +791,36 @@ def test_null_values_are_refused_where_they_cannot_apply(tmp_path):
     csv_path.write_text("a\nNA\n")
     got = table_of(bl.Scan([path, csv_path], header=True, null_values="NA", columns=["a"]))
     assert got.column("a").to_pylist() == [1, None] and got.schema.field("a").type == pa.int64()
+
+
+def test_comment_lines_are_skipped_where_a_record_could_start(tmp_path):
+    """`comment="#"` (Spark's `comment`): lines starting with it are skipped before the
+    header (after a byte order mark too), between records and at the end, whatever they
+    hold (quotes, delimiters); `  #x` and a field `#x` are data. The rows are those of the
+    file without its comment lines, a bad record's error keeps the file's line number, and
+    without `comment` the lines are records."""
+    text = '#c0 "open\na,b\n1,x\n#c1,2\n  #c2,3\r\n#\n3,#w\n\n4,"#q"\n#last'
+    path = tmp_path / "c.csv"
+    path.write_text(text, encoding="utf-8")
+    plain = tmp_path / "plain.csv"
+    kept = [line for line in text.splitlines() if not line.startswith("#")]
+    plain.write_text("\n".join(kept) + "\n")
+    got = table_of(bl.Scan(path, header=True, comment="#"))
+    assert got.to_pylist() == table_of(bl.Scan(plain, header=True)).to_pylist()
+    assert got.column("a").to_pylist() == ["1", "  #c2", "3", "4"]
+    # a byte order mark before the first comment goes with it
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf#c\n" + text.encode())
+    assert table_of(bl.Scan(bom, header=True, comment="#")).to_pylist() == got.to_pylist()
+    # a record with a field too many after the comments: its own line in the file
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n#one\n#two\n1,2\n#three\n1,2,3\n")
+    with pytest.raises(bl.InputError, match=r"bad\.csv, line 6"):
+        list(bl.Scan(bad, header=True, comment="#"))
+    # without comment=, the lines are data: the first one the header, of one field
+    with pytest.raises(bl.InputError, match=r"line 2, .*has 2 fields, the header 1"):
+        list(bl.Scan(path, header=True))
+    with pytest.raises(ValueError, match="JSON has no comments"):
+        bl.Scan(path, format="ndjson", comment="#")
+    with pytest.raises(ValueError, match="comment byte ',' is also the delimiter"):
+        list(bl.Scan(path, comment=","))

@@ -305,17 +305,22 @@ def test_empty_csv_fields_are_nulls_as_spark_reads_them(spark, tmp_path):
 
 def test_whole_numbers_past_int64_are_decimals_as_spark_infers_them(spark, tmp_path):
     """A column (a struct member, list elements) with whole numbers past int64 (a uint64
-    id) is a `decimal(20,0)` that keeps every digit, as Spark infers it, not a double that
-    loses them; one with fractions too is a double, as in Spark."""
+    id) is a `decimal(p,0)` that keeps every digit, as Spark infers it, not a double that
+    loses them: `p` is the most digits (20 at least beside a long; 19 for 2^63 alone, which
+    a double holds exactly; 23 past uint64); one with fractions, an exponent or 39 digits
+    is a double, as in Spark."""
     rows = [
         {"id": 1, "h": 12345678901234567890, "f": 1, "s": {"big": 1}, "l": [1]},
         {"id": 2, "h": 5, "f": 18446744073709551615, "s": {"big": 18446744073709551615}},
-        {"id": 3, "f": 1.5, "l": [2, 9223372036854775809]},
+        {"id": 3, "f": 1.5, "l": [2, 9223372036854775809], "p": 2**63, "w": 10**22 + 7},
+        {"id": 4, "w": -5, "n": int("9" * 39), "e": 1e19, "m": {"x": [[-(2**64)]]}},
     ]
     write(f"{tmp_path}/big/b.json", rows)
     path = f"{tmp_path}/big"
     reference = _typed_rows(spark.read.json(path))
     assert reference[0]["h"] == "decimal(20,0)" and reference[0]["f"] == "double"
+    assert reference[0]["p"] == "decimal(19,0)" and reference[0]["w"] == "decimal(23,0)"
+    assert reference[0]["n"] == reference[0]["e"] == "double"
     assert _typed_rows(bls.read(spark, path)) == reference
     if HAS_PYTHON_DATA_SOURCES:
         bls.register(spark)
@@ -1313,6 +1318,24 @@ CSV_FLOAT_TEXTS = [
     "-2F", "1.5 d", "1.5dd", "0x1p3", "0x1.8p1", "0X10", "0x10p0", " 1.5 ", "1.", ".5",
     "+.5e1", "1e", "1e+", "d", "1.5e3D", "1_0", "0.1f",
 ]  # fmt: skip
+
+
+def test_csv_comment_lines_are_skipped_as_spark_skips_them(spark, tmp_path):
+    """Spark's `comment` option: the lines starting with it are skipped, before the header
+    too; a line starting with a space, a field starting with it, are data. `read`
+    (`comment=`) and the data source read the rows Spark reads."""
+    text = '#c0 "open\na,b\n1,x\n#c1,2\n  #c2,3\n#\n3,#w\n\n4,"#q"\n#last'
+    (tmp_path / "c.csv").write_text(text)
+    theirs = spark.read.option("header", True).option("comment", "#").csv(str(tmp_path))
+    want = rows_of(theirs)
+    assert len(want) == 4 and {"a": "  #c2", "b": "3"} in want
+    ours = bls.read(spark, str(tmp_path), header=True, comment="#", columns=["a", "b"])
+    assert rows_of(ours) == want
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").option("header", "true")
+        loaded = source.option("comment", "#").option("columns", "a,b").load(str(tmp_path))
+        assert rows_of(loaded) == want
 
 
 @pytest.mark.parametrize("ddl", ["x double", "x float"])

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from batchloader.spark_inference import WHOLE_DECIMAL, Inference, declare, merged_type, type_at
+from batchloader.spark_inference import (
+    WHOLE_DECIMAL,
+    Inference,
+    declare,
+    floats_past_int64,
+    merged_type,
+    type_at,
+    whole_decimal,
+)
 
 
 @pytest.mark.parametrize(
@@ -61,15 +69,17 @@ def test_leaves_of_two_kinds_merge_to_a_string():
 
 def test_inference_learns_strings_decimals_and_doubles_by_path():
     learnt = Inference(["Typed"])
-    assert learnt.learn_wholes({"id": 2, "s.big": 1, "typed": 1})
+    big = "12345678901234567890"
+    assert learnt.learn_wholes({"id": [big, "1"], "s.big": [big], "typed": [big], "f": ["1.5"]})
     assert learnt.schema() == pa.schema(
         [("id", WHOLE_DECIMAL), ("s", pa.struct([("big", WHOLE_DECIMAL)]))]
     )
-    assert not learnt.learn_wholes({"id": 3})  # nothing new
+    assert not learnt.learn_wholes({"id": [big + "0"]})  # nothing new
+    assert not learnt.learn_wholes({"f": [big]})  # a double already: not tried again
     # a fraction in a decimal column: Spark's double, and not a decimal again
     assert learnt.learn_conflict("id")
     assert "id" not in learnt.schema().names
-    assert not learnt.learn_wholes({"id": 1})
+    assert not learnt.learn_wholes({"id": [big]})
     # the double then meets a string: a string, as any column of mixed types
     assert learnt.learn_conflict("id")
     assert learnt.schema().field("id").type == pa.utf8()
@@ -89,10 +99,47 @@ def test_only_columns_without_a_whole_number_decimal_are_declared():
     (a declared decimal rounds a fraction to its scale under Spark's conventions; a learnt
     one must refuse it, as a conflict that makes it a double); a learnt string is."""
     learnt = Inference([])
-    assert learnt.learn_wholes({"id": 2, "s.big": 1, "l[]": 1})
+    big = ["9223372036854775808"]
+    assert learnt.learn_wholes({"id": big, "s.big": big, "l[]": big})
     assert learnt.learn_conflict("mixed")
     assert learnt.declared_names() == ["mixed"]
     assert learnt.learn_conflict("id")  # a double now: nothing declared there
     assert sorted(learnt.declared_names()) == ["mixed"]
     assert learnt.learn_conflict("id")  # then a string
     assert sorted(learnt.declared_names()) == ["id", "mixed"]
+
+
+@pytest.mark.parametrize(
+    ("texts", "want"),
+    [
+        (["9223372036854775808"], pa.decimal128(19, 0)),  # no long beside it
+        (["-9223372036854775809", "5"], pa.decimal128(20, 0)),  # a long merges so
+        (["18446744073709551616"], pa.decimal128(20, 0)),
+        (["12345678901234567890123", "0"], pa.decimal128(23, 0)),
+        (["1" * 38, "-1"], pa.decimal128(38, 0)),
+        (["1" * 39], None),  # past a decimal's precision: a double
+        (["12345678901234567890", "1.5"], None),
+        (["12345678901234567890", "1e20"], None),
+        (["12345678901234567890", "NaN"], None),
+        (["012345678901234567890"], None),  # not a JSON integer
+        ([], None),
+    ],
+)
+def test_whole_numbers_past_int64_make_sparks_decimal(texts, want):
+    """As Spark infers JSON numbers: a whole number past int64 is a decimal of its digits,
+    merged with a long's `decimal(20,0)`; a fraction, an exponent, NaN or 39 digits make
+    a double."""
+    assert whole_decimal(texts) == want
+
+
+def test_float_paths_past_int64_are_found_at_any_depth():
+    """The float64 values past int64 (finite) are found by path, through structs and lists;
+    a smaller value, an infinity, another type are not."""
+    big = 2.0**63
+    batch = pa.RecordBatch.from_pylist(
+        [
+            {"x": big, "small": 1.0, "inf": float("inf"), "i": 2**62, "s": {"a": [1.0, -big]}},
+            {"x": None, "small": -(2.0**62), "inf": None, "i": None, "s": None},
+        ]
+    )
+    assert floats_past_int64(batch) == {"x", "s.a[]"}

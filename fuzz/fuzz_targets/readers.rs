@@ -507,6 +507,7 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
             delimiter,
             quote,
             escape,
+            comment: None,
             conventions: setup.conventions,
         }
         .checked()

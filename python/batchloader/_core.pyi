@@ -281,7 +281,9 @@ class FileReader:
     a name given twice, where `"spark"` names them as Spark does (`_c<i>`; `a0`, `a3`), and,
     without `null_values`, reads empty fields as nulls and takes a record with fewer fields
     than the header as bad (Arrow's: its missing fields null), as Spark's CSV reader
-    does."""
+    does. `comment` (CSV, one byte): lines that start with it are skipped wherever a record
+    or the header could start (Spark's `comment`); a line that starts with a space, or a
+    field that starts with it, is data."""
 
     def __new__(
         cls,
@@ -306,6 +308,7 @@ class FileReader:
         timestamp_format: str | None = None,
         timestamp_ntz_format: str | None = None,
         corrupt_record_column: str = "_corrupt_record",
+        comment: str | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -360,6 +360,7 @@ class Scan:
         *,
         quote: str = '"',
         escape: str | None = None,
+        comment: str | None = None,
         reader: Reader | None = None,
         strict_schema: bool = False,
         defined_schema: pa.Schema | None = None,
@@ -444,6 +445,10 @@ class Scan:
         self.root = scan_root(root, paths, self.files)
         self.on_error, self.header, self.delimiter = on_error, header, delimiter
         self.quote, self.escape = quote, escape
+        if comment is not None and format in ("ndjson", "json"):
+            raise ValueError("comment= skips CSV lines that start with it: JSON has no comments")
+        #: CSV lines starting with this character are skipped (Spark's `comment`)
+        self.comment = comment
         self.limit = limit
         #: at most this many rows of each file (its loader's limit: files do not share one)
         self.file_limit = file_limit
@@ -657,6 +662,7 @@ class Scan:
             delimiter=delimiter,
             quote=self.quote,
             escape=self.escape,
+            comment=None if fmt == "ndjson" else self.comment,
             byte_range=self.byte_range,
             multiline=self.multiline and fmt == "ndjson",
             null_values=None if fmt == "ndjson" else self.null_values,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import functools
 import glob
 import inspect
 import json
@@ -31,7 +32,14 @@ from batchloader.schema import (
     top_name_among,
     type_conflict_path,
 )
-from batchloader.spark_inference import Inference, spark_canonical_type
+from batchloader.spark_inference import (
+    Inference,
+    declare,
+    floats_past_int64,
+    spark_canonical_type,
+    steps_of,
+    type_at,
+)
 
 T = TypeVar("T")
 
@@ -222,16 +230,41 @@ def _exactly(files: list[str]) -> list[str]:
 
 
 def _spent_sample(
-    sampled: list[str], root: str | None, sample_rows: int | None, options: dict[str, Any]
+    sampled: list[str],
+    root: str | None,
+    sample_rows: int | None,
+    options: dict[str, Any],
+    each_batch: Callable[[pa.RecordBatch], None] | None = None,
 ) -> Any:
     """The driver's sample: a Scan of up to `sample_rows` rows of the `sampled` files with
-    `options`, read through (its schema fixed and its counters set)."""
+    `options`, read through (its schema fixed and its counters set), each batch given to
+    `each_batch` if any."""
     from batchloader.scan import Scan
 
     probe = Scan(_exactly(sampled), root=root, limit=sample_rows, **options)
-    for _ in probe:
-        pass
+    for batch in probe:
+        if each_batch is not None:
+            each_batch(batch)
     return probe
+
+
+def _add_floats_past_int64(found: set[str], batch: pa.RecordBatch) -> None:
+    """Add to `found` the paths of `batch`'s float64 values past int64 (`floats_past_int64`)."""
+    found.update(floats_past_int64(batch))
+
+
+def _add_texts_at(texts: dict[str, list[str]], batch: pa.RecordBatch) -> None:
+    """Add to `texts` (by column path: `x`, `m.x`, `l[]`) the values `batch` has at each
+    path, nulls left out."""
+    for path, found in texts.items():
+        top, steps = steps_of(path) or (path, [])
+        names = [n for n in batch.schema.names if n.lower() == top.lower()]
+        if not names:
+            continue
+        values: Any = batch.column(names[0])
+        for step in steps:
+            values = values.flatten() if step is None else values.field(step)
+        found.extend(v for v in values.to_pylist() if v is not None)
 
 
 def plan_splits(
@@ -543,8 +576,15 @@ class ScanPlan:
                 schema=declared if len(declared) else None,
                 declared_columns=given.names + learnt.declared_names(),
             )
+            big: set[str] = set()
             try:
-                probe = _spent_sample(sampled, root, sample_rows, options)
+                probe = _spent_sample(
+                    sampled,
+                    root,
+                    sample_rows,
+                    options,
+                    functools.partial(_add_floats_past_int64, big),
+                )
             except BatchLoaderError as e:
                 if learnt.learn_conflict(type_conflict_path(e)):
                     continue
@@ -552,7 +592,19 @@ class ScanPlan:
             bad = (type_conflict_path(line) for line in probe.bad_lines)
             if any(learnt.learn_conflict(path) for path in bad):
                 continue
-            if not learnt.learn_wholes(probe.wholes_rounded):
+            fresh = sorted(p for p in big if learnt.may_learn_whole(p))
+            if not fresh:
+                return learnt.declared_names(), probe
+            # the numbers' texts tell whole numbers (Spark's decimals) from fractions
+            as_text = declared
+            for path in fresh:
+                as_text = declare(as_text, *(type_at(path, pa.utf8()) or (path, pa.utf8())))
+            options = dict(options, schema=as_text, declared_columns=as_text.names)
+            texts: dict[str, list[str]] = {path: [] for path in fresh}
+            _spent_sample(
+                sampled, root, sample_rows, options, functools.partial(_add_texts_at, texts)
+            )
+            if not learnt.learn_wholes(texts):
                 return learnt.declared_names(), probe
 
     @staticmethod
@@ -916,6 +968,7 @@ _TEXT_OPTIONS = (
     "timestamp_format",
     "timestamp_ntz_format",
     "corrupt_record_column",
+    "comment",
 )
 
 #: Spark's names of options the data source knows by another (lower-cased, as they come)

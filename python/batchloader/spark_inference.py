@@ -1,32 +1,38 @@
 """Spark's inference rules for JSON that a driver's sample applies beyond the loader's
 discovery (`ScanPlan`, under Spark's JSON conventions): a field whose values have types no
 one type holds (a number and a string, a struct and a list) is a string, each value its
-JSON text; a whole number past int64 makes its column a `decimal(20, 0)`, not a double
-that loses digits, unless the column has fractions too (Spark: a double). Each rule is a
-type declared at a column path (`x`, a struct member `x.a`, list elements `x[]`), the rest
-of the column left to the data; the sample is read again after each one is learnt."""
+JSON text; a field of whole numbers with one past int64 is a `decimal(p, 0)` of their
+digits, not a double that loses them, unless it has fractions too (Spark: a double). Each
+rule is a type declared at a column path (`x`, a struct member `x.a`, list elements
+`x[]`), the rest of the column left to the data; the sample is read again after each one
+is learnt."""
 
 from __future__ import annotations
 
 import re
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 #: a path's steps after its top-level name: `.member` or `[]` (an element)
 _STEP = re.compile(r"\.([^.\[]+)|\[\]")
 
-#: what a column of whole numbers past int64 is, as Spark infers it
+#: what a column of whole numbers past int64 is, as Spark infers it when it has longs too
+#: (a long merges into a `decimal(20, 0)`); its precision is its most digits, if more
 WHOLE_DECIMAL = pa.decimal128(20, 0)
 
+#: a JSON integer's text
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 
-def type_at(path: str, leaf: pa.DataType) -> tuple[str, pa.DataType] | None:
-    """The top-level name of column path `path` (`x.a[]`) and the type that makes the
-    value at the path a `leaf`, the rest of the column left to the data (`struct<a:
-    list<leaf>>`); None for a path these steps do not spell."""
+
+def steps_of(path: str) -> tuple[str, list[str | None]] | None:
+    """The top-level name of column path `path` (`x.a[]`) and its steps after it: a
+    member's name, or None for a list's elements; None for a path these steps do not
+    spell."""
     top = re.match(r"[^.\[]+", path)
     if top is None:
         return None
-    steps = []
+    steps: list[str | None] = []
     rest = path[top.end() :]
     while rest:
         step = _STEP.match(rest)
@@ -34,10 +40,57 @@ def type_at(path: str, leaf: pa.DataType) -> tuple[str, pa.DataType] | None:
             return None
         steps.append(step.group(1))  # None: an element
         rest = rest[step.end() :]
+    return top.group(0), steps
+
+
+def type_at(path: str, leaf: pa.DataType) -> tuple[str, pa.DataType] | None:
+    """The top-level name of column path `path` (`x.a[]`) and the type that makes the
+    value at the path a `leaf`, the rest of the column left to the data (`struct<a:
+    list<leaf>>`); None for a path these steps do not spell."""
+    found = steps_of(path)
+    if found is None:
+        return None
+    top, steps = found
     t = leaf
     for member in reversed(steps):
         t = pa.list_(t) if member is None else pa.struct([(member, t)])
-    return top.group(0), t
+    return top, t
+
+
+def floats_past_int64(batch: pa.RecordBatch) -> set[str]:
+    """The paths (`x`, `m.x`, `l[]`) of `batch`'s float64 values with a finite one past
+    int64 in magnitude: a whole number past int64 the loader read as a float (a float that
+    large is whole), or a fraction written so (`1e19`); their texts tell which."""
+    found: set[str] = set()
+
+    def walk(values: pa.Array, path: str) -> None:
+        t = values.type
+        if pa.types.is_struct(t):
+            for i, f in enumerate(t):
+                walk(values.field(i), f"{path}.{f.name}")
+        elif pa.types.is_list(t) or pa.types.is_large_list(t):
+            walk(values.flatten(), f"{path}[]")
+        elif pa.types.is_float64(t):
+            big = pc.and_(pc.is_finite(values), pc.greater_equal(pc.abs(values), 2.0**63))
+            if pc.any(big).as_py():
+                found.add(path)
+
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        walk(column, name)
+    return found
+
+
+def whole_decimal(texts: list[str]) -> pa.DataType | None:
+    """The type Spark's inference gives JSON numbers `texts` (one past int64 among them),
+    if a decimal: whole numbers only, `decimal(p, 0)` of their most digits (20 at least if
+    one is within int64, a long, which merges so), 38 at most; None (a double) for a
+    fraction, an exponent or a non-numeric number among them, or more digits."""
+    if not texts or not all(_INTEGER.fullmatch(t) for t in texts):
+        return None
+    digits = max(len(t.lstrip("-")) for t in texts)
+    if any(-(2**63) <= int(t) < 2**63 for t in texts):
+        digits = max(digits, 20)
+    return pa.decimal128(digits, 0) if digits <= 38 else None
 
 
 def merged_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
@@ -95,9 +148,9 @@ class Inference:
 
     def __init__(self, typed: list[str]) -> None:
         self.typed = {n.lower() for n in typed}
-        #: the leaf type declared at each path: a string or `WHOLE_DECIMAL`
+        #: the leaf type declared at each path: a string or a decimal of whole numbers
         self.leaves: dict[str, pa.DataType] = {}
-        #: paths whose whole numbers past int64 sit beside fractions: Spark's double
+        #: paths whose numbers past int64 are doubles to Spark (fractions beside them...)
         self.doubles: set[str] = set()
 
     def schema(self) -> pa.Schema:
@@ -116,7 +169,7 @@ class Inference:
         wholes = {
             found[0].lower()
             for path, leaf in self.leaves.items()
-            if leaf == WHOLE_DECIMAL and (found := type_at(path, leaf)) is not None
+            if pa.types.is_decimal(leaf) and (found := type_at(path, leaf)) is not None
         }
         return [n for n in self.schema().names if n.lower() not in wholes]
 
@@ -127,7 +180,7 @@ class Inference:
         found = None if path is None else type_at(path, pa.utf8())
         if path is None or found is None:
             return False
-        if self.leaves.get(path) == WHOLE_DECIMAL:
+        if pa.types.is_decimal(self.leaves.get(path, pa.utf8())):
             del self.leaves[path]
             self.doubles.add(path)
             return True
@@ -137,16 +190,29 @@ class Inference:
         self.leaves[path] = pa.utf8()
         return not self.schema().equals(before)
 
-    def learn_wholes(self, rounded: dict[str, int]) -> bool:
-        """The sample's columns with whole numbers past int64 that a float64 rounded
-        (`Scan.wholes_rounded`): True if any is new to declare `WHOLE_DECIMAL`."""
-        new = [
-            p
-            for p in rounded
-            if p not in self.leaves
-            and p not in self.doubles
-            and (found := type_at(p, WHOLE_DECIMAL)) is not None
+    def may_learn_whole(self, path: str) -> bool:
+        """Whether numbers past int64 at `path` may teach a decimal: nothing is learnt there
+        yet, and the user did not type its column."""
+        found = type_at(path, WHOLE_DECIMAL)
+        return (
+            path not in self.leaves
+            and path not in self.doubles
+            and found is not None
             and found[0].lower() not in self.typed
-        ]
-        self.leaves.update({p: WHOLE_DECIMAL for p in new})
-        return bool(new)
+        )
+
+    def learn_wholes(self, texts: dict[str, list[str]]) -> bool:
+        """The JSON texts of the sample's numbers at paths where one is past int64 (a float
+        to the loader): each path a `whole_decimal` of them, or a double (noted, not tried
+        again); True if any decimal is new."""
+        new = False
+        for path, values in texts.items():
+            if not self.may_learn_whole(path):
+                continue
+            decimal = whole_decimal(values)
+            if decimal is None:
+                self.doubles.add(path)
+            else:
+                self.leaves[path] = decimal
+                new = True
+        return new

@@ -241,7 +241,8 @@ impl PyFileReader {
                         retype_nulls=false, one_pass=true, opener=None, multiline=false,
                         null_values=None, null_type=None, json_conventions="arrow",
                         csv_conventions="arrow", date_format=None, timestamp_format=None,
-                        timestamp_ntz_format=None, corrupt_record_column="_corrupt_record"))]
+                        timestamp_ntz_format=None, corrupt_record_column="_corrupt_record",
+                        comment=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -266,6 +267,7 @@ impl PyFileReader {
         timestamp_format: Option<&str>,
         timestamp_ntz_format: Option<&str>,
         corrupt_record_column: &str,
+        comment: Option<&str>,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
         if corrupt_record_column.is_empty() {
@@ -311,6 +313,7 @@ impl PyFileReader {
                     delimiter: one_byte("delimiter", delimiter)?,
                     quote: one_byte("quote", quote)?,
                     escape: escape.map(|e| one_byte("escape", e)).transpose()?,
+                    comment: comment.map(|c| one_byte("comment", c)).transpose()?,
                     conventions: csv_conventions,
                 }
                 .checked()
@@ -322,6 +325,11 @@ impl PyFileReader {
                 )))
             }
         };
+        if comment.is_some() && csv.is_none() {
+            return Err(PyValueError::new_err(
+                "comment skips CSV lines that start with it: JSON has no comments",
+            ));
+        }
         if null_values.is_some() && csv.is_none() {
             return Err(PyValueError::new_err(
                 "null_values reads CSV fields as nulls: JSON has its own null",

@@ -73,6 +73,9 @@ pub struct CsvOptions {
     /// An escape character inside quotes (with `\\`, `\"` is a quote), besides the doubled
     /// quote, which is one in every dialect.
     pub escape: Option<u8>,
+    /// Lines that start with this byte are comments, skipped wherever a record (or the
+    /// header) could start: Spark's `comment` option (none by default).
+    pub comment: Option<u8>,
     /// How the header names columns and how date and timestamp texts read: Arrow's (Drill's
     /// names, ISO-8601) or Spark's (its names, its texts besides ISO-8601).
     pub conventions: Conventions,
@@ -94,6 +97,7 @@ impl CsvOptions {
             ("quote", Some(self.quote)),
             ("escape", self.escape),
         ];
+        let roles = [roles[0], roles[1], roles[2], ("comment", self.comment)];
         for (role, byte) in roles {
             if let Some(b @ (b'\n' | b'\r')) = byte {
                 return Err(format!(
@@ -111,6 +115,16 @@ impl CsvOptions {
                 ));
             }
         }
+        if let Some(c) = self
+            .comment
+            .filter(|&c| c == self.delimiter || c == self.quote)
+        {
+            return Err(format!(
+                "the comment byte {:?} is also the delimiter or the quote: a line starting \
+                 with it could not be told from a record",
+                c as char
+            ));
+        }
         if self.escape == Some(self.quote) {
             self.escape = None;
         }
@@ -119,7 +133,7 @@ impl CsvOptions {
 
     /// A window reading the records of `input` in this dialect.
     fn window(&self, input: Box<dyn BufRead + Send>) -> CsvWindow {
-        CsvWindow::new(input, self.delimiter, self.quote, self.escape)
+        CsvWindow::new(input, self.delimiter, self.quote, self.escape).with_comment(self.comment)
     }
 
     /// A `csv-core` parser of the same dialect (for looking at one record's text again).
@@ -135,6 +149,7 @@ impl Default for CsvOptions {
             delimiter: b',',
             quote: b'"',
             escape: None,
+            comment: None,
             conventions: Conventions::Arrow,
         }
     }

@@ -92,6 +92,9 @@ impl Fields {
     }
 }
 
+/// The UTF-8 byte order mark, which may open an input.
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
 /// Reads CSV records from an input through a window of its bytes.
 pub(crate) struct CsvWindow {
     input: Box<dyn BufRead + Send>,
@@ -100,6 +103,8 @@ pub(crate) struct CsvWindow {
     delimiter: u8,
     quote: u8,
     escape: Option<u8>,
+    /// Lines starting with this byte where a record could start are skipped (`comment`).
+    comment: Option<u8>,
     /// The dialect lets the split read plain records (else every record is parsed).
     split: bool,
     buf: Vec<u8>,
@@ -157,6 +162,7 @@ impl CsvWindow {
             delimiter,
             quote,
             escape,
+            comment: None,
             split,
             buf: vec![0; 2 * READ_BUFFER],
             filled: 0,
@@ -172,6 +178,13 @@ impl CsvWindow {
         }
     }
 
+    /// The same window, skipping the lines that start with `comment` (if any) where a
+    /// record could start: before the first record, between records, at the end.
+    pub fn with_comment(mut self, comment: Option<u8>) -> Self {
+        self.comment = comment;
+        self
+    }
+
     /// The input starts inside a file (a byte range after its first line): a byte order
     /// mark there is the text of a field, which the parser would drop from its first input.
     /// A line break alone is no record to it, so it reads one first.
@@ -184,6 +197,9 @@ impl CsvWindow {
     /// Read the next record: `false` at the end of the input.
     pub fn next_record(&mut self) -> io::Result<bool> {
         self.start = self.pos;
+        if let Some(comment) = self.comment {
+            self.skip_comments(comment)?;
+        }
         if self.dropped + self.pos as u64 == 0 {
             // The first record goes to the parser, which drops a byte order mark before
             // it if its first input holds the mark's 3 bytes, and a byte more (an input
@@ -235,6 +251,37 @@ impl CsvWindow {
     /// Whether the input was read to its end and the current record is its last.
     pub fn ends_input(&self) -> bool {
         self.eof && self.pos == self.filled
+    }
+
+    /// Read past the comment lines at `pos` (each after the line breaks before it, and at
+    /// the input's start after a byte order mark): the record then starts at the line break
+    /// that ends the last one, so its line and offset are counted as ever.
+    fn skip_comments(&mut self, comment: u8) -> io::Result<()> {
+        loop {
+            let at = self.pos + leading_line_breaks(&self.buf[self.pos..self.filled]);
+            if self.filled - at <= BOM.len() && !self.eof {
+                self.read_more()?;
+                continue;
+            }
+            let line = &self.buf[at..self.filled];
+            let bom = self.dropped + at as u64 == 0 && line.starts_with(&BOM);
+            let first = at + if bom { BOM.len() } else { 0 };
+            if self.buf[..self.filled].get(first) != Some(&comment) {
+                return Ok(());
+            }
+            match memchr::memchr2(b'\n', b'\r', &self.buf[first..self.filled]) {
+                Some(k) => {
+                    self.pos = first + k;
+                    self.start = self.pos;
+                }
+                None if self.eof => {
+                    self.pos = self.filled;
+                    self.start = self.pos;
+                    return Ok(());
+                }
+                None => self.read_more()?,
+            }
+        }
     }
 
     /// The next record through `csv-core`'s parser.
@@ -451,8 +498,21 @@ mod tests {
         last: Option<usize>,
         whole: bool,
     ) -> (Vec<Kept>, u64) {
+        read_commented(text, chunk, split, escape, last, whole, None)
+    }
+
+    /// `read`, the lines starting with `comment` skipped.
+    fn read_commented(
+        text: &[u8],
+        chunk: usize,
+        split: bool,
+        escape: Option<u8>,
+        last: Option<usize>,
+        whole: bool,
+        comment: Option<u8>,
+    ) -> (Vec<Kept>, u64) {
         let input = io::BufReader::with_capacity(chunk, Trickle(text.to_vec(), chunk));
-        let mut w = CsvWindow::new(Box::new(input), b',', b'"', escape);
+        let mut w = CsvWindow::new(Box::new(input), b',', b'"', escape).with_comment(comment);
         w.split &= split;
         w.last_needed = last;
         let mut out = Vec::new();
@@ -481,6 +541,78 @@ mod tests {
             k += 1;
         }
         line
+    }
+
+    /// Comment lines (`#` first, whatever follows: quotes, delimiters) are skipped where a
+    /// record could start, a byte order mark before the first one: the records and their
+    /// lines are those of the same text with the comments' bytes taken out (their line
+    /// breaks left), read without comments, in every chunking, split or parsed. A `#`
+    /// after a space or a delimiter is data.
+    #[test]
+    fn comment_lines_are_skipped_as_if_empty() {
+        let comments: [&[u8]; 5] = [b"#", b"#c", b"#a,\"b", b"#\"open", b"##,,"];
+        let records: [&[u8]; 7] = [
+            b"a,b",
+            b"\"x\",y",
+            b"  #z,1",
+            b"1,#",
+            b"\"q\"\"\",r",
+            b"\"#\"",
+            b"7",
+        ];
+        let breaks: [&[u8]; 4] = [b"\n", b"\r\n", b"\r", b"\n\n"];
+        let mut next = crate::readers::numbers::tests::xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut skipped = 0;
+        for case in 0..1500 {
+            let (mut text, mut blanked) = (Vec::new(), Vec::new());
+            if case % 5 == 0 {
+                text.extend_from_slice(&BOM);
+                blanked.extend_from_slice(&BOM);
+            }
+            // a `\r`, a comment, a `\n`: blanked, the two breaks would be one `\r\n`
+            let mut cr_comment = false;
+            for line in 0..(next() % 8) {
+                if line > 0 {
+                    let mut b = breaks[(next() % 4) as usize];
+                    if cr_comment && b[0] == b'\n' {
+                        b = b"\r";
+                    }
+                    text.extend_from_slice(b);
+                    blanked.extend_from_slice(b);
+                }
+                cr_comment = blanked.last() == Some(&b'\r');
+                if next().is_multiple_of(3) {
+                    text.extend_from_slice(comments[(next() % 5) as usize]);
+                    skipped += 1;
+                    if line == 0 && blanked.starts_with(&BOM) {
+                        blanked.clear(); // the mark goes with the comment it opens
+                    }
+                } else {
+                    let r = records[(next() % 7) as usize];
+                    text.extend_from_slice(r);
+                    blanked.extend_from_slice(r);
+                    cr_comment = false;
+                }
+            }
+            if next().is_multiple_of(2) && !cr_comment {
+                text.push(b'\n');
+                blanked.push(b'\n');
+            }
+            for (chunk, split) in [(1, true), (3, false), (7, true), (64, true)] {
+                let fields_and_lines = |(kept, _): (Vec<Kept>, u64)| -> Vec<_> {
+                    kept.into_iter().map(|(f, _, _, line)| (f, line)).collect()
+                };
+                let got = read_commented(&text, chunk, split, None, None, false, Some(b'#'));
+                let want = read(&blanked, chunk, split, None, None, false);
+                assert_eq!(
+                    fields_and_lines(got),
+                    fields_and_lines(want),
+                    "{:?} chunk {chunk}",
+                    String::from_utf8_lossy(&text)
+                );
+            }
+        }
+        assert!(skipped > 1000, "{skipped}");
     }
 
     #[test]
