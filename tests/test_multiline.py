@@ -207,8 +207,17 @@ def test_multiline_is_refused_where_it_cannot_apply(tmp_path):
     path.write_text('[{"a": 1}]')
     with pytest.raises(ValueError, match="multiline"):
         bl.Scan(path, multiline=True, byte_range=(0, 4))
-    with pytest.raises(ValueError, match="multiline"):
-        bl.Scan(path, multiline=True, format="csv")
+
+
+def test_multiline_csv_reads_quoted_line_breaks_as_csv_always_does(tmp_path):
+    """`multiline=True` on CSV (Spark's `multiLine`): a file read whole, whose quoted fields
+    may hold line breaks, as a CSV file read whole always may: the same table as without
+    it (a byte range is what cannot read them)."""
+    path = tmp_path / "m.csv"
+    path.write_text('a,b\n1,"x\ny"\n2,"p\r\nq"\n3,z\n')
+    whole = data_table(bl.Scan(path, header=True, multiline=True))
+    assert whole.column("b").to_pylist() == ["x\ny", "p\r\nq", "z"]
+    assert whole.equals(data_table(bl.Scan(path, header=True)))
 
 
 def test_compressed_documents(tmp_path):

@@ -419,8 +419,8 @@ class Scan:
         self.files = expand_paths(paths)
         if byte_range is not None and (reader is not None or len(self.files) != 1):
             raise ValueError("byte_range= reads a part of one file with a built-in reader")
-        if multiline and (byte_range is not None or format in ("csv", "tsv")):
-            raise ValueError("multiline= reads JSON files whole: not CSV, not a byte_range")
+        if multiline and byte_range is not None:
+            raise ValueError("multiline= reads files whole: not a byte_range")
         self.byte_range = byte_range
         self.multiline = multiline
         self.null_values = _null_texts(null_values, format)

@@ -600,7 +600,7 @@ impl RecordSource for CsvRecords {
                     None,
                     "a quoted field holds a line break, which a file read in byte ranges \
                      cannot have (a range starting inside it would misread it): read the \
-                     file whole (split_bytes=0)"
+                     file whole (split_bytes=0, or multiline=True: Spark's multiLine)"
                         .into(),
                 ));
             }
