@@ -377,6 +377,38 @@ def test_sparks_json_inference_options_type_as_spark_does(spark, tmp_path, optio
         assert _typed_rows(loaded) == reference
 
 
+def test_prefers_decimal_types_fractions_as_spark_does(spark, tmp_path):
+    """Spark's `prefersDecimal`: a JSON fraction is a decimal of its digits and scale
+    (`1.50` `decimal(3,2)`, `0.000123` `decimal(6,6)`, `1.5e-3` `decimal(4,4)`), merged
+    with longs (`decimal(21,1)`), big whole numbers and other fractions as Spark merges
+    decimals, a double past 38 digits; `read(prefers_decimal=True)` and the data source's
+    `prefersDecimal` type and read the columns as `spark.read.json` does. A number of
+    negative scale (`1e2`) fails the read in both, named."""
+    lines = [
+        '{"frac": 1.5, "small": 0.000123, "negz": -0.0, "withlong": 1.5, "withbig": 1.5,'
+        ' "wide": 123456789012345678901234567890.5, "toowide": 1234567890123456789012345678'
+        '9012345678.5, "expneg": 1.5e-3, "exppos": 1.5e1, "s": 1.5, "l": [1.25, 2.5],'
+        ' "m": {"x": 0.25}, "i": 3}',
+        '{"frac": 1.50, "withlong": 2, "withbig": 12345678901234567890123,'
+        ' "wide": 0.00000001, "s": "x", "l": [0.5], "m": {"x": 10}, "i": 4}',
+    ]
+    (tmp_path / "d.json").write_text("".join(line + "\n" for line in lines))
+    reference = _typed_rows(spark.read.option("prefersDecimal", True).json(str(tmp_path)))
+    types = reference[0]
+    assert types["frac"] == "decimal(3,2)" and types["withlong"] == "decimal(21,1)"
+    assert types["toowide"] == "double" and types["i"] == "bigint" and types["s"] == "string"
+    assert _typed_rows(bls.read(spark, str(tmp_path), prefers_decimal=True)) == reference
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").option("prefersDecimal", "true")
+        assert _typed_rows(source.load(str(tmp_path))) == reference
+    (tmp_path / "d.json").write_text('{"a": 1.5}\n{"a": 1e2}\n')
+    with pytest.raises(Exception, match="NEGATIVE_SCALE"):
+        spark.read.option("prefersDecimal", True).json(str(tmp_path)).collect()
+    with pytest.raises(ValueError, match=r"column 'a': 1e2 is a decimal of negative scale"):
+        bls.read(spark, str(tmp_path), prefers_decimal=True)
+
+
 @pytest.mark.parametrize("through", ["data source", "mapInArrow"])
 def test_fields_spark_leaves_out_are_counted_past_the_sample_only_with_data(
     spark, tmp_path, through
@@ -421,7 +453,7 @@ def test_sparks_json_inference_options_need_sparks_conventions(tmp_path):
     """`primitives_as_string` and `drop_field_if_all_null` are rules of Spark's inference:
     under Arrow's conventions they are refused, not ignored."""
     write(f"{tmp_path}/j.json", [{"n": 1}])
-    for option in ("primitives_as_string", "drop_field_if_all_null"):
+    for option in ("primitives_as_string", "drop_field_if_all_null", "prefers_decimal"):
         with pytest.raises(ValueError, match="json_conventions='spark'"):
             bls.ScanPlan(str(tmp_path), json_conventions="arrow", **{option: True})
     assert bls.scan_options_from({"primitivesAsString": "TRUE", "dropfieldifallnull": "0"}) == {

@@ -11,6 +11,7 @@ from batchloader.spark_inference import (
     declare,
     floats_past_int64,
     merged_type,
+    preferred_decimal,
     type_at,
     whole_decimal,
 )
@@ -143,3 +144,34 @@ def test_float_paths_past_int64_are_found_at_any_depth():
         ]
     )
     assert floats_past_int64(batch) == {"x", "s.a[]"}
+
+
+@pytest.mark.parametrize(
+    ("texts", "want"),
+    [
+        (["1.5", "1.50"], pa.decimal128(3, 2)),
+        (["0.000123"], pa.decimal128(6, 6)),
+        (["-0.0"], pa.decimal128(1, 1)),
+        (["1.5", "2"], pa.decimal128(21, 1)),  # a long merges as decimal(20,0)
+        (["1.5", "12345678901234567890123"], pa.decimal128(24, 1)),
+        (["123456789012345678901234567890.5", "0.00000001"], pa.decimal128(38, 8)),
+        (["123456789012345678901234567890.5", "0.000000001"], None),  # 39 digits
+        (["1" * 38 + ".5"], None),
+        (["1.5e-3", "1.5e1"], pa.decimal128(6, 4)),
+        (["1.5", "NaN"], pa.decimal128(2, 1)),  # not a number: bad input, not a type
+        (["NaN"], None),
+    ],
+)
+def test_prefers_decimal_types_fractions_as_spark_does(texts, want):
+    """As Spark's inference with prefersDecimal (probed on 4.3): a number is a decimal of
+    its digits and scale, and decimals merge to the most integer and fraction digits."""
+    assert preferred_decimal(texts) == want
+
+
+def test_prefers_decimal_refuses_a_negative_scale_as_spark_fails():
+    with pytest.raises(ValueError, match="1e2 is a decimal of negative scale"):
+        preferred_decimal(["1.5", "1e2"])
+    learnt = Inference([], prefers_decimal=True)
+    with pytest.raises(ValueError, match=r"column 'm\.x': 1E\+3 is"):
+        learnt.learn_wholes({"m.x": ["1E+3"]})
+    assert learnt.learn_wholes({"a": ["1.5"]}) and not learnt.learn_conflict("a")

@@ -248,9 +248,10 @@ def _spent_sample(
     return probe
 
 
-def _add_floats_past_int64(found: set[str], batch: pa.RecordBatch) -> None:
-    """Add to `found` the paths of `batch`'s float64 values past int64 (`floats_past_int64`)."""
-    found.update(floats_past_int64(batch))
+def _add_floats_past_int64(found: set[str], least: float, batch: pa.RecordBatch) -> None:
+    """Add to `found` the paths of `batch`'s float64 values at least `least` in magnitude
+    (`floats_past_int64`)."""
+    found.update(floats_past_int64(batch, least))
 
 
 def _add_texts_at(texts: dict[str, list[str]], batch: pa.RecordBatch) -> None:
@@ -352,6 +353,7 @@ class ScanPlan:
         time_zone: str = "UTC",
         primitives_as_string: bool = False,
         drop_field_if_all_null: bool = False,
+        prefers_decimal: bool = False,
         **scan_options: Any,
     ) -> None:
         from batchloader.scan import expand_paths, partition_depth_of, scan_root
@@ -362,12 +364,13 @@ class ScanPlan:
         #: left out (`dropFieldIfAllNull`)
         self.primitives_as_string = primitives_as_string
         self.drop_field_if_all_null = drop_field_if_all_null
-        if (primitives_as_string or drop_field_if_all_null) and not _sparks_json_rules(
-            scan_options
-        ):
+        #: Spark's `prefersDecimal`: the sample's fractions are decimals of their digits
+        self.prefers_decimal = prefers_decimal
+        options = (primitives_as_string, drop_field_if_all_null, prefers_decimal)
+        if any(options) and not _sparks_json_rules(scan_options):
             raise ValueError(
-                "primitives_as_string and drop_field_if_all_null are Spark's JSON inference "
-                "rules: they need json_conventions='spark' and a built-in reader"
+                "primitives_as_string, drop_field_if_all_null and prefers_decimal are Spark's "
+                "JSON inference rules: they need json_conventions='spark' and a built-in reader"
             )
         #: CSV columns the user did not type get the types Spark's `inferSchema` gives the
         #: sample's fields (`_infer_csv_types`), their timestamps in `time_zone`
@@ -438,7 +441,9 @@ class ScanPlan:
             # (declared to the sample, not as the user's: a decimal inferred from whole
             # numbers takes whole numbers only, see `Conventions::decimal_of_text`)
             sampling = self._infer_csv_types(sampled, root, sample_rows, sampling)
-        learnt, probe = self._sample_by_sparks_rules(sampled, root, sample_rows, sampling)
+        learnt, probe = self._sample_by_sparks_rules(
+            sampled, root, sample_rows, sampling, self.prefers_decimal
+        )
         if probe is None:
             probe = _spent_sample(sampled, root, sample_rows, sampling)
         reader_schema = pa.schema(
@@ -554,6 +559,7 @@ class ScanPlan:
         root: str | None,
         sample_rows: int | None,
         sampling: dict[str, Any],
+        prefers_decimal: bool = False,
     ) -> tuple[list[str], Any]:
         """Under Spark's JSON conventions, the types the sample learns by Spark's inference
         rules (`spark_inference`: a field of mixed types is a string, whole numbers past
@@ -568,7 +574,9 @@ class ScanPlan:
         if not _sparks_json_rules(sampling):
             return [], None  # nothing learnt
         given = sampling.get("schema") or pa.schema([])
-        learnt = Inference(given.names)
+        learnt = Inference(given.names, prefers_decimal)
+        # the floats whose texts may make decimals: past int64 (whole numbers), or any
+        least = 0.0 if prefers_decimal else 2.0**63
         while True:
             declared = pa.schema([*given, *learnt.schema()])
             options = dict(
@@ -583,7 +591,7 @@ class ScanPlan:
                     root,
                     sample_rows,
                     options,
-                    functools.partial(_add_floats_past_int64, big),
+                    functools.partial(_add_floats_past_int64, big, least),
                 )
             except BatchLoaderError as e:
                 if learnt.learn_conflict(type_conflict_path(e)):
@@ -846,8 +854,9 @@ def read(
     columns `schema=` does not type the types Spark's `inferSchema` infers from the sample
     (`ScanPlan._infer_csv_types`), timestamps in the session's zone. The JSON columns the
     sample types are typed by Spark's inference rules (`ScanPlan`): a struct with no members
-    is no column; `drop_field_if_all_null=True` and `primitives_as_string=True` are Spark's
-    `dropFieldIfAllNull` and `primitivesAsString`.
+    is no column; `drop_field_if_all_null=True`, `primitives_as_string=True` and
+    `prefers_decimal=True` are Spark's `dropFieldIfAllNull`, `primitivesAsString` and
+    `prefersDecimal`.
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])
@@ -952,6 +961,7 @@ _BOOL_OPTIONS = (
     "multiline",
     "primitives_as_string",
     "drop_field_if_all_null",
+    "prefers_decimal",
 )
 _TEXT_OPTIONS = (
     "format",
@@ -981,6 +991,7 @@ _SPARK_NAMES = {
     "columnnameofcorruptrecord": "corrupt_record_column",
     "primitivesasstring": "primitives_as_string",
     "dropfieldifallnull": "drop_field_if_all_null",
+    "prefersdecimal": "prefers_decimal",
 }
 
 
@@ -994,7 +1005,8 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
     text, `null_values`), numbers, flags; Spark's spellings `mode` (`PERMISSIVE`,
     `DROPMALFORMED`, `FAILFAST`: `on_error`), `sep` (`delimiter`), `dateFormat`,
     `timestampFormat` and `timestampNTZFormat` (`date_format`...), `inferSchema`
-    (`infer_schema`), `primitivesAsString` and `dropFieldIfAllNull` (flags), and
+    (`infer_schema`), `primitivesAsString`, `dropFieldIfAllNull` and `prefersDecimal`
+    (flags), and
     `encoding` (or `charset`) when it names UTF-8, the one the readers read (another is an
     error).
     An option the data source does not know is an error, not silently ignored."""
@@ -1052,6 +1064,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "columnNameOfCorruptRecord",
                 "primitivesAsString",
                 "dropFieldIfAllNull",
+                "prefersDecimal",
                 "inferSchema",
                 "encoding",
                 *_INT_OPTIONS,

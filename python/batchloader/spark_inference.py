@@ -9,6 +9,7 @@ is learnt."""
 
 from __future__ import annotations
 
+import decimal
 import re
 
 import pyarrow as pa
@@ -23,6 +24,9 @@ WHOLE_DECIMAL = pa.decimal128(20, 0)
 
 #: a JSON integer's text
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+
+#: a JSON number's text
+_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
 def steps_of(path: str) -> tuple[str, list[str | None]] | None:
@@ -57,10 +61,11 @@ def type_at(path: str, leaf: pa.DataType) -> tuple[str, pa.DataType] | None:
     return top, t
 
 
-def floats_past_int64(batch: pa.RecordBatch) -> set[str]:
-    """The paths (`x`, `m.x`, `l[]`) of `batch`'s float64 values with a finite one past
-    int64 in magnitude: a whole number past int64 the loader read as a float (a float that
-    large is whole), or a fraction written so (`1e19`); their texts tell which."""
+def floats_past_int64(batch: pa.RecordBatch, least: float = 2.0**63) -> set[str]:
+    """The paths (`x`, `m.x`, `l[]`) of `batch`'s float64 values with a finite one at least
+    `least` in magnitude (by default past int64: a whole number past int64 the loader read
+    as a float, as a float that large is whole, or a fraction written so, `1e19`; their
+    texts tell which)."""
     found: set[str] = set()
 
     def walk(values: pa.Array, path: str) -> None:
@@ -71,13 +76,44 @@ def floats_past_int64(batch: pa.RecordBatch) -> set[str]:
         elif pa.types.is_list(t) or pa.types.is_large_list(t):
             walk(values.flatten(), f"{path}[]")
         elif pa.types.is_float64(t):
-            big = pc.and_(pc.is_finite(values), pc.greater_equal(pc.abs(values), 2.0**63))
+            big = pc.and_(pc.is_finite(values), pc.greater_equal(pc.abs(values), least))
             if pc.any(big).as_py():
                 found.add(path)
 
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
         walk(column, name)
     return found
+
+
+def preferred_decimal(texts: list[str]) -> pa.DataType | None:
+    """The type Spark's inference with `prefersDecimal` gives JSON numbers `texts` (a
+    fraction among them): each a decimal of its digits and scale (`1.50` `decimal(3,2)`,
+    `0.001` `decimal(3,3)`; a long `decimal(20,0)`), merged as Spark merges decimals (the
+    most integer digits, the most fraction digits); None (a double) past 38 digits. Texts
+    that are not numbers (`NaN`) are left out: a decimal column refuses them, as Spark's
+    does. ValueError for a number of negative scale (`1e2`), which Spark's decimals refuse
+    (its read fails so)."""
+    integers = scale = 0
+    numbers = [t for t in texts if _NUMBER.fullmatch(t)]
+    if not numbers:
+        return None
+    for text in numbers:
+        if _INTEGER.fullmatch(text):
+            long = -(2**63) <= int(text) < 2**63
+            p, s = (20, 0) if long else (len(text.lstrip("-")), 0)
+        else:
+            _, digits, exponent = decimal.Decimal(text).as_tuple()
+            s = -int(exponent)
+            if s < 0:
+                raise ValueError(
+                    f"{text} is a decimal of negative scale ({s}), which Spark's decimals "
+                    "refuse (its prefersDecimal fails the read so)"
+                )
+            p = max(len(digits), s)
+        if p > 38:
+            return None
+        integers, scale = max(integers, p - s), max(scale, s)
+    return pa.decimal128(integers + scale, scale) if integers + scale <= 38 else None
 
 
 def whole_decimal(texts: list[str]) -> pa.DataType | None:
@@ -146,8 +182,12 @@ class Inference:
     """The types a sample learnt by Spark's rules, by column path, for columns the user
     did not type (`typed`: their top-level names, any case)."""
 
-    def __init__(self, typed: list[str]) -> None:
+    def __init__(self, typed: list[str], prefers_decimal: bool = False) -> None:
         self.typed = {n.lower() for n in typed}
+        #: Spark's `prefersDecimal`: fractions are decimals too (`preferred_decimal`)
+        self.prefers_decimal = prefers_decimal
+        #: paths of decimals `prefers_decimal` gave: a value they refuse is bad input
+        self.preferred: set[str] = set()
         #: the leaf type declared at each path: a string or a decimal of whole numbers
         self.leaves: dict[str, pa.DataType] = {}
         #: paths whose numbers past int64 are doubles to Spark (fractions beside them...)
@@ -180,6 +220,8 @@ class Inference:
         found = None if path is None else type_at(path, pa.utf8())
         if path is None or found is None:
             return False
+        if path in self.preferred:
+            return False  # (`NaN`: a bad record in Spark's decimal too)
         if pa.types.is_decimal(self.leaves.get(path, pa.utf8())):
             del self.leaves[path]
             self.doubles.add(path)
@@ -203,16 +245,22 @@ class Inference:
 
     def learn_wholes(self, texts: dict[str, list[str]]) -> bool:
         """The JSON texts of the sample's numbers at paths where one is past int64 (a float
-        to the loader): each path a `whole_decimal` of them, or a double (noted, not tried
-        again); True if any decimal is new."""
+        to the loader), or any float with `prefers_decimal`: each path a `whole_decimal`
+        of them (a `preferred_decimal`), or a double (noted, not tried again); True if any
+        decimal is new. ValueError (naming the path) for a number `preferred_decimal`
+        refuses."""
         new = False
         for path, values in texts.items():
             if not self.may_learn_whole(path):
                 continue
-            decimal = whole_decimal(values)
-            if decimal is None:
+            try:
+                learnt = (preferred_decimal if self.prefers_decimal else whole_decimal)(values)
+            except ValueError as e:
+                raise ValueError(f"column '{path}': {e}; give it a type in schema=") from None
+            if learnt is None:
                 self.doubles.add(path)
             else:
-                self.leaves[path] = decimal
+                self.leaves[path] = learnt
+                self.preferred |= {path} if self.prefers_decimal else set()
                 new = True
         return new

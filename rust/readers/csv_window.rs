@@ -479,7 +479,7 @@ mod tests {
 
     /// Every record of `text`, split where it can be or parsed only, and how many were split.
     fn records(text: &[u8], chunk: usize, split: bool, escape: Option<u8>) -> (Vec<Record>, u64) {
-        let (kept, used) = read(text, chunk, split, escape, None, false);
+        let (kept, used) = read(text, chunk, split, escape, None, false, None);
         let records = kept.into_iter().map(|(f, _, text, line)| (f, text, line));
         (records.collect(), used)
     }
@@ -488,21 +488,10 @@ mod tests {
     type Kept = (Vec<Vec<u8>>, usize, Vec<u8>, u64);
 
     /// Every record of `text` read with `last_needed = last` (split where it can be, if
-    /// `split`): its kept fields, its count of fields, its text and line; with `whole`,
-    /// each split again whole once read. And how many records were split.
+    /// `split`), the lines starting with `comment` skipped: its kept fields, its count of
+    /// fields, its text and line; with `whole`, each split again whole once read. And how
+    /// many records were split.
     fn read(
-        text: &[u8],
-        chunk: usize,
-        split: bool,
-        escape: Option<u8>,
-        last: Option<usize>,
-        whole: bool,
-    ) -> (Vec<Kept>, u64) {
-        read_commented(text, chunk, split, escape, last, whole, None)
-    }
-
-    /// `read`, the lines starting with `comment` skipped.
-    fn read_commented(
         text: &[u8],
         chunk: usize,
         split: bool,
@@ -602,8 +591,8 @@ mod tests {
                 let fields_and_lines = |(kept, _): (Vec<Kept>, u64)| -> Vec<_> {
                     kept.into_iter().map(|(f, _, _, line)| (f, line)).collect()
                 };
-                let got = read_commented(&text, chunk, split, None, None, false, Some(b'#'));
-                let want = read(&blanked, chunk, split, None, None, false);
+                let got = read(&text, chunk, split, None, None, false, Some(b'#'));
+                let want = read(&blanked, chunk, split, None, None, false, None);
                 assert_eq!(
                     fields_and_lines(got),
                     fields_and_lines(want),
@@ -671,7 +660,7 @@ mod tests {
                 // up to `last` kept, as many counted; split again whole, all of them
                 for last in [0, 1, 2] {
                     for whole in [false, true] {
-                        let (kept, _) = read(&text, chunk, true, escape, Some(last), whole);
+                        let (kept, _) = read(&text, chunk, true, escape, Some(last), whole, None);
                         assert_eq!(kept.len(), parsed.len(), "{text:?} last {last}");
                         for (k, (fields, record, line)) in kept.iter().zip(&parsed) {
                             // at least the fields up to `last` (the parser keeps them all)
