@@ -81,6 +81,8 @@ struct Setup {
     /// The CSV dialect (`DIALECTS`) and whether `NULL_TEXTS` are nulls.
     dialect: usize,
     null_texts: bool,
+    /// CSV: lines starting with `#` are comments (Spark's `comment`).
+    comment: bool,
     /// NDJSON: after the first batch, fields without a column are read past, not made
     /// columns (`stop_adding_columns`, as a scan whose first batch fixed a wildcard does).
     stop_after_first: bool,
@@ -507,7 +509,7 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
             delimiter,
             quote,
             escape,
-            comment: None,
+            comment: setup.comment.then_some(b'#'),
             conventions: setup.conventions,
         }
         .checked()
@@ -622,6 +624,7 @@ fn setup_of(a: u8, b: u8, c: u8) -> Setup {
         declared: c & 4 != 0,
         dialect: usize::from(b / 36) % DIALECTS.len(),
         null_texts: c & 64 != 0,
+        comment: c & 16 != 0,
         stop_after_first: false,
         conventions: if b >= 144 {
             Conventions::Spark
