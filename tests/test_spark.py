@@ -403,7 +403,7 @@ def test_prefers_decimal_types_fractions_as_spark_does(spark, tmp_path):
         source = spark.read.format("batchloader").option("prefersDecimal", "true")
         assert _typed_rows(source.load(str(tmp_path))) == reference
     (tmp_path / "d.json").write_text('{"a": 1.5}\n{"a": 1e2}\n')
-    with pytest.raises(Exception, match="(?i)negative scale"):
+    with pytest.raises(Exception, match=r"(?i)negative scale"):
         spark.read.option("prefersDecimal", True).json(str(tmp_path)).collect()
     with pytest.raises(ValueError, match=r"column 'a': 1e2 is a decimal of negative scale"):
         bls.read(spark, str(tmp_path), prefers_decimal=True)

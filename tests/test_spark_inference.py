@@ -9,7 +9,7 @@ from batchloader.spark_inference import (
     WHOLE_DECIMAL,
     Inference,
     declare,
-    floats_past_int64,
+    float_paths,
     merged_type,
     preferred_decimal,
     type_at,
@@ -71,16 +71,16 @@ def test_leaves_of_two_kinds_merge_to_a_string():
 def test_inference_learns_strings_decimals_and_doubles_by_path():
     learnt = Inference(["Typed"])
     big = "12345678901234567890"
-    assert learnt.learn_wholes({"id": [big, "1"], "s.big": [big], "typed": [big], "f": ["1.5"]})
+    assert learnt.learn_decimals({"id": [big, "1"], "s.big": [big], "typed": [big], "f": ["1.5"]})
     assert learnt.schema() == pa.schema(
         [("id", WHOLE_DECIMAL), ("s", pa.struct([("big", WHOLE_DECIMAL)]))]
     )
-    assert not learnt.learn_wholes({"id": [big + "0"]})  # nothing new
-    assert not learnt.learn_wholes({"f": [big]})  # a double already: not tried again
+    assert not learnt.learn_decimals({"id": [big + "0"]})  # nothing new
+    assert not learnt.learn_decimals({"f": [big]})  # a double already: not tried again
     # a fraction in a decimal column: Spark's double, and not a decimal again
     assert learnt.learn_conflict("id")
     assert "id" not in learnt.schema().names
-    assert not learnt.learn_wholes({"id": [big]})
+    assert not learnt.learn_decimals({"id": [big]})
     # the double then meets a string: a string, as any column of mixed types
     assert learnt.learn_conflict("id")
     assert learnt.schema().field("id").type == pa.utf8()
@@ -101,7 +101,7 @@ def test_only_columns_without_a_whole_number_decimal_are_declared():
     one must refuse it, as a conflict that makes it a double); a learnt string is."""
     learnt = Inference([])
     big = ["9223372036854775808"]
-    assert learnt.learn_wholes({"id": big, "s.big": big, "l[]": big})
+    assert learnt.learn_decimals({"id": big, "s.big": big, "l[]": big})
     assert learnt.learn_conflict("mixed")
     assert learnt.declared_names() == ["mixed"]
     assert learnt.learn_conflict("id")  # a double now: nothing declared there
@@ -143,7 +143,7 @@ def test_float_paths_past_int64_are_found_at_any_depth():
             {"x": None, "small": -(2.0**62), "inf": None, "i": None, "s": None},
         ]
     )
-    assert floats_past_int64(batch) == {"x", "s.a[]"}
+    assert float_paths(batch) == {"x", "s.a[]"}
 
 
 @pytest.mark.parametrize(
@@ -173,5 +173,5 @@ def test_prefers_decimal_refuses_a_negative_scale_as_spark_fails():
         preferred_decimal(["1.5", "1e2"])
     learnt = Inference([], prefers_decimal=True)
     with pytest.raises(ValueError, match=r"column 'm\.x': 1E\+3 is"):
-        learnt.learn_wholes({"m.x": ["1E+3"]})
-    assert learnt.learn_wholes({"a": ["1.5"]}) and not learnt.learn_conflict("a")
+        learnt.learn_decimals({"m.x": ["1E+3"]})
+    assert learnt.learn_decimals({"a": ["1.5"]}) and not learnt.learn_conflict("a")

@@ -35,7 +35,7 @@ from batchloader.schema import (
 from batchloader.spark_inference import (
     Inference,
     declare,
-    floats_past_int64,
+    float_paths,
     spark_canonical_type,
     steps_of,
     type_at,
@@ -248,10 +248,10 @@ def _spent_sample(
     return probe
 
 
-def _add_floats_past_int64(found: set[str], least: float, batch: pa.RecordBatch) -> None:
+def _add_float_paths(found: set[str], least: float, batch: pa.RecordBatch) -> None:
     """Add to `found` the paths of `batch`'s float64 values at least `least` in magnitude
-    (`floats_past_int64`)."""
-    found.update(floats_past_int64(batch, least))
+    (`float_paths`)."""
+    found.update(float_paths(batch, least))
 
 
 def _add_texts_at(texts: dict[str, list[str]], batch: pa.RecordBatch) -> None:
@@ -456,7 +456,7 @@ class ScanPlan:
             reader_schema, learnt = self._as_spark_infers(reader_schema, typed, learnt, guessed)
             if self.drop_field_if_all_null:
                 guessed = []  # every guessed type is of a field left out
-            kept = {n.lower(): f for n in reader_schema.names for f in [reader_schema.field(n)]}
+            kept = {f.name.lower(): f for f in reader_schema}
             readers = {c.name.lower() for c in probe.tracker.output_columns() if not c.implicit}
             self.schema = pa.schema(
                 [
@@ -563,8 +563,10 @@ class ScanPlan:
     ) -> tuple[list[str], Any]:
         """Under Spark's JSON conventions, the types the sample learns by Spark's inference
         rules (`spark_inference`: a field of mixed types is a string, whole numbers past
-        int64 a decimal), each learnt by sampling again: the top-level columns they declare
-        (`Inference.declared_names`), and the last sample Scan, spent
+        int64 a decimal, and with `prefers_decimal` fractions too, told from the texts of
+        the sample's floats, read once more as strings), each learnt by sampling again: the
+        top-level columns they declare (`Inference.declared_names`), and the last sample
+        Scan, spent
         (None: Arrow's conventions or a reader of the user's own, which writes its own
         types). In the user's `on_error`: "error" raises at the first bad line, a conflict
         learnt from; "skip" and "permissive" go past bad lines, and the conflicts among the
@@ -591,7 +593,7 @@ class ScanPlan:
                     root,
                     sample_rows,
                     options,
-                    functools.partial(_add_floats_past_int64, big, least),
+                    functools.partial(_add_float_paths, big, least),
                 )
             except BatchLoaderError as e:
                 if learnt.learn_conflict(type_conflict_path(e)):
@@ -600,7 +602,7 @@ class ScanPlan:
             bad = (type_conflict_path(line) for line in probe.bad_lines)
             if any(learnt.learn_conflict(path) for path in bad):
                 continue
-            fresh = sorted(p for p in big if learnt.may_learn_whole(p))
+            fresh = sorted(p for p in big if learnt.may_learn_decimal(p))
             if not fresh:
                 return learnt.declared_names(), probe
             # the numbers' texts tell whole numbers (Spark's decimals) from fractions
@@ -612,7 +614,7 @@ class ScanPlan:
             _spent_sample(
                 sampled, root, sample_rows, options, functools.partial(_add_texts_at, texts)
             )
-            if not learnt.learn_wholes(texts):
+            if not learnt.learn_decimals(texts):
                 return learnt.declared_names(), probe
 
     @staticmethod

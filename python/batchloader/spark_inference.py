@@ -61,7 +61,7 @@ def type_at(path: str, leaf: pa.DataType) -> tuple[str, pa.DataType] | None:
     return top, t
 
 
-def floats_past_int64(batch: pa.RecordBatch, least: float = 2.0**63) -> set[str]:
+def float_paths(batch: pa.RecordBatch, least: float = 2.0**63) -> set[str]:
     """The paths (`x`, `m.x`, `l[]`) of `batch`'s float64 values with a finite one at least
     `least` in magnitude (by default past int64: a whole number past int64 the loader read
     as a float, as a float that large is whole, or a fraction written so, `1e19`; their
@@ -232,8 +232,8 @@ class Inference:
         self.leaves[path] = pa.utf8()
         return not self.schema().equals(before)
 
-    def may_learn_whole(self, path: str) -> bool:
-        """Whether numbers past int64 at `path` may teach a decimal: nothing is learnt there
+    def may_learn_decimal(self, path: str) -> bool:
+        """Whether the numbers at `path` may teach a decimal: nothing is learnt there
         yet, and the user did not type its column."""
         found = type_at(path, WHOLE_DECIMAL)
         return (
@@ -243,7 +243,7 @@ class Inference:
             and found[0].lower() not in self.typed
         )
 
-    def learn_wholes(self, texts: dict[str, list[str]]) -> bool:
+    def learn_decimals(self, texts: dict[str, list[str]]) -> bool:
         """The JSON texts of the sample's numbers at paths where one is past int64 (a float
         to the loader), or any float with `prefers_decimal`: each path a `whole_decimal`
         of them (a `preferred_decimal`), or a double (noted, not tried again); True if any
@@ -251,7 +251,7 @@ class Inference:
         refuses."""
         new = False
         for path, values in texts.items():
-            if not self.may_learn_whole(path):
+            if not self.may_learn_decimal(path):
                 continue
             try:
                 learnt = (preferred_decimal if self.prefers_decimal else whole_decimal)(values)
