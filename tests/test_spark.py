@@ -450,12 +450,18 @@ def test_fields_spark_leaves_out_are_counted_past_the_sample_only_with_data(
 
 
 def test_sparks_json_inference_options_need_sparks_conventions(tmp_path):
-    """`primitives_as_string` and `drop_field_if_all_null` are rules of Spark's inference:
-    under Arrow's conventions they are refused, not ignored."""
+    """`primitives_as_string`, `drop_field_if_all_null` and `prefers_decimal` are rules of
+    Spark's JSON inference: under Arrow's conventions, or over CSV files, they are refused,
+    not ignored."""
     write(f"{tmp_path}/j.json", [{"n": 1}])
     for option in ("primitives_as_string", "drop_field_if_all_null", "prefers_decimal"):
         with pytest.raises(ValueError, match="json_conventions='spark'"):
             bls.ScanPlan(str(tmp_path), json_conventions="arrow", **{option: True})
+    # nor applied to CSV, whose inference has rules of its own
+    (tmp_path / "c.csv").write_text("x\n1.5\n")
+    for option in ("primitives_as_string", "drop_field_if_all_null", "prefers_decimal"):
+        with pytest.raises(ValueError, match=r"c\.csv is CSV \(its types: infer_schema=True\)"):
+            bls.ScanPlan(str(tmp_path), json_conventions="spark", **{option: True})
     assert bls.scan_options_from({"primitivesAsString": "TRUE", "dropfieldifallnull": "0"}) == {
         "primitives_as_string": True,
         "drop_field_if_all_null": False,

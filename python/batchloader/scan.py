@@ -342,6 +342,30 @@ def _null_texts(null_values: str | Sequence[str] | None, format: Any) -> list[st
     return texts
 
 
+def builtin_format(path: str, format: Any = "auto") -> str:
+    """The built-in reader's format for file `path` ("ndjson", "csv" or "tsv"): `format`
+    if it names one, else by the name's suffix (a compression suffix aside); ValueError for
+    a name that tells none."""
+    if format in ("ndjson", "json", "csv", "tsv"):
+        return "ndjson" if format == "json" else str(format)
+    name = path.lower()
+    for suffix in COMPRESSED_SUFFIXES:
+        name = name.removesuffix(suffix)
+    if name.endswith((".json", ".ndjson", ".jsonl")):
+        return "ndjson"
+    if name.endswith(".csv"):
+        return "csv"
+    if name.endswith(".tsv"):
+        return "tsv"
+    unread = name.rpartition(".")[2]
+    if unread in UNREAD_COMPRESSIONS:
+        raise ValueError(
+            f"{path!r} is compressed (.{unread}), which the built-in readers do not read (they"
+            f" read {', '.join(COMPRESSED_SUFFIXES)}): decompress it, or pass a reader"
+        )
+    raise ValueError(f"cannot tell the format of {path!r} from its name; pass format= or a reader")
+
+
 class Scan:
     """Iterate the batches of a scan of files; every batch has `scan.schema`."""
 
@@ -628,26 +652,7 @@ class Scan:
         return out, full, bound
 
     def _builtin_format(self, path: str) -> str:
-        if self.format in ("ndjson", "json", "csv", "tsv"):
-            return "ndjson" if self.format == "json" else self.format
-        name = path.lower()
-        for suffix in COMPRESSED_SUFFIXES:
-            name = name.removesuffix(suffix)
-        if name.endswith((".json", ".ndjson", ".jsonl")):
-            return "ndjson"
-        if name.endswith(".csv"):
-            return "csv"
-        if name.endswith(".tsv"):
-            return "tsv"
-        unread = name.rpartition(".")[2]
-        if unread in UNREAD_COMPRESSIONS:
-            raise ValueError(
-                f"{path!r} is compressed (.{unread}), which the built-in readers do not read (they"
-                f" read {', '.join(COMPRESSED_SUFFIXES)}): decompress it, or pass a reader"
-            )
-        raise ValueError(
-            f"cannot tell the format of {path!r} from its name; pass format= or a reader"
-        )
+        return builtin_format(path, self.format)
 
     def _builtin_reader(self, path: str) -> FileReader:
         fmt = self._builtin_format(path)

@@ -321,6 +321,20 @@ def _sparks_json_rules(scan_options: dict[str, Any]) -> bool:
     return scan_options.get("json_conventions") == "spark" and not custom
 
 
+def _json_rules_on_json_only(files: list[str], scan_options: dict[str, Any], asked: bool) -> None:
+    """Refuse Spark's JSON inference options (`asked`) where a file is CSV, whose
+    inference has rules of its own (`infer_schema`), rather than apply them there."""
+    from batchloader.scan import builtin_format
+
+    fmt = scan_options.get("format", "auto")
+    csv = [f for f in files if asked and builtin_format(f, fmt) in ("csv", "tsv")]
+    if csv:
+        raise ValueError(
+            "primitives_as_string, drop_field_if_all_null and prefers_decimal are Spark's JSON "
+            f"inference options; {csv[0]} is CSV (its types: infer_schema=True)"
+        )
+
+
 def _check_sample_rows(sample_rows: int | None, scan_options: dict[str, Any]) -> None:
     """Refuse a sample that cannot give a schema: a negative count, or no row when nothing
     else names a data column (no `schema=`, every column projected), which would leave
@@ -380,6 +394,7 @@ class ScanPlan:
         self.csv_inferred: dict[str, pa.DataType] = {}
         # planned by what the files are now: one listed by an earlier plan may have grown
         self.files = expand_paths(paths, afresh=True)
+        _json_rules_on_json_only(self.files, scan_options, any(options))
         #: the remote files listed, with their sizes: an executor's scan takes them as
         #: files without asking the store (a request per file) or matching their names
         self.listed = {f: locations.size(f) for f in self.files if locations.is_remote(f)}
@@ -529,14 +544,15 @@ class ScanPlan:
         Files other than CSV are left to their own inference (Spark's JSON reader ignores
         `inferSchema`)."""
         from batchloader import _core
-        from batchloader.scan import Scan
+        from batchloader.scan import Scan, builtin_format
 
         given = sampling.get("schema") or pa.schema([])
         typed = {n.lower() for n in given.names}
         options = dict(sampling, schema=given if len(given) else None)
         scan = Scan(_exactly(sampled), root=root, limit=sample_rows, **options)
         custom = sampling.get("reader") is not None or callable(sampling.get("format"))
-        if custom or any(scan._builtin_format(f) not in ("csv", "tsv") for f in sampled):
+        fmt = sampling.get("format", "auto")
+        if custom or any(builtin_format(f, fmt) not in ("csv", "tsv") for f in sampled):
             return sampling  # JSON: Spark infers its types whatever inferSchema says
         columns: dict[str, list[Any]] = {}
         for batch in scan:
