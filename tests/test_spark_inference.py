@@ -175,3 +175,25 @@ def test_prefers_decimal_refuses_a_negative_scale_as_spark_fails():
     with pytest.raises(ValueError, match=r"column 'm\.x': 1E\+3 is"):
         learnt.learn_decimals({"m.x": ["1E+3"]})
     assert learnt.learn_decimals({"a": ["1.5"]}) and not learnt.learn_conflict("a")
+
+
+def test_texts_at_paths_leave_out_nulls_and_the_members_of_null_structs(tmp_path):
+    """The texts pass collects, by path, the values a sample read as strings: through
+    structs and lists, without nulls, and nothing from under a null struct or list (the
+    loader writes its members null)."""
+    from batchloader.spark import _sampled_texts
+
+    lines = [
+        '{"s": {"big": 12345678901234567890123, "f": 1.50}, "l": [[1e30, null], null]}',
+        '{"s": null, "l": null}',
+        '{"s": {"big": null, "f": -0.0}, "l": [[2]]}',
+    ]
+    (tmp_path / "t.json").write_text("".join(line + "\n" for line in lines))
+    paths = ["s.big", "s.f", "l[][]"]
+    options = {"json_conventions": "spark", "allow_schema_change": True}
+    texts = _sampled_texts([str(tmp_path / "t.json")], None, None, options, pa.schema([]), paths)
+    assert texts == {
+        "s.big": ["12345678901234567890123"],
+        "s.f": ["1.50", "-0.0"],
+        "l[][]": ["1e30", "2"],
+    }

@@ -248,6 +248,26 @@ def _spent_sample(
     return probe
 
 
+def _sampled_texts(
+    sampled: list[str],
+    root: str | None,
+    sample_rows: int | None,
+    options: dict[str, Any],
+    declared: pa.Schema,
+    paths: list[str],
+) -> dict[str, list[str]]:
+    """The JSON texts of the sample's values at `paths` (`x`, `m.x`, `l[]`), by path, nulls
+    left out: the sample read once more with those paths declared strings (a declared
+    string reads any value as its text as written) beside the types `declared` gives."""
+    as_text = declared
+    for path in paths:
+        as_text = declare(as_text, *(type_at(path, pa.utf8()) or (path, pa.utf8())))
+    options = dict(options, schema=as_text, declared_columns=as_text.names)
+    texts: dict[str, list[str]] = {path: [] for path in paths}
+    _spent_sample(sampled, root, sample_rows, options, functools.partial(_add_texts_at, texts))
+    return texts
+
+
 def _add_float_paths(found: set[str], least: float, batch: pa.RecordBatch) -> None:
     """Add to `found` the paths of `batch`'s float64 values at least `least` in magnitude
     (`float_paths`)."""
@@ -622,14 +642,7 @@ class ScanPlan:
             if not fresh:
                 return learnt.declared_names(), probe
             # the numbers' texts tell whole numbers (Spark's decimals) from fractions
-            as_text = declared
-            for path in fresh:
-                as_text = declare(as_text, *(type_at(path, pa.utf8()) or (path, pa.utf8())))
-            options = dict(options, schema=as_text, declared_columns=as_text.names)
-            texts: dict[str, list[str]] = {path: [] for path in fresh}
-            _spent_sample(
-                sampled, root, sample_rows, options, functools.partial(_add_texts_at, texts)
-            )
+            texts = _sampled_texts(sampled, root, sample_rows, options, declared, fresh)
             if not learnt.learn_decimals(texts):
                 return learnt.declared_names(), probe
 
