@@ -334,20 +334,29 @@ def plan_tasks(splits: list[Split], split_bytes: int, parallelism: int = 1) -> l
     return tasks
 
 
+def _custom_reader(scan_options: dict[str, Any]) -> bool:
+    """Whether the scan reads with a reader of the user's own (which writes its own types)."""
+    return scan_options.get("reader") is not None or callable(scan_options.get("format"))
+
+
+def _csv_files(files: list[str], scan_options: dict[str, Any]) -> list[str]:
+    """The files among `files` the built-in readers read as CSV (or TSV)."""
+    from batchloader.scan import builtin_format
+
+    fmt = scan_options.get("format", "auto")
+    return [f for f in files if builtin_format(f, fmt) in ("csv", "tsv")]
+
+
 def _sparks_json_rules(scan_options: dict[str, Any]) -> bool:
     """Whether a sample types JSON by Spark's inference rules: under Spark's JSON
-    conventions, with a built-in reader (a reader of the user's own writes its own types)."""
-    custom = scan_options.get("reader") is not None or callable(scan_options.get("format"))
-    return scan_options.get("json_conventions") == "spark" and not custom
+    conventions, with a built-in reader."""
+    return scan_options.get("json_conventions") == "spark" and not _custom_reader(scan_options)
 
 
 def _json_rules_on_json_only(files: list[str], scan_options: dict[str, Any], asked: bool) -> None:
     """Refuse Spark's JSON inference options (`asked`) where a file is CSV, whose
     inference has rules of its own (`infer_schema`), rather than apply them there."""
-    from batchloader.scan import builtin_format
-
-    fmt = scan_options.get("format", "auto")
-    csv = [f for f in files if asked and builtin_format(f, fmt) in ("csv", "tsv")]
+    csv = _csv_files(files, scan_options) if asked else []
     if csv:
         raise ValueError(
             "primitives_as_string, drop_field_if_all_null and prefers_decimal are Spark's JSON "
@@ -564,16 +573,14 @@ class ScanPlan:
         Files other than CSV are left to their own inference (Spark's JSON reader ignores
         `inferSchema`)."""
         from batchloader import _core
-        from batchloader.scan import Scan, builtin_format
+        from batchloader.scan import Scan
 
+        if _custom_reader(sampling) or len(_csv_files(sampled, sampling)) < len(sampled):
+            return sampling  # JSON: Spark infers its types whatever inferSchema says
         given = sampling.get("schema") or pa.schema([])
         typed = {n.lower() for n in given.names}
         options = dict(sampling, schema=given if len(given) else None)
         scan = Scan(_exactly(sampled), root=root, limit=sample_rows, **options)
-        custom = sampling.get("reader") is not None or callable(sampling.get("format"))
-        fmt = sampling.get("format", "auto")
-        if custom or any(builtin_format(f, fmt) not in ("csv", "tsv") for f in sampled):
-            return sampling  # JSON: Spark infers its types whatever inferSchema says
         columns: dict[str, list[Any]] = {}
         for batch in scan:
             for field in batch.schema:

@@ -96,8 +96,8 @@ impl CsvOptions {
             ("delimiter", Some(self.delimiter)),
             ("quote", Some(self.quote)),
             ("escape", self.escape),
+            ("comment", self.comment),
         ];
-        let roles = [roles[0], roles[1], roles[2], ("comment", self.comment)];
         for (role, byte) in roles {
             if let Some(b @ (b'\n' | b'\r')) = byte {
                 return Err(format!(

@@ -20,7 +20,8 @@ pub enum Inferred {
     Int,
     /// Whole numbers within 64 bits (`bigint`).
     Long,
-    /// A whole number past a long, of this many digits (Spark's `decimal(p, 0)`).
+    /// A number of scale 0 past a long, or written with a fraction or exponent (`1.`,
+    /// `1.5e1`), of this many digits (Spark's `decimal(p, 0)`).
     Decimal(u8),
     /// Numbers Java's `Double.parseDouble` reads (`double`).
     Double,
@@ -166,7 +167,11 @@ mod tests {
     use super::*;
 
     fn infer(texts: &[&str]) -> String {
-        infer_column(texts.iter().map(|t| Some(*t)), &TimeFormats::default()).ddl()
+        infer_with(texts, &TimeFormats::default())
+    }
+
+    fn infer_with(texts: &[&str], formats: &TimeFormats) -> String {
+        infer_column(texts.iter().map(|t| Some(*t)), formats).ddl()
     }
 
     /// The columns probed against Spark 4.3's `inferSchema` (the types it gave), and the
@@ -222,7 +227,7 @@ mod tests {
             timestamp: Some(TimePattern::java("dd/MM/yyyy HH:mm").unwrap()),
             ..TimeFormats::default()
         };
-        let infer = |texts: &[&str]| infer_column(texts.iter().map(|t| Some(*t)), &formats).ddl();
+        let infer = |texts: &[&str]| infer_with(texts, &formats);
         assert_eq!(
             infer(&["02/01/2024 03:04", "31/12/2023 23:59"]),
             "timestamp"
