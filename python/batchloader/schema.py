@@ -24,6 +24,7 @@ from batchloader._core import (
     SchemaConflictError,
     repeat_utf8,
 )
+from batchloader.column_paths import member_path, path_step, top_name
 from batchloader.projection import ProjectedColumn, Projection, spelled
 
 log = logging.getLogger("batchloader")
@@ -201,7 +202,7 @@ def no_value_paths(values: pa.Array, path: str) -> frozenset[str]:
     if pa.types.is_struct(t):
         out: frozenset[str] = frozenset()
         for f, member in zip(t, values.flatten(), strict=True):
-            out |= no_value_paths(member, f"{path}.{f.name.lower()}")
+            out |= no_value_paths(member, member_path(path, f.name.lower()))
         return out
     if _is_list(t):
         elements = values.flatten()
@@ -216,7 +217,7 @@ def _guesses(col: _Column) -> frozenset[str]:
     if col.source != "reader" or col.declared or col.field is None:
         return frozenset()
     if col.guessed:
-        return frozenset([col.name.lower()])
+        return frozenset([path_step(col.name.lower())])
     return col.unconfirmed or frozenset()
 
 
@@ -243,26 +244,10 @@ def type_paths(t: pa.DataType, path: str) -> frozenset[str]:
     out = {path}
     if pa.types.is_struct(t):
         for f in t:
-            out |= type_paths(f.type, f"{path}.{f.name.lower()}")
+            out |= type_paths(f.type, member_path(path, f.name.lower()))
     elif _is_list(t):
         out |= type_paths(t.value_type, f"{path}[]")
     return frozenset(out)
-
-
-def top_name(path: str) -> str:
-    """The top-level column of a column path as errors name it (`m.x`, `l[]`: `m`, `l`)."""
-    return re.split(r"[.\[]", path, maxsplit=1)[0]
-
-
-def top_name_among(path: str, is_name: Callable[[str], bool]) -> str:
-    """`top_name`, for paths whose names may hold `.` or `[` (a key `a.b`): the longest
-    start of `path` ending at a `.` or `[` (or all of it) that `is_name` takes for a
-    top-level column, else `top_name(path)`."""
-    cuts = [m.start() for m in re.finditer(r"[.\[]", path)]
-    for end in [len(path), *reversed(cuts)]:
-        if is_name(path[:end]):
-            return path[:end]
-    return top_name(path)
 
 
 def _within(path: str, paths: frozenset[str] | None) -> bool:
@@ -454,7 +439,7 @@ class ScanSchemaTracker:
 
     def _top_of(self, path: str) -> str:
         """The top-level column `path` (`m.x`, `l[]`, `a.b`...) lies in, by name."""
-        return top_name_among(path, lambda name: self._find(name) is not None)
+        return top_name(path)
 
     def _find(self, name: str) -> _Column | None:
         return self._by_name.get(name.lower())
@@ -554,7 +539,7 @@ class ScanSchemaTracker:
         out = []
         for c in self._typed_for_readers():
             if c.text_guesses and c.field is not None:
-                present = type_paths(c.field.type, c.name.lower())
+                present = type_paths(c.field.type, path_step(c.name.lower()))
                 out += sorted(p for p in c.text_guesses if p in present)
         return out
 
@@ -637,7 +622,7 @@ class ScanSchemaTracker:
                 continue
             check_kind(col.projection, f, file)
             read, f = f, self._with_projected_members(col.projection, f)
-            name = col.name.lower()
+            name = path_step(col.name.lower())
             col.spliced = frozenset()
             if f is not read:
                 col.spliced = type_paths(f.type, name) - type_paths(read.type, name)
@@ -678,8 +663,8 @@ class ScanSchemaTracker:
                 continue  # every path it has was seen before and confirmed
             quiet = False
             values = batch.column(i)
-            paths = no_value_paths(values, col.name.lower())
-            present = type_paths(values.type, col.name.lower())
+            paths = no_value_paths(values, path_step(col.name.lower()))
+            present = type_paths(values.type, path_step(col.name.lower()))
             if col.unconfirmed is None:
                 col.unconfirmed = paths
             else:
@@ -908,7 +893,7 @@ class ScanSchemaTracker:
     ) -> pa.DataType:
         """The type of column `col` at `path` once a reader gave `new` where it had `old`;
         `blank`: the paths no value of the reader's batch shows (their type says nothing)."""
-        path = path or col.name.lower()
+        path = path or path_step(col.name.lower())
         if old == new or _within(path, blank):
             return old
         if self._may_change() and (col.guessed or _within(path, col.unconfirmed)):
@@ -920,12 +905,12 @@ class ScanSchemaTracker:
                 have = members.get(m.name.lower())
                 if have is None:
                     if self._resolved and not self.allow_schema_change and not col.guessed:
-                        self._left_out_member(col, f"{path}.{m.name.lower()}", where, blank)
+                        self._left_out_member(col, member_path(path, m.name.lower()), where, blank)
                         continue
                     out.append(m)
                 elif have.type != m.type:
                     i = out.index(have)
-                    member = f"{path}.{m.name.lower()}"
+                    member = member_path(path, m.name.lower())
                     merged = self._merge_type(col, have.type, m.type, where, member, blank)
                     out[i] = have.with_type(merged)
             return pa.struct(out)
@@ -952,7 +937,7 @@ class ScanSchemaTracker:
                 f"type when the first batch fixed the schema), but {where} has it as {new}; "
                 "give its type in the scan's schema, or pass allow_schema_change=True"
             )
-        at = f" at '{path}'" if path != col.name.lower() else ""
+        at = f" at '{path}'" if path != path_step(col.name.lower()) else ""
         raise SchemaConflictError(
             f"column '{col.name}' changed type{at} from {old} to {new} in {where}"
         )

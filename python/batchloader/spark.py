@@ -24,20 +24,15 @@ import pyarrow as pa
 
 from batchloader import locations, pruning
 from batchloader._core import COMPRESSED_SUFFIXES, JAVA_SHORT_IDS, ResultSetLoader
+from batchloader.column_paths import member_path, path_step, path_steps, top_name
 from batchloader.errors import BatchLoaderError
 from batchloader.projection import split_paths
-from batchloader.schema import (
-    ImplicitColumns,
-    explaining_type_conflicts,
-    top_name_among,
-    type_conflict_path,
-)
+from batchloader.schema import ImplicitColumns, explaining_type_conflicts, type_conflict_path
 from batchloader.spark_inference import (
     Inference,
     declare,
     float_paths,
     spark_canonical_type,
-    steps_of,
     type_at,
 )
 
@@ -278,7 +273,7 @@ def _add_texts_at(texts: dict[str, list[str]], batch: pa.RecordBatch) -> None:
     """Add to `texts` (by column path: `x`, `m.x`, `l[]`) the values `batch` has at each
     path, nulls left out."""
     for path, found in texts.items():
-        top, steps = steps_of(path) or (path, [])
+        top, steps = path_steps(path) or (path, [])
         names = [n for n in batch.schema.names if n.lower() == top.lower()]
         if not names:
             continue
@@ -552,7 +547,7 @@ class ScanPlan:
             if f.name.lower() in typed:
                 fields.append(f)
                 continue
-            t = spark_canonical_type(f.type, f.name, all_null, self.primitives_as_string)
+            t = spark_canonical_type(f.type, path_step(f.name), all_null, self.primitives_as_string)
             if t is not None:
                 fields.append(f.with_type(t))
         declared = [f.name for f in fields if f.name.lower() not in typed]
@@ -712,7 +707,7 @@ class ScanPlan:
 
     def _why_sampled(self, path: str, message: str) -> str | None:
         """Why column `path` has the type a value did not fit: the driver's sample gave it."""
-        top = top_name_among(path, lambda name: name.lower() in self.inferred)
+        top = top_name(path)
         found = self.inferred.get(top.lower())
         if found is None:
             return None
@@ -766,7 +761,7 @@ def _refuse_variants(t: Any, path: str = "") -> None:
         )
     if isinstance(t, StructType):
         for f in t.fields:
-            _refuse_variants(f.dataType, f"{path}.{f.name}" if path else f.name)
+            _refuse_variants(f.dataType, member_path(path or None, f.name))
     elif isinstance(t, ArrayType):
         _refuse_variants(t.elementType, f"{path}[]")
     elif isinstance(t, MapType):

@@ -15,8 +15,7 @@ import re
 import pyarrow as pa
 import pyarrow.compute as pc
 
-#: a path's steps after its top-level name: `.member` or `[]` (an element)
-_STEP = re.compile(r"\.([^.\[]+)|\[\]")
+from batchloader.column_paths import member_path, path_step, path_steps
 
 #: what a column of whole numbers past int64 is, as Spark infers it when it has longs too
 #: (a long merges into a `decimal(20, 0)`); its precision is its most digits, if more
@@ -29,29 +28,11 @@ _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
-def steps_of(path: str) -> tuple[str, list[str | None]] | None:
-    """The top-level name of column path `path` (`x.a[]`) and its steps after it: a
-    member's name, or None for a list's elements; None for a path these steps do not
-    spell."""
-    top = re.match(r"[^.\[]+", path)
-    if top is None:
-        return None
-    steps: list[str | None] = []
-    rest = path[top.end() :]
-    while rest:
-        step = _STEP.match(rest)
-        if step is None:
-            return None
-        steps.append(step.group(1))  # None: an element
-        rest = rest[step.end() :]
-    return top.group(0), steps
-
-
 def type_at(path: str, leaf: pa.DataType) -> tuple[str, pa.DataType] | None:
     """The top-level name of column path `path` (`x.a[]`) and the type that makes the
     value at the path a `leaf`, the rest of the column left to the data (`struct<a:
     list<leaf>>`); None for a path these steps do not spell."""
-    found = steps_of(path)
+    found = path_steps(path)
     if found is None:
         return None
     top, steps = found
@@ -72,7 +53,7 @@ def float_paths(batch: pa.RecordBatch, least: float = 2.0**63) -> set[str]:
         t = values.type
         if pa.types.is_struct(t):
             for i, f in enumerate(t):
-                walk(values.field(i), f"{path}.{f.name}")
+                walk(values.field(i), member_path(path, f.name))
         elif pa.types.is_list(t) or pa.types.is_large_list(t):
             walk(values.flatten(), f"{path}[]")
         elif pa.types.is_float64(t):
@@ -81,7 +62,7 @@ def float_paths(batch: pa.RecordBatch, least: float = 2.0**63) -> set[str]:
                 found.add(path)
 
     for name, column in zip(batch.schema.names, batch.columns, strict=True):
-        walk(column, name)
+        walk(column, path_step(name))
     return found
 
 
@@ -159,7 +140,7 @@ def spark_canonical_type(
     if pa.types.is_struct(t):
         members = []
         for f in t:
-            member = spark_canonical_type(f.type, f"{path}.{f.name}", all_null, as_strings)
+            member = spark_canonical_type(f.type, member_path(path, f.name), all_null, as_strings)
             if member is not None:
                 members.append(f.with_type(member))
         return pa.struct(members) if members else None

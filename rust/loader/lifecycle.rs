@@ -10,6 +10,7 @@ use super::error::{LoaderError, Result};
 use super::node::{ColumnId, ColumnKind, Data, Node, Physical, Role, ROOT};
 use super::options::{LoaderOptions, Projection};
 use super::overflow::FrozenBatch;
+use super::path::{self, Step};
 use super::tree::{validate_field, RowShape};
 
 /// Where the loader is in its lifecycle.
@@ -80,8 +81,6 @@ pub struct ResultSetLoader {
     /// Per top-level column (by position): its type was inferred from earlier data
     /// (`LoaderOptions::inferred`), so discovering writers may widen its int64s.
     pub(crate) inferred: Vec<bool>,
-    /// Per top-level column: its type was declared by the user (`LoaderOptions::declared`).
-    pub(crate) declared: Vec<bool>,
     /// What the row being written did that its reader reports, per column, once per value
     /// (`note_text_kept`, `note_whole_rounded`): counted when the row is saved.
     pub(crate) row_notes: Vec<(RowNote, ColumnId)>,
@@ -130,7 +129,6 @@ impl ResultSetLoader {
             schema_version: 0,
             widened: Vec::new(),
             inferred: Vec::new(),
-            declared: Vec::new(),
             row_notes: Vec::new(),
             notes: HashMap::new(),
         };
@@ -147,8 +145,17 @@ impl ResultSetLoader {
             }
         }
         loader.inferred = loader.top_flags(&loader.options.inferred, "inferred")?;
-        loader.declared = loader.top_flags(&loader.options.declared, "declared")?;
         let index = loader.columns_by_path();
+        for name in loader.options.declared.clone() {
+            let id = loader.column(ROOT, &name);
+            let id = id.or_else(|| index.get(&name.to_lowercase()).copied());
+            let id = id.ok_or_else(|| {
+                LoaderError::InvalidArgument(format!(
+                    "declared column '{name}' is not in the schema"
+                ))
+            })?;
+            loader.for_subtree(id, |n| n.declared = true);
+        }
         for path in loader.options.text_guesses.clone() {
             let id = *index.get(&path.to_lowercase()).ok_or_else(|| {
                 LoaderError::InvalidArgument(format!("text_guesses: no column '{path}'"))
@@ -189,7 +196,7 @@ impl ResultSetLoader {
     }
 
     /// Whether column `id` is a utf8 column that takes any JSON value, a non-string as its
-    /// text: under a top-level column the user declared (`LoaderOptions::declared`), or
+    /// text: in a column the user declared (`LoaderOptions::declared`), or
     /// typed by a guess the schema fixed (`take_any_text`).
     pub fn takes_any_text(&self, id: ColumnId) -> bool {
         self.nodes.get(id).is_some_and(|n| {
@@ -197,14 +204,10 @@ impl ResultSetLoader {
         })
     }
 
-    /// Whether column `id` belongs to a top-level column whose type the user declared
+    /// Whether column `id` lies in a column whose type the user declared
     /// (`LoaderOptions::declared`), not one the data typed.
     pub fn is_declared(&self, id: ColumnId) -> bool {
-        self.nodes
-            .get(id)
-            .and_then(|n| self.declared.get(n.top))
-            .copied()
-            .unwrap_or(false)
+        self.nodes.get(id).is_some_and(|n| n.declared)
     }
 
     /// Mark column `id` and everything below it as typed by a guess the schema fixed (no
@@ -214,12 +217,16 @@ impl ResultSetLoader {
     /// member a reader finds later in a struct among them is such a column too
     /// (`is_fixed_guess`).
     pub fn take_any_text(&mut self, id: ColumnId) {
-        if id >= self.nodes.len() {
-            return;
+        if id < self.nodes.len() {
+            self.for_subtree(id, |n| n.any_text = true);
         }
+    }
+
+    /// Apply `change` to column `id` and every column below it.
+    fn for_subtree(&mut self, id: ColumnId, change: impl Fn(&mut Node)) {
         let mut pending = vec![id];
         while let Some(id) = pending.pop() {
-            self.nodes[id].any_text = true;
+            change(&mut self.nodes[id]);
             pending.extend(self.children(id));
         }
     }
@@ -259,13 +266,16 @@ impl ResultSetLoader {
         let Some(field) = field_at(schema, path) else {
             return Ok(None);
         };
-        let parent = match path.rsplit_once('.') {
-            Some((parent, _)) => match index.get(&parent.to_lowercase()) {
+        let Some((top, mut steps)) = path::steps(path) else {
+            return Ok(None);
+        };
+        let parent = match steps.pop() {
+            None => ROOT,
+            Some(Step::Member(_)) => match index.get(&path::join(&top, &steps).to_lowercase()) {
                 Some(&id) if self.kind(id) == ColumnKind::Struct => id,
                 _ => return Ok(None),
             },
-            None if !path.ends_with("[]") => ROOT,
-            None => return Ok(None),
+            Some(Step::Elements) => return Ok(None),
         };
         self.add_column(parent, field).map(Some)
     }
@@ -734,49 +744,27 @@ impl ResultSetLoader {
 
     /// Validate a field as `add_column` would, without adding it.
     pub fn check_field(field: &Field) -> Result<()> {
-        validate_field(field, field.name(), 1)
+        validate_field(field, &path::step(field.name()), 1)
     }
 }
 
 /// The field of `schema` at `path` (`m.x`, `l[]`, `l[].x`; names in any case).
 fn field_at(schema: &Schema, path: &str) -> Option<FieldRef> {
-    let mut steps = path.split('.');
-    let first = steps.next()?;
-    let (name, mut elements) = strip_elements(first);
-    let mut field = schema
-        .fields()
-        .iter()
-        .find(|f| f.name().to_lowercase() == name.to_lowercase())?
-        .clone();
-    loop {
-        for _ in 0..elements {
-            field = match field.data_type() {
-                DataType::List(f) | DataType::LargeList(f) => f.clone(),
-                _ => return None,
-            };
-        }
-        let Some(step) = steps.next() else {
-            return Some(field);
-        };
-        let (name, n) = strip_elements(step);
-        elements = n;
-        field = match field.data_type() {
-            DataType::Struct(members) => members
-                .iter()
-                .find(|f| f.name().to_lowercase() == name.to_lowercase())?
-                .clone(),
+    let (top, steps) = path::steps(path)?;
+    let named = |fields: &Fields, name: &str| {
+        let name = name.to_lowercase();
+        fields
+            .iter()
+            .find(|f| f.name().to_lowercase() == name)
+            .cloned()
+    };
+    let mut field = named(schema.fields(), &top)?;
+    for step in &steps {
+        field = match (step, field.data_type()) {
+            (Step::Elements, DataType::List(f) | DataType::LargeList(f)) => f.clone(),
+            (Step::Member(name), DataType::Struct(members)) => named(members, name)?,
             _ => return None,
         };
     }
-}
-
-/// A path step without its trailing `[]`s, and how many there were (`l[][]`: `l`, 2).
-fn strip_elements(step: &str) -> (&str, usize) {
-    let mut name = step;
-    let mut n = 0;
-    while let Some(rest) = name.strip_suffix("[]") {
-        name = rest;
-        n += 1;
-    }
-    (name, n)
+    Some(field)
 }

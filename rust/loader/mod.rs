@@ -27,6 +27,7 @@ mod lifecycle;
 mod node;
 mod options;
 mod overflow;
+pub(crate) mod path;
 mod rollback;
 mod tree;
 mod value;

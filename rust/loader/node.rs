@@ -160,6 +160,9 @@ pub(crate) struct Node {
     /// Its type was a guess the schema fixed (no value had shown it): a utf8 column takes
     /// any JSON value, a non-string as its text (`ResultSetLoader::take_any_text`).
     pub any_text: bool,
+    /// It lies in a column whose type was declared (`LoaderOptions::declared`), which a
+    /// member added later inherits from its struct.
+    pub declared: bool,
 }
 
 /// The set-aside head of a node after a split: exactly what is exported.

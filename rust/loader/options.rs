@@ -285,9 +285,11 @@ pub struct LoaderOptions {
     /// earlier files), not declared: writers that discover treat them as their own
     /// discoveries, so an int64 in them (at any depth) widens to float64 when a float comes.
     pub inferred: Vec<String>,
-    /// Top-level columns of `schema` whose types the user declared (a scan's `schema=`), as
-    /// opposed to types taken from data: a reader converts values to them, and a utf8 one
-    /// (at any depth) takes any JSON value, a non-string as its JSON text (Spark's rule).
+    /// Columns of `schema` whose types the user declared (a scan's `schema=`), as opposed to
+    /// types taken from data, by top-level name or by path (`m.x`, as
+    /// `ResultSetLoader::path` spells it: that member and what it holds): a reader converts
+    /// values to them, and a utf8 one (at any depth) takes any JSON value, a non-string as
+    /// its JSON text (Spark's rule).
     pub declared: Vec<String>,
     /// Parts of `schema` whose utf8 types were guesses the scan fixed (no value had shown
     /// them: only nulls, lists only empty), by path as `ResultSetLoader::path` spells them

@@ -1545,3 +1545,47 @@ fn a_null_member_added_after_an_overflow_reaches_the_structs_set_aside() {
     l.start_batch().unwrap();
     assert_eq!(l.harvest().unwrap().num_rows(), 1);
 }
+
+/// `declared` takes top-level names (one with a dot included, as it is) and paths: a path
+/// declares that member and what it holds, not its struct's other members; a member added
+/// later to a declared struct is declared too. A name or path the schema lacks is refused.
+#[test]
+fn declared_paths_declare_the_members_they_name() {
+    let s = DataType::Struct(Fields::from(vec![
+        Field::new("k.v", DataType::Utf8, true),
+        Field::new("x", DataType::Utf8, true),
+    ]));
+    let schema = |declared: Vec<&str>| {
+        ResultSetLoader::new(LoaderOptions {
+            schema: schema_of(vec![
+                Field::new("s", s.clone(), true),
+                Field::new("a.b", DataType::Utf8, true),
+                Field::new("t", s.clone(), true),
+            ]),
+            declared: declared.into_iter().map(String::from).collect(),
+            ..LoaderOptions::default()
+        })
+    };
+    let l = schema(vec!["S.`K.V`", "a.b", "t"]).unwrap();
+    let at = |path: &str| l.column_by_path(path).unwrap();
+    assert_eq!(l.path(at("s.`k.v`")), "s.`k.v`");
+    assert!(l.takes_any_text(at("s.`k.v`")) && !l.takes_any_text(at("s.x")));
+    assert!(!l.is_declared(at("s")));
+    assert!(l.takes_any_text(at("`a.b`")));
+    assert!(l.takes_any_text(at("t.`k.v`")) && l.takes_any_text(at("t.x")));
+    let mut l = l;
+    let t = l.column(ROOT, "t").unwrap();
+    let added = l
+        .add_column(t, Field::new("y", DataType::Utf8, true))
+        .unwrap();
+    assert!(l.takes_any_text(added));
+    let s = l.column(ROOT, "s").unwrap();
+    let added = l
+        .add_column(s, Field::new("y", DataType::Utf8, true))
+        .unwrap();
+    assert!(!l.takes_any_text(added));
+    for missing in ["s.y", "s.k.v", "nope"] {
+        let e = schema(vec![missing]).err().expect(missing);
+        assert!(e.to_string().contains("is not in the schema"), "{e}");
+    }
+}

@@ -14,6 +14,7 @@ use super::node::{
     new_offsets, offset_width, ColumnId, Data, NameIndex, Node, Physical, Role, ROOT,
 };
 use super::options::Projection;
+use super::path;
 
 /// Field metadata key holding the back-fill value of a non-nullable scalar column.
 pub const DEFAULT_METADATA_KEY: &str = "default";
@@ -130,7 +131,7 @@ pub(crate) fn validate_field(field: &Field, path: &str, level: usize) -> Result<
                         f.name()
                     )));
                 }
-                validate_field(f, &format!("{path}.{}", f.name()), below)?;
+                validate_field(f, &path::member(Some(path), f.name()), below)?;
             }
             Ok(())
         }
@@ -316,7 +317,7 @@ fn check_backfill(field: &Field, n: usize, path: &str) -> Result<()> {
         }
         DataType::Struct(fields) => fields
             .iter()
-            .try_for_each(|f| check_backfill(f, n, &format!("{path}.{}", f.name()))),
+            .try_for_each(|f| check_backfill(f, n, &path::member(Some(path), f.name()))),
         _ => Ok(()),
     }
 }
@@ -351,11 +352,10 @@ impl ResultSetLoader {
 
     /// The path a member `name` of struct `parent` would have.
     pub(crate) fn member_path(&self, parent: ColumnId, name: &str) -> String {
-        if parent == ROOT {
-            name.to_string()
-        } else {
-            format!("{}.{name}", self.nodes[parent].path)
-        }
+        path::member(
+            (parent != ROOT).then(|| self.nodes[parent].path.as_str()),
+            name,
+        )
     }
 
     /// Whether `add_column(parent, ...)` could name a column `name` (discovery checks a
@@ -671,6 +671,10 @@ impl ResultSetLoader {
             deferrable: None,
             noted_in: 0,
             any_text: false,
+            declared: match role {
+                Role::Member(s) | Role::Element(s) if s != ROOT => self.nodes[s].declared,
+                _ => false,
+            },
         });
         self.nodes[id].deferrable = self.nodes[id].null_bytes_if_deferred();
         if projected {
@@ -729,11 +733,7 @@ impl ResultSetLoader {
         projection: Option<Projection>,
         structural: bool,
     ) -> Result<ColumnId> {
-        let path = if parent == ROOT {
-            field.name().clone()
-        } else {
-            format!("{}.{}", self.nodes[parent].path, field.name())
-        };
+        let path = self.member_path(parent, field.name());
         let projection = if self.nodes[parent].projected {
             projection
         } else {
