@@ -5,7 +5,7 @@ never taken for member `b` of `a`."""
 import pyarrow as pa
 import pytest
 
-from batchloader.column_paths import member_path, path_step, path_steps, top_name
+from batchloader.column_paths import member_path, path_step, path_steps, top_name, type_at_path
 from batchloader.scan import Scan
 from batchloader.spark_inference import float_paths, type_at
 
@@ -54,3 +54,26 @@ def test_errors_name_dotted_keys_with_backticks(tmp_path):
     path.write_text('{"a.b": 1}\n{"a.b": "x"}\n')
     with pytest.raises(Exception, match=r"column '`a\.b`'"):
         list(Scan([str(path)]))
+
+
+def test_type_at_path_walks_a_schema_in_any_case():
+    schema = pa.schema([("S", pa.struct([("k.v", pa.list_(pa.int8()))])), ("a.b", pa.utf8())])
+    assert type_at_path(schema, "s.`K.V`[]") == pa.int8()
+    assert type_at_path(schema, "`a.b`") == pa.utf8()
+    for missing in ["a.b", "s.k.v", "s.`k.v`.x", "`a.b`[]", "nope", "s["]:
+        assert type_at_path(schema, missing) is None
+
+
+def test_a_declared_member_path_reads_any_value_as_text(tmp_path):
+    """`declared_columns` names whole columns or, by path, members: a declared member's
+    string reads a number as its text, while its struct's other members keep the types the
+    schema gives them (a string there refuses a number)."""
+    path = tmp_path / "d.json"
+    path.write_text('{"s": {"k.v": 1, "x": "a"}}\n{"s": {"k.v": "t", "x": 2}}\n')
+    schema = pa.schema([("s", pa.struct([("k.v", pa.utf8()), ("x", pa.utf8())]))])
+    with pytest.raises(Exception, match=r"line 2.*column 's\.x'"):
+        list(Scan([str(path)], schema=schema, declared_columns=["s.`k.v`"]))
+    path.write_text('{"s": {"k.v": 1, "x": "a"}}\n{"s": {"k.v": "t", "x": "b"}}\n')
+    batches = Scan([str(path)], schema=schema, declared_columns=["S.`K.V`"])
+    rows = pa.Table.from_batches(list(batches)).to_pylist()
+    assert [r["s"] for r in rows] == [{"k.v": "1", "x": "a"}, {"k.v": "t", "x": "b"}]

@@ -223,7 +223,7 @@ def _typed_rows(df):
     orders inferred columns by name, the scan as met)."""
     names = sorted(c for c in df.columns if c not in ("fqn", "filepath", "filename", "suffix"))
     types = {f.name: f.dataType.simpleString() for f in df.schema.fields if f.name in names}
-    return types, rows_of(df.select(*names))
+    return types, rows_of(df.select(*(f"`{n}`" for n in names)))  # (`a.b` is a name)
 
 
 @pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
@@ -325,6 +325,41 @@ def test_whole_numbers_past_int64_are_decimals_as_spark_infers_them(spark, tmp_p
     if HAS_PYTHON_DATA_SOURCES:
         bls.register(spark)
         assert _typed_rows(spark.read.format("batchloader").load(path)) == reference
+
+
+#: keys with dots and brackets, as logs have them (`http.status`), whose columns Spark's
+#: inference rules type: a mixed-type field and member, whole numbers past int64, a field
+#: only ever null; struct members in Spark's order (it sorts them; the scan puts the members
+#: it learnt strings for first, then those it learnt decimals for)
+DOTTED_ROWS = [
+    {"a.b": 12345678901234567890, "http.status": 200, "id": 1, "l[]": [1], "n.x": None},
+    {"a.b": 5, "http.status": "ok", "id": 2, "l[]": ["a"], "n.x": None},
+    {"id": 3, "s": {"k.v": 1, "plain": 1, "z.big": 1}, "t": {"u.v": {"w.x": 1}}},
+    {"id": 4, "s": {"k.v": "t", "plain": "p", "z.big": 2**64}, "t": {"u.v": {"w.x": "y"}}},
+]
+
+
+@pytest.mark.parametrize("options", [{}, {"dropFieldIfAllNull": "true"}])
+def test_dotted_keys_are_names_to_sparks_inference(spark, tmp_path, options):
+    """A key holding a dot or brackets (`http.status`, `l[]`) is one column to Spark's
+    inference rules, not a struct's member: its mixed types make a string, its whole numbers
+    past int64 a decimal, and `dropFieldIfAllNull` drops it if only nulls, as
+    `spark.read.json` types and reads them; so does a struct that has both a string learnt
+    from mixed types and a decimal learnt from whole numbers (each member keeps its rule:
+    the string reads any value as its text)."""
+    write(f"{tmp_path}/d/d.json", DOTTED_ROWS)
+    path = f"{tmp_path}/d"
+    reference = _typed_rows(spark.read.options(**options).json(path))
+    types = reference[0]
+    assert types["http.status"] == "string" and types["a.b"] == "decimal(20,0)"
+    assert types["s"] == "struct<k.v:string,plain:string,z.big:decimal(20,0)>"
+    assert ("n.x" in types) == (not options)
+    named = {"drop_field_if_all_null": True} if options else {}
+    assert _typed_rows(bls.read(spark, path, **named)) == reference
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        loaded = spark.read.format("batchloader").options(**options).load(path)
+        assert _typed_rows(loaded) == reference
 
 
 #: lines of two files, as written (`1.50`, `1e2`, `-0.0` kept), for Spark's JSON inference

@@ -92,9 +92,10 @@ class ResultSetLoader:
         `inferred`: top-level columns of `schema` typed from earlier data, not declared:
         with `discover`, their int64s (at any depth) widen to float64 when a float comes,
         as a discovered column's do.
-        `declared`: top-level columns of `schema` whose types the user gave: the NDJSON
-        reader writes any JSON value to a utf8 column under them, a non-string as its JSON
-        text as the line has it (Spark's rule).
+        `declared`: columns of `schema` whose types the user gave, by top-level name or by
+        path (`m.x`: that member and what it holds): the NDJSON reader writes any JSON
+        value to a utf8 column in them, a non-string as its JSON text as the line has it
+        (Spark's rule).
         `text_guesses`: paths (`x`, `m.x`, `l[]`, any case) of parts of `schema` whose utf8
         types were guesses a scan fixed (no value had shown them): the NDJSON reader writes
         any JSON value to their utf8 columns as a declared one's."""

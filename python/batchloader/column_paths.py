@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+import pyarrow as pa
+
 #: what makes a name need backticks
 _SPECIAL = re.compile(r"[.\[\]`]")
 
@@ -59,3 +61,25 @@ def top_name(path: str) -> str:
     is not spelled as a path."""
     found = path_steps(path)
     return path if found is None else found[0]
+
+
+def type_at_path(schema: pa.Schema, path: str) -> pa.DataType | None:
+    """The type of the part of `schema` at `path` (names in any case); None if `schema`
+    has no such part."""
+    found = path_steps(path)
+    if found is None:
+        return None
+    top, after = found
+
+    def named(fields: list[pa.Field], name: str) -> pa.DataType | None:
+        return next((f.type for f in fields if f.name.lower() == name.lower()), None)
+
+    t = named(list(schema), top)
+    for name in after:
+        if t is None:
+            return None
+        if name is None:
+            t = t.value_type if pa.types.is_list(t) or pa.types.is_large_list(t) else None
+        else:
+            t = named(list(t), name) if pa.types.is_struct(t) else None
+    return t

@@ -38,6 +38,7 @@ from batchloader._core import (
     local_path,
 )
 from batchloader.coalesce import BatchLimits, coalesce, columns_bound, type_arrays
+from batchloader.column_paths import path_steps, type_at_path
 from batchloader.errors import InputError
 from batchloader.projection import parse_projection
 from batchloader.schema import (
@@ -480,8 +481,9 @@ class Scan:
         # operators' output batches: a wide schema's 65,536 rows would take hundreds of MB
         self.loader_limits = {"batch_byte_limit": SCAN_BATCH_BYTE_LIMIT, **loader_limits}
         self.coalesce = coalesce
-        # the columns of schema= whose types the user gave (None: all); the others were
-        # taken from data (a driver's sample), so a string one still refuses a number
+        # the columns of schema= whose types the user gave (None: all), by name, or parts of
+        # the others by path (`m.x`: that member); the rest were taken from data (a driver's
+        # sample), so a string there still refuses a number
         self.declared_columns = (
             None if declared_columns is None else {n.lower() for n in declared_columns}
         )
@@ -704,6 +706,26 @@ class Scan:
             self._null_room_cache = (version, room)
         return self._null_room_cache[1]
 
+    def _reader_declared(self) -> list[str]:
+        """What of the reader's schema has types the user gave, for its loader: the
+        columns `declared_columns` names (all of the schema's, without it), and the parts of
+        the others it names by path (`m.x`)."""
+        names = self.tracker.reader_declared()
+        if self.declared_columns is None:
+            return names
+        kept = [n for n in names if n.lower() in self.declared_columns]
+        others = {n.lower() for n in names} - {n.lower() for n in kept}
+        schema = self.tracker.reader_input_schema()
+        parts = [
+            path
+            for path in self.declared_columns
+            if (found := path_steps(path)) is not None
+            and found[1]
+            and found[0].lower() in others
+            and type_at_path(schema, path) is not None
+        ]
+        return kept + sorted(parts)
+
     def _read(
         self, file: ScanFile, values: dict
     ) -> Iterator[tuple[pa.RecordBatch, bool, int, list[tuple[dict, int]]]]:
@@ -728,11 +750,7 @@ class Scan:
                 projection=self.tracker.reader_projection(),
                 discover=not self.tracker.strict,
                 inferred=self.tracker.reader_inferred(),
-                declared=[
-                    name
-                    for name in self.tracker.reader_declared()
-                    if self.declared_columns is None or name.lower() in self.declared_columns
-                ],
+                declared=self._reader_declared(),
                 text_guesses=self.tracker.reader_text_guesses(),
                 reserve=room,
                 **limits,

@@ -186,13 +186,21 @@ class Inference:
         """The top-level columns whose learnt types a scan takes as declared (a string
         reads any value as its JSON text): not one holding a decimal learnt from whole
         numbers, which takes whole numbers only (a fraction past the sample is a conflict,
-        as to Spark's inference, not a value rounded to a declared scale)."""
+        as to Spark's inference, not a value rounded to a declared scale); in such a column,
+        the paths of the strings learnt (each part declared alone)."""
         wholes = {
             found[0].lower()
             for path, leaf in self.leaves.items()
-            if pa.types.is_decimal(leaf) and (found := type_at(path, leaf)) is not None
+            if pa.types.is_decimal(leaf) and (found := path_steps(path)) is not None
         }
-        return [n for n in self.schema().names if n.lower() not in wholes]
+        strings = [
+            path
+            for path, leaf in self.leaves.items()
+            if pa.types.is_string(leaf)
+            and (found := path_steps(path)) is not None
+            and found[0].lower() in wholes
+        ]
+        return [n for n in self.schema().names if n.lower() not in wholes] + sorted(strings)
 
     def learn_conflict(self, path: str | None) -> bool:
         """A value at `path` did not fit its column's type: True if that teaches a type
