@@ -333,9 +333,9 @@ def test_whole_numbers_past_int64_are_decimals_as_spark_infers_them(spark, tmp_p
 #: it learnt strings for first, then those it learnt decimals for)
 DOTTED_ROWS = [
     {"a.b": 12345678901234567890, "http.status": 200, "id": 1, "l[]": [1], "n.x": None},
-    {"a.b": 5, "http.status": "ok", "id": 2, "l[]": ["a"], "n.x": None},
-    {"id": 3, "s": {"k.v": 1, "plain": 1, "z.big": 1}, "t": {"u.v": {"w.x": 1}}},
-    {"id": 4, "s": {"k.v": "t", "plain": "p", "z.big": 2**64}, "t": {"u.v": {"w.x": "y"}}},
+    {"a.b": 5, "http.status": "ok", "id": 2, "l[]": ["a"], "n.x": None, "": 1},
+    {"id": 3, "s": {"k.v": 1, "plain": 1, "z.big": 1}, "t": {"u.v": {"w.x": 1}}, "e": {"": 2}},
+    {"id": 4, "s": {"": 3, "k.v": "t", "plain": "p", "z.big": 2**64}, "t": {"u.v": {"w.x": "y"}}},
 ]
 
 
@@ -346,7 +346,8 @@ def test_dotted_keys_are_names_to_sparks_inference(spark, tmp_path, options):
     past int64 a decimal, and `dropFieldIfAllNull` drops it if only nulls, as
     `spark.read.json` types and reads them; so does a struct that has both a string learnt
     from mixed types and a decimal learnt from whole numbers (each member keeps its rule:
-    the string reads any value as its text)."""
+    the string reads any value as its text). An empty key is no column or member (Spark
+    drops them; a struct of only that is empty, and dropped too)."""
     write(f"{tmp_path}/d/d.json", DOTTED_ROWS)
     path = f"{tmp_path}/d"
     reference = _typed_rows(spark.read.options(**options).json(path))
@@ -354,6 +355,7 @@ def test_dotted_keys_are_names_to_sparks_inference(spark, tmp_path, options):
     assert types["http.status"] == "string" and types["a.b"] == "decimal(20,0)"
     assert types["s"] == "struct<k.v:string,plain:string,z.big:decimal(20,0)>"
     assert ("n.x" in types) == (not options)
+    assert "" not in types and "e" not in types
     named = {"drop_field_if_all_null": True} if options else {}
     assert _typed_rows(bls.read(spark, path, **named)) == reference
     if HAS_PYTHON_DATA_SOURCES:

@@ -547,6 +547,8 @@ class ScanPlan:
             if f.name.lower() in typed:
                 fields.append(f)
                 continue
+            if not f.name:
+                continue  # Spark drops a field with an empty name (`{"": 1}`)
             t = spark_canonical_type(f.type, path_step(f.name), all_null, self.primitives_as_string)
             if t is not None:
                 fields.append(f.with_type(t))

@@ -131,7 +131,8 @@ def spark_canonical_type(
 ) -> pa.DataType | None:
     """Type `t` of the column at `path` (`x`, `m.x`, `l[]`) as Spark's JSON inference
     leaves an inferred type: None (no column) for a struct with no members, as every
-    struct member and list element is canonical (Spark drops empty structs), or for a path
+    struct member and list element is canonical (Spark drops empty structs, and members
+    with an empty name, `{"": 1}`), or for a path
     in `all_null` (lower-case: the paths only nulls and empty lists typed, which Spark's
     `dropFieldIfAllNull` drops); with `as_strings` (`primitivesAsString`) every value that
     is neither a struct nor a list is a string, its JSON text."""
@@ -140,6 +141,8 @@ def spark_canonical_type(
     if pa.types.is_struct(t):
         members = []
         for f in t:
+            if not f.name:
+                continue
             member = spark_canonical_type(f.type, member_path(path, f.name), all_null, as_strings)
             if member is not None:
                 members.append(f.with_type(member))
