@@ -51,6 +51,32 @@ def test_untyped_header_columns_are_strings_like_pyarrow(tmp_path):
     assert got.equals(want)
 
 
+def test_a_schema_names_a_headerless_files_fields_by_position(tmp_path):
+    """A file without a header read with schema=: its fields go to the schema's columns
+    by position (as pyarrow.csv's `column_names` and Spark's CSV reader map them), not to
+    Drill's `columns` list beside all-null columns; the corrupt-record column is not one
+    of them. A schema that has `columns` keeps Drill's list."""
+    path = tmp_path / "p.csv"
+    path.write_text("1,a,1.5\n2,b,2.5\n3,,x\n")
+    schema = pa.schema([("n", pa.int64()), ("s", pa.utf8()), ("f", pa.float64())])
+    names = pcsv.ReadOptions(column_names=schema.names)
+    typed = pcsv.ConvertOptions(column_types=schema, strings_can_be_null=False)
+    with pytest.raises(bl.InputError, match=r"line 3, column 4: field 3 \(f\) is not a number"):
+        table_of(bl.Scan(path, format="csv", schema=schema))
+    path.write_text("1,a,1.5\n2,b,2.5\n3,,7\n")
+    want = pcsv.read_csv(path, read_options=names, convert_options=typed)
+    assert table_of(bl.Scan(path, format="csv", schema=schema)).equals(want)
+    # permissive: a bad field's record kept whole, the columns still by position
+    path.write_text("1,a,1.5\nx,b,2.5\n")
+    got = table_of(bl.Scan(path, format="csv", schema=schema, on_error="permissive"))
+    assert got.column_names == ["n", "s", "f", "_corrupt_record"]
+    assert got.column("n").to_pylist() == [1, None]
+    assert got.column("_corrupt_record").to_pylist() == [None, "x,b,2.5"]
+    drills = pa.schema([("columns", pa.list_(pa.utf8()))])
+    got = table_of(bl.Scan(path, format="csv", schema=drills))
+    assert got.column("columns").to_pylist() == [["1", "a", "1.5"], ["x", "b", "2.5"]]
+
+
 def test_headerless_file_gives_drills_columns_list(tmp_path):
     path = tmp_path / "amount.csv"
     path.write_text('"1","Bob","200","false"\n"2","Kate","150","true"\n"3"\n')

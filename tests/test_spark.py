@@ -284,6 +284,44 @@ def test_fields_of_mixed_types_are_strings_as_spark_infers_them(spark, tmp_path)
         bls.read(spark, data, format=rows)
 
 
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
+def test_a_schema_maps_onto_a_headerless_csv_by_position_as_in_spark(spark, tmp_path, mode):
+    """A CSV file without a header read with a schema: its fields are the schema's
+    columns by position, as `spark.read.schema(...).csv` reads them (a short record, a long
+    one and a field its type refuses are bad records, kept with partial results or
+    dropped); with `inferSchema` and no schema, Spark's `_c0`, `_c1`... typed from the
+    sample. Through `read` and the data source. (They read all-null columns beside Drill's
+    `columns` list, and ignored `inferSchema`.)"""
+    folder = tmp_path / "csv"
+    folder.mkdir()
+    (folder / "p.csv").write_text("1,a,1.5\n2,b\n3,c,2.5,extra\nx,d,3\n4,,5\n")
+    ddl = "a int, b string, c double"
+    theirs = spark.read.schema(f"{ddl}, _corrupt_record string").option("mode", mode)
+    reference = rows_of(theirs.csv(str(folder)))
+    assert len(reference) == (5 if mode == "PERMISSIVE" else 2)
+    on_error = {"PERMISSIVE": "permissive", "DROPMALFORMED": "skip"}[mode]
+    ours = bls.read(spark, str(folder), format="csv", schema=ddl, on_error=on_error)
+    names = ["a", "b", "c"] + (["_corrupt_record"] if mode == "PERMISSIVE" else [])
+    assert rows_of(ours.select(*names)) == _without(reference, names)
+    inferred = _typed_rows(spark.read.option("inferSchema", True).csv(str(folder)))
+    assert inferred[0] == {"_c0": "string", "_c1": "string", "_c2": "double"}
+    typed = bls.read(spark, str(folder), format="csv", infer_schema=True, on_error="permissive")
+    assert _typed_rows(typed.drop("_corrupt_record")) == inferred
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").option("format", "csv")
+        loaded = source.schema(f"{ddl}, _corrupt_record string").option("mode", mode)
+        assert rows_of(loaded.load(str(folder)).select(*names)) == _without(reference, names)
+        source = spark.read.format("batchloader").options(format="csv", mode="PERMISSIVE")
+        loaded = source.option("inferSchema", True).load(str(folder))
+        assert _typed_rows(loaded.drop("_corrupt_record")) == inferred
+
+
+def _without(rows, names):
+    """`rows` (dicts) with only the keys `names`."""
+    return sorted(({k: r[k] for k in names} for r in rows), key=repr)
+
+
 def test_empty_csv_fields_are_nulls_as_spark_reads_them(spark, tmp_path):
     """Spark's CSV reader reads an empty field, quoted or not, as a null in a string column
     too (its `nullValue`, "", by default); so do `read` and the data source (Spark's CSV

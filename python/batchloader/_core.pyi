@@ -284,7 +284,10 @@ class FileReader:
     than the header as bad (Arrow's: its missing fields null), as Spark's CSV reader
     does. `comment` (CSV, one byte): lines that start with it are skipped wherever a record
     or the header could start (Spark's `comment`); a line that starts with a space, or a
-    field that starts with it, is data."""
+    field that starts with it, is data. `names` (CSV without a header): the columns its
+    fields go to, by position, as a header's names would take them (Spark maps a schema
+    onto such a file so); without them, a file without a header is Drill's `columns`
+    list."""
 
     def __new__(
         cls,
@@ -310,6 +313,7 @@ class FileReader:
         timestamp_ntz_format: str | None = None,
         corrupt_record_column: str = "_corrupt_record",
         comment: str | None = None,
+        names: Sequence[str] | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -367,6 +367,20 @@ def builtin_format(path: str, format: Any = "auto") -> str:
     raise ValueError(f"cannot tell the format of {path!r} from its name; pass format= or a reader")
 
 
+def _positional_names(
+    header: bool, schema: pa.Schema | None, corrupt_column: str
+) -> list[str] | None:
+    """The names a CSV file without a header gives its fields, by position: those of
+    `schema` (the corrupt-record column left out), unless it has Drill's `columns` list or
+    there is a header or no schema."""
+    if header or schema is None or not len(schema):
+        return None
+    names = [n for n in schema.names if n.lower() != corrupt_column.lower()]
+    if not names or any(n.lower() == "columns" for n in names):
+        return None
+    return names
+
+
 class Scan:
     """Iterate the batches of a scan of files; every batch has `scan.schema`."""
 
@@ -462,6 +476,12 @@ class Scan:
                 f"schema= has {named[0].name!r} as {named[0].type}: permissive mode keeps "
                 "malformed lines there, so it must be a string (utf8) column"
             )
+        #: the columns of a CSV file without a header, by position: schema= mapped onto its
+        #: fields as Spark's CSV reader maps it (None: Drill's `columns` list, without a
+        #: schema or with one that has `columns`)
+        self.positional_names = _positional_names(
+            header, defined_schema or schema, corrupt_record_column
+        )
         if on_error == "permissive" and reader is None and columns is None and not named:
             # malformed lines are kept whole: the column exists from the start (where the
             # schema puts it, if it names it, as Spark's readers are asked for it)
@@ -670,6 +690,7 @@ class Scan:
             quote=self.quote,
             escape=self.escape,
             comment=None if fmt == "ndjson" else self.comment,
+            names=None if fmt == "ndjson" else self.positional_names,
             byte_range=self.byte_range,
             multiline=self.multiline and fmt == "ndjson",
             null_values=None if fmt == "ndjson" else self.null_values,

@@ -263,6 +263,23 @@ def _sampled_texts(
     return texts
 
 
+#: the column a CSV file without a header or a schema is read into (Drill's)
+CSV_COLUMNS = "columns"
+
+
+def _add_positional_texts(columns: dict[str, list[Any]], records: list[Any]) -> None:
+    """Add to `columns` (`_c0`, `_c1`... by position, as Spark names a headerless file's
+    fields) the fields of `records` (each a list of texts, or None), up to as many as the
+    first record has (Spark's count; a longer record's extra fields are not its columns)."""
+    for fields in records:
+        if fields is None:
+            continue
+        if not columns:
+            columns.update((f"_c{i}", []) for i in range(len(fields)))
+        for i, text in enumerate(fields[: len(columns)]):
+            columns[f"_c{i}"].append(text)
+
+
 def _add_float_paths(found: set[str], least: float, batch: pa.RecordBatch) -> None:
     """Add to `found` the paths of `batch`'s float64 values at least `least` in magnitude
     (`float_paths`)."""
@@ -579,13 +596,19 @@ class ScanPlan:
         options = dict(sampling, schema=given if len(given) else None)
         scan = Scan(_exactly(sampled), root=root, limit=sample_rows, **options)
         columns: dict[str, list[Any]] = {}
+        # without a header or a schema, Spark names the fields `_c0`, `_c1`... by position,
+        # as many as the first record has
+        headerless = not sampling.get("header") and not len(given)
         for batch in scan:
+            if headerless and CSV_COLUMNS in batch.schema.names:
+                _add_positional_texts(columns, batch.column(CSV_COLUMNS).to_pylist())
+                continue
             for field in batch.schema:
                 if field.name.lower() not in typed and pa.types.is_string(field.type):
                     texts = batch.column(field.name).to_pylist()
                     columns.setdefault(field.name, []).extend(texts)
         data = {c.name for c in scan.tracker.output_columns() if c.implicit is None}
-        columns = {name: texts for name, texts in columns.items() if name in data}
+        columns = {name: texts for name, texts in columns.items() if name in data or headerless}
         fields = list(given)
         for name, texts in columns.items():
             ddl = _core.spark_csv_type(texts, sampling.get("timestamp_format"))

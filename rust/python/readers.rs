@@ -242,7 +242,7 @@ impl PyFileReader {
                         null_values=None, null_type=None, json_conventions="arrow",
                         csv_conventions="arrow", date_format=None, timestamp_format=None,
                         timestamp_ntz_format=None, corrupt_record_column="_corrupt_record",
-                        comment=None))]
+                        comment=None, names=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -268,6 +268,7 @@ impl PyFileReader {
         timestamp_ntz_format: Option<&str>,
         corrupt_record_column: &str,
         comment: Option<&str>,
+        names: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let on_error = parse_on_error(on_error)?;
         if corrupt_record_column.is_empty() {
@@ -330,6 +331,11 @@ impl PyFileReader {
                 "comment skips CSV lines that start with it: JSON has no comments",
             ));
         }
+        if names.is_some() && (csv.is_none() || header) {
+            return Err(PyValueError::new_err(
+                "names name the fields of a CSV file without a header, by position",
+            ));
+        }
         if null_values.is_some() && csv.is_none() {
             return Err(PyValueError::new_err(
                 "null_values reads CSV fields as nulls: JSON has its own null",
@@ -359,6 +365,10 @@ impl PyFileReader {
                 ))
             }),
             Some(options) => CsvReader::open(&source, range, options, on_error).map(|r| {
+                let r = match names {
+                    Some(names) => r.with_names(names),
+                    None => r,
+                };
                 AnyReader::Csv(Box::new(
                     r.with_null_values(null_values.as_deref().unwrap_or_default())
                         .with_time_formats(formats)

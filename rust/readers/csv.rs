@@ -262,18 +262,28 @@ impl CsvRecords {
         error
     }
 
-    /// The error of a record with fewer fields than the header's `header` under Spark's
+    /// The error of a record with fewer fields than the `names` a header (or schema) gave, under Spark's
     /// conventions, named at its end: Spark's CSV reader takes it as malformed when it
     /// reads every column (its partial results keep the fields there are). Drill's rule,
     /// Arrow's conventions here, reads the missing fields as nulls.
     #[cold]
-    fn short_record(&self, header: usize) -> InputError {
+    fn short_record(&self, names: usize) -> InputError {
         let fields = self.record().count();
         let message = format!(
-            "the record has {fields} fields, the header {header} (Spark's CSV reader takes \
-             a record short of fields as malformed)"
+            "the record has {fields} fields, {} {names} (Spark's CSV reader takes a record \
+             short of fields as malformed)",
+            self.names_given_by()
         );
         self.at_field(fields, self.error(None, message))
+    }
+
+    /// What named the columns, in messages: the header, or the schema (`with_names`).
+    fn names_given_by(&self) -> &'static str {
+        if self.options.header {
+            "the header"
+        } else {
+            "the schema"
+        }
     }
 
     /// The error of a record that ends inside quotes, called for the input's last record: a
@@ -643,7 +653,8 @@ impl RecordSource for CsvRecords {
                 return Err(e);
             }
         }
-        if !self.options.header {
+        if self.names.is_none() {
+            // no header, no names: Drill's `columns` list
             let id = match l.column(ROOT, COLUMNS) {
                 Some(id) => id,
                 None if l.would_project(ROOT, COLUMNS) => {
@@ -700,8 +711,9 @@ impl RecordSource for CsvRecords {
         let ids = self.ids.as_ref().expect("resolved");
         if self.record().count() > ids.len() {
             let message = format!(
-                "the record has {} fields, the header {}",
+                "the record has {} fields, {} {}",
                 self.record().count(),
+                self.names_given_by(),
                 ids.len()
             );
             // named at the first field the header has no name for
@@ -852,6 +864,17 @@ impl CsvReader {
     /// `timestampFormat`, `timestampNTZFormat`) instead of the conventions' reading.
     pub fn with_time_formats(mut self, formats: TimeFormats) -> Self {
         self.src.formats = formats;
+        self
+    }
+
+    /// Name the fields of a file without a header by position (`names`: a schema's columns,
+    /// as Spark's CSV reader maps a schema onto such a file): its records are read as a
+    /// header's names would read them, record counts checked against `names`, instead of
+    /// into Drill's `columns` list. Nothing changes for a file with a header.
+    pub fn with_names(mut self, names: Vec<String>) -> Self {
+        if !self.src.options.header {
+            self.src.names = Some(names);
+        }
         self
     }
 

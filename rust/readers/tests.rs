@@ -2154,3 +2154,63 @@ fn csv_dialects_are_checked_and_a_self_escaping_quote_is_the_doubled_quote() {
     let (a, b): (Vec<&str>, Vec<&str>) = (column(0), column(1));
     assert_eq!((a, b), (vec!["1\"2", "5\"\n6"], vec!["3\"4", "\""]));
 }
+
+/// A CSV file without a header read `with_names`: its fields go to the named columns by
+/// position (converted to their types), not to Drill's `columns` list; a record with more
+/// fields than names is bad, as one with fewer under Spark's conventions, each naming the
+/// schema; with a header, the names are the header's and `with_names` changes nothing.
+#[test]
+fn a_headerless_csv_with_names_maps_its_fields_by_position() {
+    use super::Conventions;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Utf8, true),
+    ]));
+    let read = |text: &str, header: bool, conventions: Conventions| {
+        let options = CsvOptions {
+            header,
+            conventions,
+            ..CsvOptions::default()
+        };
+        let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
+        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
+            .with_names(vec!["a".into(), "b".into()]);
+        let mut l = ResultSetLoader::new(LoaderOptions {
+            schema: Some(Arc::clone(&schema)),
+            ..LoaderOptions::default()
+        })
+        .unwrap();
+        l.start_batch().unwrap();
+        r.fill(&mut l).map(|_| l.harvest().unwrap())
+    };
+    let b = read("1,x\n2,y\n", false, Conventions::Arrow).unwrap();
+    assert_eq!(b.schema().fields().len(), 2, "no `columns` list");
+    let a = b.column_by_name("a").unwrap().as_primitive::<Int64Type>();
+    assert_eq!(a.values().to_vec(), [1, 2]);
+    let s = b.column_by_name("b").unwrap().as_string::<i32>();
+    assert_eq!(s.iter().collect::<Vec<_>>(), [Some("x"), Some("y")]);
+    // Drill's rule reads a short record's missing fields as nulls; Spark's refuses it
+    let b = read("1,x\n2\n", false, Conventions::Arrow).unwrap();
+    assert!(b.column_by_name("b").unwrap().is_null(1));
+    let Err(ReadError::Input(e)) = read("1,x\n2\n", false, Conventions::Spark) else {
+        panic!("a short record read under Spark's conventions");
+    };
+    assert_eq!(e.line, 2);
+    assert!(
+        e.message.contains("1 fields, the schema 2"),
+        "{}",
+        e.message
+    );
+    let Err(ReadError::Input(e)) = read("1,x,z\n", false, Conventions::Arrow) else {
+        panic!("a long record read");
+    };
+    assert!(
+        e.message.contains("3 fields, the schema 2"),
+        "{}",
+        e.message
+    );
+    // a header names the columns itself
+    let b = read("b,a\nx,1\n", true, Conventions::Arrow).unwrap();
+    let a = b.column_by_name("a").unwrap().as_primitive::<Int64Type>();
+    assert_eq!((a.len(), a.value(0)), (1, 1));
+}
