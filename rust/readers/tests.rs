@@ -48,8 +48,29 @@ fn read_all_with(
 
 /// A CSV reader of `text` with a header, under `conventions`.
 fn header_csv(text: &str, conventions: super::Conventions, on_error: OnError) -> CsvReader {
+    csv_of(text, true, conventions, on_error)
+}
+
+/// What one fill of a loader of `schema` by `r` gives: its batch, or the error.
+fn fill_once_by(r: &mut CsvReader, schema: &Arc<Schema>) -> Result<RecordBatch, ReadError> {
+    let mut l = ResultSetLoader::new(LoaderOptions {
+        schema: Some(Arc::clone(schema)),
+        ..LoaderOptions::default()
+    })
+    .unwrap();
+    l.start_batch().unwrap();
+    r.fill(&mut l).map(|_| l.harvest().unwrap())
+}
+
+/// A CSV reader of `text`, with a header or not, under `conventions`.
+fn csv_of(
+    text: &str,
+    header: bool,
+    conventions: super::Conventions,
+    on_error: OnError,
+) -> CsvReader {
     let options = CsvOptions {
-        header: true,
+        header,
         conventions,
         ..CsvOptions::default()
     };
@@ -504,14 +525,7 @@ fn csv_spaces_around_whole_numbers_are_refused_under_sparks_conventions() {
         Field::new("d", DataType::Float64, true),
     ]));
     let read = |text: &str, conventions| {
-        let mut r = header_csv(text, conventions, OnError::Error);
-        let mut l = ResultSetLoader::new(LoaderOptions {
-            schema: Some(Arc::clone(&schema)),
-            ..LoaderOptions::default()
-        })
-        .unwrap();
-        l.start_batch().unwrap();
-        r.fill(&mut l).map(|_| l.harvest().unwrap())
+        fill_once_by(&mut header_csv(text, conventions, OnError::Error), &schema)
     };
     let all = "i,b,n,d\n 7 , true , 1.5 , 2.5 \n";
     let b = read(all, Conventions::Arrow).unwrap();
@@ -1941,14 +1955,7 @@ fn csv_null_texts_are_nulls_quoted_or_not() {
     use super::Conventions;
     let text = "a,b\nNA,\"NA\"\n,x\n";
     let values_by = |conventions, header: bool, nulls: &[&str]| {
-        let options = CsvOptions {
-            header,
-            conventions,
-            ..CsvOptions::default()
-        };
-        let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
-        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
-            .with_null_values(nulls);
+        let mut r = csv_of(text, header, conventions, OnError::Error).with_null_values(nulls);
         let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
         l.start_batch().unwrap();
         assert!(!r.fill(&mut l).unwrap());
@@ -2167,21 +2174,8 @@ fn a_headerless_csv_with_names_maps_its_fields_by_position() {
         Field::new("b", DataType::Utf8, true),
     ]));
     let read = |text: &str, header: bool, conventions: Conventions| {
-        let options = CsvOptions {
-            header,
-            conventions,
-            ..CsvOptions::default()
-        };
-        let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
-        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error)
-            .with_names(vec!["a".into(), "b".into()]);
-        let mut l = ResultSetLoader::new(LoaderOptions {
-            schema: Some(Arc::clone(&schema)),
-            ..LoaderOptions::default()
-        })
-        .unwrap();
-        l.start_batch().unwrap();
-        r.fill(&mut l).map(|_| l.harvest().unwrap())
+        let r = csv_of(text, header, conventions, OnError::Error);
+        fill_once_by(&mut r.with_names(vec!["a".into(), "b".into()]), &schema)
     };
     let b = read("1,x\n2,y\n", false, Conventions::Arrow).unwrap();
     assert_eq!(b.schema().fields().len(), 2, "no `columns` list");
