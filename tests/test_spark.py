@@ -902,9 +902,10 @@ def test_data_source_format_and_sql(spark, events):
     assert counts == {"month=01": 40, "month=02": 40}
 
 
-def test_data_source_options_from_spark():
-    """Spark hands `load([p1, p2])` over as a JSON array in `paths`; an option the data source
-    does not know (a typo) is an error, not ignored."""
+def test_data_source_options_from_spark(tmp_path):
+    """Spark hands `load([p1, p2])` over as a JSON array in `paths`; `path` is split at its
+    commas, unless it names a local file as it is (`load(path)` takes one path); an option
+    the data source does not know (a typo) is an error, not ignored."""
     got = bls.scan_options_from(
         {"paths": json.dumps(["/d/a,1.json", "/d/b.json"]), "Columns": "id, m.x", "header": "true"}
     )
@@ -913,6 +914,11 @@ def test_data_source_options_from_spark():
         "/d/a.json",
         "/d/b.json",
     ]
+    named = tmp_path / "a,1.json"
+    named.write_text('{"id": 1}\n')
+    assert bls.scan_options_from({"path": str(named)})["paths"] == [str(named)]
+    split = bls.scan_options_from({"path": f"{named},{tmp_path}/b.json"})["paths"]
+    assert split == [str(tmp_path / "a"), "1.json", f"{tmp_path}/b.json"]
     # a comma in braces separates alternatives of one path (Hadoop's glob), not paths
     assert bls.scan_options_from({"path": "/d/{2024,2025}/*.json,/e"})["paths"] == [
         "/d/{2024,2025}/*.json",

@@ -1072,7 +1072,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
     for key, value in options.items():
         key = key.lower()
         if key == "path":
-            out.setdefault("paths", []).extend(_comma_separated_paths(value))
+            out.setdefault("paths", []).extend(_path_option(value))
         elif key == "paths":
             out.setdefault("paths", []).extend(_paths_option(value))
         elif key == "columns":
@@ -1191,6 +1191,15 @@ def _paths_option(value: str) -> list[str]:
         if isinstance(paths, list) and all(isinstance(p, str) for p in paths):
             return paths
         raise ValueError(f"the paths option is not a JSON array of strings: {value!r}")
+    return _comma_separated_paths(value)
+
+
+def _path_option(value: str) -> list[str]:
+    """The `path` option: one path (as Spark's `load(path)` takes it) if it names a local
+    file or folder as it is (a name with a comma: `a,1.json`), else comma-separated
+    paths."""
+    if "," in value and not locations.is_remote(value) and os.path.exists(value):
+        return [value]
     return _comma_separated_paths(value)
 
 
