@@ -367,6 +367,10 @@ def builtin_format(path: str, format: Any = "auto") -> str:
     raise ValueError(f"cannot tell the format of {path!r} from its name; pass format= or a reader")
 
 
+#: the column a CSV file without a header or a schema is read into (Drill's `columns`)
+CSV_COLUMNS = "columns"
+
+
 def _positional_names(
     header: bool, schema: pa.Schema | None, corrupt_column: str
 ) -> list[str] | None:
@@ -376,7 +380,7 @@ def _positional_names(
     if header or schema is None or not len(schema):
         return None
     names = [n for n in schema.names if n.lower() != corrupt_column.lower()]
-    if not names or any(n.lower() == "columns" for n in names):
+    if not names or any(n.lower() == CSV_COLUMNS for n in names):
         return None
     return names
 

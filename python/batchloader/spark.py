@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from batchloader import locations, pruning
 from batchloader._core import COMPRESSED_SUFFIXES, JAVA_SHORT_IDS, ResultSetLoader
-from batchloader.column_paths import member_path, path_step, path_steps, top_name
+from batchloader.column_paths import member_path, path_steps, top_name
 from batchloader.errors import BatchLoaderError
 from batchloader.projection import split_paths
 from batchloader.schema import ImplicitColumns, explaining_type_conflicts, type_conflict_path
@@ -32,7 +32,7 @@ from batchloader.spark_inference import (
     Inference,
     declare,
     float_paths,
-    spark_canonical_type,
+    spark_canonical_field,
     type_at,
 )
 
@@ -261,10 +261,6 @@ def _sampled_texts(
     texts: dict[str, list[str]] = {path: [] for path in paths}
     _spent_sample(sampled, root, sample_rows, options, functools.partial(_add_texts_at, texts))
     return texts
-
-
-#: the column a CSV file without a header or a schema is read into (Drill's)
-CSV_COLUMNS = "columns"
 
 
 def _add_positional_texts(columns: dict[str, list[Any]], records: list[Any]) -> None:
@@ -552,7 +548,7 @@ class ScanPlan:
     def _as_spark_infers(
         self, reader_schema: pa.Schema, typed: set[str], learnt: list[str], guessed: list[str]
     ) -> tuple[pa.Schema, list[str]]:
-        """The sample's reader columns as Spark's JSON inference ends (`spark_canonical_type`:
+        """The sample's reader columns as Spark's JSON inference ends (`spark_canonical_field`:
         no empty structs; strings for `primitives_as_string`; no all-null fields for
         `drop_field_if_all_null`), the user's own types as they are, and the top-level
         columns declared by what was learnt (with `primitives_as_string`, every column the
@@ -564,11 +560,9 @@ class ScanPlan:
             if f.name.lower() in typed:
                 fields.append(f)
                 continue
-            if not f.name:
-                continue  # Spark drops a field with an empty name (`{"": 1}`)
-            t = spark_canonical_type(f.type, path_step(f.name), all_null, self.primitives_as_string)
-            if t is not None:
-                fields.append(f.with_type(t))
+            kept = spark_canonical_field(f, None, all_null, self.primitives_as_string)
+            if kept is not None:
+                fields.append(kept)
         declared = [f.name for f in fields if f.name.lower() not in typed]
         return pa.schema(fields), declared if self.primitives_as_string else learnt
 
@@ -587,7 +581,7 @@ class ScanPlan:
         Files other than CSV are left to their own inference (Spark's JSON reader ignores
         `inferSchema`)."""
         from batchloader import _core
-        from batchloader.scan import Scan
+        from batchloader.scan import CSV_COLUMNS, Scan
 
         if _custom_reader(sampling) or len(_csv_files(sampled, sampling)) < len(sampled):
             return sampling  # JSON: Spark infers its types whatever inferSchema says

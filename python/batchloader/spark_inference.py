@@ -126,27 +126,34 @@ def merged_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
     return a if a == b else pa.utf8()
 
 
+def spark_canonical_field(
+    f: pa.Field, parent: str | None, all_null: frozenset[str], as_strings: bool
+) -> pa.Field | None:
+    """Field `f` (a top-level column's if `parent` is None, else a member of the struct at
+    path `parent`) as Spark's JSON inference leaves it (`spark_canonical_type`): None for
+    one with an empty name (`{"": 1}`), which Spark drops, or a type it drops."""
+    if not f.name:
+        return None
+    t = spark_canonical_type(f.type, member_path(parent, f.name), all_null, as_strings)
+    return None if t is None else f.with_type(t)
+
+
 def spark_canonical_type(
     t: pa.DataType, path: str, all_null: frozenset[str], as_strings: bool
 ) -> pa.DataType | None:
     """Type `t` of the column at `path` (`x`, `m.x`, `l[]`) as Spark's JSON inference
     leaves an inferred type: None (no column) for a struct with no members, as every
-    struct member and list element is canonical (Spark drops empty structs, and members
-    with an empty name, `{"": 1}`), or for a path
-    in `all_null` (lower-case: the paths only nulls and empty lists typed, which Spark's
-    `dropFieldIfAllNull` drops); with `as_strings` (`primitivesAsString`) every value that
-    is neither a struct nor a list is a string, its JSON text."""
+    struct member (`spark_canonical_field`) and list element is canonical (Spark drops
+    empty structs), or for a path in `all_null` (lower-case: the paths only nulls and
+    empty lists typed, which Spark's `dropFieldIfAllNull` drops); with `as_strings`
+    (`primitivesAsString`) every value that is neither a struct nor a list is a string,
+    its JSON text."""
     if path.lower() in all_null:
         return None
     if pa.types.is_struct(t):
-        members = []
-        for f in t:
-            if not f.name:
-                continue
-            member = spark_canonical_type(f.type, member_path(path, f.name), all_null, as_strings)
-            if member is not None:
-                members.append(f.with_type(member))
-        return pa.struct(members) if members else None
+        members = [spark_canonical_field(f, path, all_null, as_strings) for f in t]
+        kept = [m for m in members if m is not None]
+        return pa.struct(kept) if kept else None
     if pa.types.is_list(t):
         element = spark_canonical_type(t.value_type, f"{path}[]", all_null, as_strings)
         return None if element is None else pa.list_(t.value_field.with_type(element))

@@ -262,10 +262,10 @@ impl CsvRecords {
         error
     }
 
-    /// The error of a record with fewer fields than the `names` a header (or schema) gave, under Spark's
-    /// conventions, named at its end: Spark's CSV reader takes it as malformed when it
-    /// reads every column (its partial results keep the fields there are). Drill's rule,
-    /// Arrow's conventions here, reads the missing fields as nulls.
+    /// The error of a record with fewer fields than the `names` a header (or a schema) gave,
+    /// under Spark's conventions, named at its end: Spark's CSV reader takes it as malformed
+    /// when it reads every column (its partial results keep the fields there are). Drill's
+    /// rule, Arrow's conventions here, reads the missing fields as nulls.
     #[cold]
     fn short_record(&self, names: usize) -> InputError {
         let fields = self.record().count();
