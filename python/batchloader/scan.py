@@ -40,6 +40,7 @@ from batchloader._core import (
 from batchloader.coalesce import BatchLimits, coalesce, columns_bound, type_arrays
 from batchloader.column_paths import path_steps, type_at_path
 from batchloader.errors import InputError
+from batchloader.hive_partitions import HiveLayout
 from batchloader.projection import parse_projection
 from batchloader.schema import (
     DEFAULT_NULL_TYPE,
@@ -268,6 +269,33 @@ def scan_root(root: str | os.PathLike | None, paths: Any, files: list[str]) -> s
     return _default_root(paths, files)
 
 
+def hive_layout(
+    style: str,
+    fields: pa.Schema | None,
+    files: list[str],
+    root: str | None,
+    schema: pa.Schema | None,
+    time_zone: str = "UTC",
+) -> HiveLayout | None:
+    """The partition columns of a scan with `partition_style` `style`: None for Drill's
+    `dirN`; for "hive", `fields` if given (a driver found them for all the files), else
+    those of `files`' `key=value` folders below `root`, typed by `schema` where it names
+    them, else from their values (timestamps in `time_zone`)."""
+    if style not in ("drill", "hive"):
+        raise ValueError(
+            f"partition_style must be 'drill' (dir0, dir1... hold folder names) or 'hive' "
+            f"(key=value folders are columns named by their keys), not {style!r}"
+        )
+    if style == "drill":
+        if fields is not None:
+            raise ValueError("partition_fields are the columns of partition_style='hive'")
+        return None
+    if fields is not None:
+        return HiveLayout.typed(fields)
+    declared = {f.name.lower(): f.type for f in schema} if schema is not None else None
+    return HiveLayout.of(files, root, time_zone, declared)
+
+
 def partition_depth_of(files: list[str], root: str | None) -> int:
     """How many folders below `root` the deepest of `files` is (its dirN columns)."""
     if root is None:
@@ -410,6 +438,8 @@ class Scan:
         implicit_names: dict[str, str] | None = None,
         partition_prefix: str = "dir",
         partition_depth: int | None = None,
+        partition_style: Literal["drill", "hive"] = "drill",
+        partition_fields: pa.Schema | None = None,
         limit: int | None = None,
         file_limit: int | None = None,
         byte_range: tuple[int, int] | None = None,
@@ -511,9 +541,15 @@ class Scan:
         self.declared_columns = (
             None if declared_columns is None else {n.lower() for n in declared_columns}
         )
-        implicit = ImplicitColumns.renamed(implicit_names, partition_prefix)
+        #: the hive-style partition columns (`partition_style="hive"`), else None
+        self.hive = hive_layout(
+            partition_style, partition_fields, self.files, self.root, defined_schema or schema
+        )
+        implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
         self.projection = parse_projection(columns)
-        if partition_depth is None:
+        if self.hive is not None:
+            partition_depth = len(self.hive.names)
+        elif partition_depth is None:
             partition_depth = partition_depth_of(self.files, self.root)
         depth = partition_depth
         self.partition_depth = depth
@@ -612,7 +648,7 @@ class Scan:
             if self.limit is not None and self.rows_read >= self.limit:
                 break
             file = ScanFile(path, self.root, index)
-            values = ImplicitColumns.values(path, self.root)
+            values = self.tracker.implicit.file_values(path, self.root)
             # per file: built once, sliced per batch
             implicit: dict[tuple[str, int], pa.Array] = {}
             with explaining_type_conflicts(self.tracker.why_fixed):

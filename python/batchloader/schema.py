@@ -25,6 +25,7 @@ from batchloader._core import (
     repeat_utf8,
 )
 from batchloader.column_paths import member_path, path_step, top_name
+from batchloader.hive_partitions import HiveLayout, PartitionValue
 from batchloader.projection import ProjectedColumn, Projection, spelled
 
 log = logging.getLogger("batchloader")
@@ -40,19 +41,25 @@ class ImplicitColumns:
 
     names: dict[str, str] = field(default_factory=lambda: {k: k for k in FILE_COLUMNS})
     partition_prefix: str = "dir"
+    #: `key=value` partition folders as typed columns named by their keys (a scan's
+    #: `partition_style="hive"`), where `<partition_prefix>N` hold folder names otherwise
+    hive: HiveLayout | None = None
 
     @classmethod
     def renamed(
-        cls, implicit_names: dict[str, str] | None = None, partition_prefix: str = "dir"
+        cls,
+        implicit_names: dict[str, str] | None = None,
+        partition_prefix: str = "dir",
+        hive: HiveLayout | None = None,
     ) -> ImplicitColumns:
         """The implicit columns with some file columns renamed (`{"filename": "fname"}`)
-        and partition columns named `<partition_prefix>0`..."""
+        and partition columns named `<partition_prefix>0`... (or by `hive`'s keys)."""
         if not isinstance(partition_prefix, str) or not partition_prefix:
             raise ValueError(
                 f"partition_prefix must be a non-empty text (dir: dir0, dir1...), not "
                 f"{partition_prefix!r}: else every column named by digits is a partition column"
             )
-        implicit = cls(partition_prefix=partition_prefix)
+        implicit = cls(partition_prefix=partition_prefix, hive=hive)
         for kind, name in (implicit_names or {}).items():
             if kind not in implicit.names:
                 where = (
@@ -87,7 +94,10 @@ class ImplicitColumns:
         return implicit
 
     def partition_index(self, name: str) -> int | None:
-        """n for a partition column's name (`dir<n>`, case aside), else None."""
+        """n for a partition column's name (`dir<n>`, or the n-th key of a hive layout; case
+        aside), else None."""
+        if self.hive is not None:
+            return self.hive.index(name)
         low, prefix = name.lower(), self.partition_prefix.lower()
         if low.startswith(prefix) and low[len(prefix) :].isdigit():
             return int(low[len(prefix) :])
@@ -102,8 +112,20 @@ class ImplicitColumns:
         n = self.partition_index(name)
         return None if n is None else ("partition", n)
 
+    def partition_name(self, n: int) -> str:
+        """The name of the n-th partition column."""
+        return self.hive.names[n] if self.hive is not None else f"{self.partition_prefix}{n}"
+
+    def type_of(self, kind: tuple[str, int]) -> pa.DataType:
+        """The type of an implicit column: utf8, but for a hive layout's partition column."""
+        if self.hive is not None and kind[0] == "partition":
+            return self.hive.types[kind[1]]
+        return pa.utf8()
+
     def renaming_hint(self, name: str) -> str:
         """How to rename implicit column `name` out of a data column's way."""
+        if self.hive is not None and self.partition_index(name) is not None:
+            return "partition_style='drill' (dir0, dir1...)"
         if self.partition_index(name) is not None:
             return f"partition_prefix='...' (now '{self.partition_prefix}')"
         kind = self.kind_of(name)
@@ -125,13 +147,25 @@ class ImplicitColumns:
                 out[("partition", i)] = part
         return out
 
-    def named_values(self, path: str, root: str | None, depth: int) -> dict[str, str | None]:
+    def file_values(self, path: str, root: str | None) -> dict[tuple[str, int], Any]:
+        """`values`, a hive layout's partition columns typed (`PartitionValue`s)."""
+        values: dict[tuple[str, int], Any] = dict(ImplicitColumns.values(path, root))
+        if self.hive is not None:
+            values = {k: v for k, v in values.items() if k[0] != "partition"}
+            if root is not None and self.hive.names:
+                for i, value in enumerate(self.hive.values(path, root)):
+                    values[("partition", i)] = value
+        return values
+
+    def named_values(self, path: str, root: str | None, depth: int) -> dict[str, Any]:
         """The implicit values of one file by lower-cased column name: the file columns and
-        the partition columns up to `depth` (None past the file's own folders)."""
-        values = ImplicitColumns.values(path, root)
+        the partition columns up to `depth` (None past the file's own folders; a hive
+        layout's typed: ints, floats, decimals, dates, datetimes)."""
+        values = self.file_values(path, root)
         out = {self.names[kind].lower(): values.get((kind, 0)) for kind in FILE_COLUMNS}
-        prefix = self.partition_prefix.lower()
-        out.update({f"{prefix}{i}": values.get(("partition", i)) for i in range(depth)})
+        for i in range(depth):
+            value = values.get(("partition", i))
+            out[self.partition_name(i).lower()] = getattr(value, "value", value)
         return out
 
 
@@ -378,7 +412,7 @@ class ScanSchemaTracker:
             for pc in projection.columns:
                 kind = self.implicit.kind_of(pc.name) if not pc.members else None
                 if kind is not None:
-                    f = pa.field(pc.name, pa.utf8())
+                    f = pa.field(pc.name, self.implicit.type_of(kind))
                     self._columns.append(_Column(pc.name, "implicit", f, kind))
                     continue
                 col = _Column(pc.name, "reader", projection=pc)
@@ -390,19 +424,23 @@ class ScanSchemaTracker:
                         check_kind(pc, col.field, None)
                 self._columns.append(col)
         else:  # wildcard: declared columns first, reader columns as they come, then implicit
+            hive = self.implicit.hive
             if declared is not None:
                 for f in declared:
+                    if hive is not None and hive.index(f.name) is not None:
+                        continue  # a partition column the schema types (`HiveLayout.of`)
                     self._columns.append(_Column(f.name, "reader", f, declared=True))
             file_columns = [(self.implicit.names[kind], (kind, 0)) for kind in FILE_COLUMNS]
             file_columns += [
-                (f"{self.implicit.partition_prefix}{i}", ("partition", i))
-                for i in range(partition_depth)
+                (self.implicit.partition_name(i), ("partition", i)) for i in range(partition_depth)
             ]
             for name, value in file_columns:
-                if declared is not None and _index_ci(declared, name) >= 0:
+                partition = hive is not None and value[0] == "partition"
+                if declared is not None and _index_ci(declared, name) >= 0 and not partition:
                     self._warn_file_column_left_out(name, "the schema")
                     continue
-                self._columns.append(_Column(name, "implicit", pa.field(name, pa.utf8()), value))
+                t = self.implicit.type_of(value)
+                self._columns.append(_Column(name, "implicit", pa.field(name, t), value))
         self.schema_version = sum(1 for c in self._columns if c.field is not None)
         #: the first column of each lower-case name (a file may have thousands of columns:
         #: a scan looks each of them up for every file)
@@ -602,6 +640,9 @@ class ScanSchemaTracker:
             if col is None or col.source == "implicit":
                 if self.projection.kind != "all":
                     continue  # the loader dropped it already; nothing to do
+                if col is not None and col.implicit is not None and self._partition_wins(col):
+                    self._hint_hidden(f.name, file or "a reader's batch")
+                    continue
                 if self._resolved and not self.allow_schema_change:
                     self._warn_ignored(f.name, where)
                     continue
@@ -716,15 +757,23 @@ class ScanSchemaTracker:
             spelled(name),
         )
 
+    def _partition_wins(self, col: _Column) -> bool:
+        """Whether file column `col` keeps its place against a data column of its name in
+        a wildcard scan: a hive partition column does (as in Spark); others give way."""
+        return self.implicit.hive is not None and col.implicit is not None and (
+            col.implicit[0] == "partition"
+        )
+
     def _hint_hidden(self, name: str, file: str) -> None:
-        """Say (once a scan per name) that the projection reads file column `name` (as
-        Drill does), which hides `file`'s data column of that name, and how to read it."""
+        """Say (once a scan per name) that the scan reads file column `name` (as Drill does,
+        where the projection names it; a hive partition column always), which hides
+        `file`'s data column of that name, and how to read it."""
         col = self._by_name.get(name.lower())
         if col is None or col.source != "implicit" or name.lower() in self._hidden:
             return
         self._hidden.add(name.lower())
         log.warning(
-            "the projection's '%s' is the file column; file %s also has a column '%s', "
+            "'%s' is the file column; file %s also has a column '%s', "
             "left out (rename the file columns with %s to read it)",
             col.name,
             file,
@@ -1119,10 +1168,13 @@ def fill_column(n: int, f: pa.Field) -> pa.Array:
     return pa.concat_arrays([b.column(0) for b in batches]) if batches else pa.array([], f.type)
 
 
-def implicit_column(value: str | None, n: int) -> pa.Array:
-    """`n` copies of an implicit column's value (utf8), built in Rust: `pa.scalar` and
-    `pa.array` would import pandas on first use (0.5 s), and offsets made by pyarrow's
-    running sum cost more than the rest of a flat file's batch assembly."""
+def implicit_column(value: str | PartitionValue | None, n: int) -> pa.Array:
+    """`n` copies of an implicit column's value (utf8, or a hive partition column's typed
+    value), built in Rust: `pa.scalar` and `pa.array` would import pandas on first use
+    (0.5 s), and offsets made by pyarrow's running sum cost more than the rest of a flat
+    file's batch assembly."""
+    if isinstance(value, PartitionValue):
+        return value.column(n)
     if value is None:
         return pa.nulls(n, pa.utf8())
     built = repeat_utf8(value, n)
@@ -1152,7 +1204,9 @@ def null_column_bytes(t: pa.DataType) -> tuple[int, int, int]:
     return width + 1, 1, width
 
 
-def implicit_column_bytes(value: str | None) -> tuple[int, int, int]:
-    """What a utf8 column repeating `value` adds to a batch (same triple as above)."""
+def implicit_column_bytes(value: str | PartitionValue | None) -> tuple[int, int, int]:
+    """What a column repeating `value` adds to a batch (same triple as above)."""
+    if isinstance(value, PartitionValue):
+        return value.room()
     size = len(value.encode()) if value is not None else 0
     return size + 5, 5, max(size, 4)
