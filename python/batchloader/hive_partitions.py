@@ -89,11 +89,14 @@ class PartitionValue:
     def room(self) -> tuple[int, int, int]:
         """What a column of it adds to a batch: bytes per row, per batch, per row of its
         largest buffer (see `batchloader.schema.null_column_bytes`)."""
+        from batchloader.schema import implicit_column_bytes, null_column_bytes
+
         if isinstance(self.value, str):
-            size = len(self.value.encode())
-            return size + 5, 5, max(size, 4)
-        width = max(self.type.bit_width // 8, 1) if not pa.types.is_null(self.type) else 0
-        return width + 1, 1, max(width, 1)
+            return implicit_column_bytes(self.value)
+        if self.value is None or pa.types.is_null(self.type):
+            return null_column_bytes(self.type)
+        width = max(self.type.bit_width // 8, 1)
+        return width + 1, 1, width
 
 
 def _physical(value: Any, t: pa.DataType) -> bytes:

@@ -1,7 +1,8 @@
 """File pruning: the files a condition on file columns rules out, never read.
 
 Drill prunes partitions by `dirN`. Here `batchloader.spark.read(..., where=...)` takes a SQL
-condition; each file has one value per file column (`dir0`, `filename`...), and a file for
+condition; each file has one value per file column (`dir0`, `filename`..., or a hive-style
+partition column, `month = 3`, compared as a number where it is one), and a file for
 which the condition is false or null whatever its data columns hold is left out of the plan.
 The DataFrame is still filtered by the whole condition, so pruning only ever saves reading.
 
@@ -18,8 +19,10 @@ filter to push: pruned files would go missing from that query. Hence an explicit
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 #: a condition's possible outcomes: True, False and None (SQL's null)
@@ -53,13 +56,13 @@ def parse(where: str) -> Any:
         raise ValueError(f"where={where!r} is not a SQL condition: {e}") from None
 
 
-def keeps(condition: Any, values: Mapping[str, str | None]) -> bool:
+def keeps(condition: Any, values: Mapping[str, Any]) -> bool:
     """Whether a file whose file columns hold `values` (by lower-cased name) may have a row
     `condition` (from `parse`) keeps: False only if it is false or null for every row."""
     return True in outcomes(condition, values)
 
 
-def outcomes(e: Any, values: Mapping[str, str | None]) -> Outcomes:
+def outcomes(e: Any, values: Mapping[str, Any]) -> Outcomes:
     """What condition `e` may be for the rows of a file whose file columns hold `values`."""
     from sqlglot import exp
 
@@ -93,8 +96,9 @@ def _or(a: bool | None, b: bool | None) -> bool | None:
     return None if a is None or b is None else False
 
 
-def _leaf(e: Any, values: Mapping[str, str | None]) -> bool | None:
-    """A comparison, `IN`, `IS NULL` or `LIKE` of a file column with string literals."""
+def _leaf(e: Any, values: Mapping[str, Any]) -> bool | None:
+    """A comparison, `IN`, `IS NULL` or `LIKE` of a file column with literals: strings, or
+    numbers for a hive partition column of numbers."""
     from sqlglot import exp
 
     kind = type(e).__name__
@@ -105,31 +109,71 @@ def _leaf(e: Any, values: Mapping[str, str | None]) -> bool | None:
             column, literal = e.expression, e.this
         else:
             column, literal = e.this, e.expression
-        value, text = _file_value(column, values), _text(literal)
-        return None if value is None else compare(value, text)
+        value = _file_value(column, values)
+        if value is None:
+            return None  # null, whatever it is compared with
+        return compare(*_comparable(value, literal))
     if isinstance(e, exp.NullSafeEQ):
         value = _file_value(e.this, values)
-        other = None if isinstance(e.expression, exp.Null) else _text(e.expression)
-        return value == other
+        if isinstance(e.expression, exp.Null) or value is None:
+            return value is None and isinstance(e.expression, exp.Null)
+        mine, other = _comparable(value, e.expression)
+        return mine == other
     if isinstance(e, exp.Is) and isinstance(e.expression, exp.Null):
         return _file_value(e.this, values) is None
     if isinstance(e, exp.In) and not e.args.get("query"):
         value = _file_value(e.this, values)
-        options = [None if isinstance(x, exp.Null) else _text(x) for x in e.expressions]
+        options = [x for x in e.expressions if not isinstance(x, exp.Null)]
         if value is None:
             return None
-        if value in options:
+        if any(mine == other for mine, other in (_comparable(value, x) for x in options)):
             return True
         # `v IN ('a', NULL)` is null, not false, where v is not 'a'
-        return None if None in options else False
+        return None if len(options) < len(e.expressions) else False
     if isinstance(e, exp.Like) and not e.args.get("escape"):
         value = _file_value(e.this, values)
         pattern = _like(_text(e.expression))
+        if value is not None and not isinstance(value, str):
+            raise _Unknown
         return None if value is None else pattern.fullmatch(value) is not None
     raise _Unknown
 
 
-def _file_value(e: Any, values: Mapping[str, str | None]) -> str | None:
+def _comparable(value: Any, literal: Any) -> tuple[Any, Any]:
+    """A file column's value and a literal as two values of one kind, compared as SQL
+    compares them: strings with string literals; a hive partition column's numbers with
+    number literals (a double as a double, others exactly); anything else is unknown."""
+    if isinstance(value, str):
+        return value, _text(literal)
+    number = _literal(literal, value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            raise _Unknown  # NaN orders above every number in Spark
+        return value, float(number)
+    return Decimal(value), number
+
+
+def _literal(e: Any, value: Any) -> Any:
+    """The literal `e` as what a value like `value` compares with: its string for a string,
+    else its number (a `Decimal`)."""
+    from sqlglot import exp
+
+    if isinstance(value, str):
+        return _text(e)
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise _Unknown  # a date, a timestamp: Spark's casts are not taken on here
+    sign = 1
+    if isinstance(e, exp.Neg):
+        e, sign = e.this, -1
+    if not isinstance(e, exp.Literal) or e.is_string:
+        raise _Unknown
+    try:
+        return sign * Decimal(str(e.this))
+    except InvalidOperation:
+        raise _Unknown from None
+
+
+def _file_value(e: Any, values: Mapping[str, Any]) -> Any:
     """The value of the file column `e` names (unqualified, any case)."""
     from sqlglot import exp
 

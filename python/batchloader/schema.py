@@ -736,7 +736,11 @@ class ScanSchemaTracker:
                 self._hint_hidden(name, file)
             return
         for name in names:
-            self._warn_ignored(name, f"file {file}")
+            col = self._by_name.get(name.lower())
+            if col is not None and self._partition_wins(col):
+                self._hint_hidden(name, file)
+            else:
+                self._warn_ignored(name, f"file {file}")
 
     def _hint_quoting(self, name: str, file: str) -> None:
         """Say (once a scan) that the projection's unquoted path spelled like column `name`
@@ -760,8 +764,10 @@ class ScanSchemaTracker:
     def _partition_wins(self, col: _Column) -> bool:
         """Whether file column `col` keeps its place against a data column of its name in
         a wildcard scan: a hive partition column does (as in Spark); others give way."""
-        return self.implicit.hive is not None and col.implicit is not None and (
-            col.implicit[0] == "partition"
+        return (
+            self.implicit.hive is not None
+            and col.implicit is not None
+            and (col.implicit[0] == "partition")
         )
 
     def _hint_hidden(self, name: str, file: str) -> None:

@@ -26,6 +26,7 @@ from batchloader import locations, pruning
 from batchloader._core import COMPRESSED_SUFFIXES, JAVA_SHORT_IDS, ResultSetLoader
 from batchloader.column_paths import member_path, path_steps, top_name
 from batchloader.errors import BatchLoaderError
+from batchloader.hive_partitions import HiveLayout
 from batchloader.projection import split_paths
 from batchloader.schema import ImplicitColumns, explaining_type_conflicts, type_conflict_path
 from batchloader.spark_inference import (
@@ -407,7 +408,7 @@ class ScanPlan:
         prefers_decimal: bool = False,
         **scan_options: Any,
     ) -> None:
-        from batchloader.scan import expand_paths, partition_depth_of, scan_root
+        from batchloader.scan import expand_paths, hive_layout, partition_depth_of, scan_root
 
         _check_sample_rows(sample_rows, scan_options)
         #: Spark's JSON inference options: the sample's non-struct, non-list values are
@@ -436,16 +437,26 @@ class ScanPlan:
         #: files without asking the store (a request per file) or matching their names
         self.listed = {f: locations.size(f) for f in self.files if locations.is_remote(f)}
         root = scan_root(scan_options.pop("root", None), paths, self.files)
-        if scan_options.get("partition_depth") is None:
+        if scan_options.get("partition_style") == "hive":
+            # typed once from every file's folders: a task's scan of a few types them alike
+            given = scan_options.get("defined_schema") or scan_options.get("schema")
+            fields = scan_options.get("partition_fields")
+            hive = hive_layout("hive", fields, self.files, root, given, time_zone)
+            assert hive is not None, "a hive-style scan has a layout"
+            scan_options["partition_fields"] = hive.schema()
+        elif scan_options.get("partition_depth") is None:
             scan_options["partition_depth"] = partition_depth_of(self.files, root)
         condition = None if where is None else pruning.parse(where)
         # each file's file column values by name, computed once for `where`
-        named: dict[str, dict[str, str | None]] = {}
+        named: dict[str, dict[str, Any]] = {}
         if condition is not None:
+            fields = scan_options.get("partition_fields")
             implicit = ImplicitColumns.renamed(
-                scan_options.get("implicit_names"), scan_options.get("partition_prefix", "dir")
+                scan_options.get("implicit_names"),
+                scan_options.get("partition_prefix", "dir"),
+                None if fields is None else HiveLayout.typed(fields),
             )
-            depth = scan_options["partition_depth"]
+            depth = len(fields) if fields is not None else scan_options["partition_depth"]
             named = {f: implicit.named_values(f, root, depth) for f in self.files}
         probe = self._sample(root, sample_rows, condition, named, scan_options)
         self.splits = plan_splits(self.files, split_bytes, self._splittable(probe))
@@ -470,7 +481,7 @@ class ScanPlan:
         root: str | None,
         sample_rows: int | None,
         condition: Any,
-        named: dict[str, dict[str, str | None]],
+        named: dict[str, dict[str, Any]],
         scan_options: dict[str, Any],
     ) -> Any:
         """Scan up to `sample_rows` rows on the driver and fix the schema, the scan options
@@ -681,7 +692,7 @@ class ScanPlan:
 
         return splittable
 
-    def _prune(self, condition: Any, named: dict[str, dict[str, str | None]]) -> None:
+    def _prune(self, condition: Any, named: dict[str, dict[str, Any]]) -> None:
         """Leave out the splits of the files `condition` is never true for, judged by the
         file columns the output has (a data column may have taken one's name)."""
         outcomes = {
@@ -1031,6 +1042,7 @@ _TEXT_OPTIONS = (
     "timestamp_ntz_format",
     "corrupt_record_column",
     "comment",
+    "partition_style",
 )
 
 #: Spark's names of options the data source knows by another (lower-cased, as they come)
@@ -1044,6 +1056,7 @@ _SPARK_NAMES = {
     "primitivesasstring": "primitives_as_string",
     "dropfieldifallnull": "drop_field_if_all_null",
     "prefersdecimal": "prefers_decimal",
+    "basepath": "root",
 }
 
 
@@ -1119,6 +1132,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "prefersDecimal",
                 "inferSchema",
                 "encoding",
+                "basePath",
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
                 *_TEXT_OPTIONS,
