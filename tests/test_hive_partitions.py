@@ -406,6 +406,14 @@ def test_partition_columns_equal_sparks_own_readers(spark, tmp_path):
         assert _spark_rows(ours.select(*theirs.columns)) == _spark_rows(theirs)
         pruned = bls.read(spark, str(tmp_path / "ints"), partition_style="hive", where="k > 0")
         assert sorted(r.v for r in pruned.collect()) == [0, 1, 10, 11]
+        # a timestamp folder is a wall clock of the session's time zone, as in Spark
+        spark.conf.set(key, "America/New_York")
+        root = str(tmp_path / "timestamps")
+        theirs = spark.read.json(root)
+        ours = bls.read(spark, root, partition_style="hive", columns=theirs.columns)
+        assert _spark_rows(ours) == _spark_rows(theirs)
+        spark.conf.set(key, "UTC")  # 10:00 in New York is 15:00 UTC
+        assert {r.k.hour for r in ours.collect()} == {15, 5}  # 2024-01-06 00:00 too
     finally:
         spark.conf.set(key, zone)
 
