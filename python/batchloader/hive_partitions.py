@@ -281,7 +281,7 @@ def convert(raw: str, t: pa.DataType) -> Any:
     elif pa.types.is_timestamp(t):
         clock = _timestamp_text(text.strip())
         if clock is not None:
-            return _instant(clock, t.tz)
+            return instant_in_zone(clock, t.tz)
     else:
         raise ValueError(f"a partition column cannot be {t} (a schema gave it)")
     raise ValueError(f"folder value {raw!r} is no {t}")
@@ -300,7 +300,7 @@ def _timestamp_text(text: str) -> dt.datetime | None:
     return clock.replace(tzinfo=None) if clock.tzinfo is None else clock
 
 
-def _instant(clock: dt.datetime, tz: str | None) -> dt.datetime:
+def instant_in_zone(clock: dt.datetime, tz: str | None) -> dt.datetime:
     """A wall clock (or an instant) as an instant: in zone `tz` (UTC for a type without)."""
     if clock.tzinfo is not None:
         return clock

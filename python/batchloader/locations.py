@@ -9,6 +9,7 @@ library finds (environment variables such as `AWS_ENDPOINT_URL`, instance profil
 
 from __future__ import annotations
 
+import datetime as dt
 import fnmatch
 import functools
 import itertools
@@ -179,6 +180,17 @@ def size(path: str) -> int:
     if info.size is None:
         raise FileNotFoundError(f"no such file: {path!r}")
     return int(info.size)
+
+
+def modified(path: str) -> dt.datetime:
+    """When file `path` (local or a URI) was last modified, in UTC."""
+    if not is_remote(path):
+        return dt.datetime.fromtimestamp(os.stat(local_path(path)).st_mtime, dt.timezone.utc)
+    info = _file_info(path)
+    if info.mtime is None:
+        raise OSError(f"the file system tells no modification time of {path!r}")
+    stamp: dt.datetime = info.mtime
+    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=dt.timezone.utc)
 
 
 def _listing(folder: str) -> Iterator[tuple[str, bool]]:

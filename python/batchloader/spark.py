@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import datetime as dt
 import functools
 import glob
 import inspect
@@ -26,6 +27,7 @@ from batchloader import locations, pruning
 from batchloader._core import COMPRESSED_SUFFIXES, JAVA_SHORT_IDS, ResultSetLoader
 from batchloader.column_paths import member_path, path_steps, top_name
 from batchloader.errors import BatchLoaderError
+from batchloader.file_filters import FileFilter
 from batchloader.hive_partitions import HiveLayout
 from batchloader.projection import split_paths
 from batchloader.schema import ImplicitColumns, explaining_type_conflicts, type_conflict_path
@@ -406,6 +408,10 @@ class ScanPlan:
         primitives_as_string: bool = False,
         drop_field_if_all_null: bool = False,
         prefers_decimal: bool = False,
+        path_glob_filter: str | None = None,
+        modified_before: str | dt.datetime | None = None,
+        modified_after: str | dt.datetime | None = None,
+        recursive_file_lookup: bool = False,
         **scan_options: Any,
     ) -> None:
         from batchloader.scan import expand_paths, hive_layout, partition_depth_of, scan_root
@@ -431,7 +437,14 @@ class ScanPlan:
         #: the types CSV inference gave, by lower-case column name
         self.csv_inferred: dict[str, pa.DataType] = {}
         # planned by what the files are now: one listed by an earlier plan may have grown
-        self.files = expand_paths(paths, afresh=True)
+        chosen = FileFilter.of(path_glob_filter, modified_before, modified_after, time_zone)
+        if recursive_file_lookup and scan_options.get("partition_style") == "hive":
+            raise ValueError(
+                "recursive_file_lookup (Spark's recursiveFileLookup) reads the files below the "
+                "paths without finding partitions in their folders: it cannot go with "
+                "partition_style='hive'"
+            )
+        self.files = chosen.apply(expand_paths(paths, afresh=True))
         _json_rules_on_json_only(self.files, scan_options, any(options))
         #: the remote files listed, with their sizes: an executor's scan takes them as
         #: files without asking the store (a request per file) or matching their names
@@ -885,6 +898,12 @@ def read(
     scans with it, so every batch Spark receives has exactly the schema Spark was told. Scan
     options are `Scan`'s (`columns`, `format`, `on_error`, limits...).
 
+    `path_glob_filter`, `modified_before`, `modified_after` (Spark's `pathGlobFilter`...,
+    see `batchloader.file_filters`) leave out the files whose names do not match, or that
+    were modified at or after, at or before, a time in the session's zone;
+    `partition_style="hive"` makes `key=value` folders typed columns as Spark's partition
+    discovery does (`batchloader.hive_partitions`).
+
     `where`: a SQL condition (Spark's syntax) the DataFrame is filtered by; the files it rules
     out by their file columns alone (`dir0 = '2024'`, `filename LIKE 'a%'`: false or null
     whatever the data) are not read at all, as Drill prunes partitions (see
@@ -1020,6 +1039,7 @@ _INT_OPTIONS = (
 )
 _BOOL_OPTIONS = (
     "header",
+    "recursive_file_lookup",
     "allow_schema_change",
     "multiline",
     "primitives_as_string",
@@ -1043,6 +1063,9 @@ _TEXT_OPTIONS = (
     "corrupt_record_column",
     "comment",
     "partition_style",
+    "path_glob_filter",
+    "modified_before",
+    "modified_after",
 )
 
 #: Spark's names of options the data source knows by another (lower-cased, as they come)
@@ -1057,6 +1080,10 @@ _SPARK_NAMES = {
     "dropfieldifallnull": "drop_field_if_all_null",
     "prefersdecimal": "prefers_decimal",
     "basepath": "root",
+    "pathglobfilter": "path_glob_filter",
+    "modifiedbefore": "modified_before",
+    "modifiedafter": "modified_after",
+    "recursivefilelookup": "recursive_file_lookup",
 }
 
 
@@ -1133,6 +1160,10 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "inferSchema",
                 "encoding",
                 "basePath",
+                "pathGlobFilter",
+                "modifiedBefore",
+                "modifiedAfter",
+                "recursiveFileLookup",
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
                 *_TEXT_OPTIONS,
