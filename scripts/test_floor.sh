@@ -29,4 +29,5 @@ exec .venv-floor/bin/python -m pytest -p no:cacheprovider \
   tests/test_scan.py tests/test_ndjson.py tests/test_tracker.py tests/test_projection.py \
   tests/test_backfill_projection.py tests/test_pruning.py tests/test_remote.py \
   tests/test_read_ahead.py tests/test_small_files.py tests/test_multiline.py \
-  tests/test_compression.py -k "not spark" "$@"
+  tests/test_compression.py tests/test_hive_partitions.py tests/test_file_filters.py \
+  -k "not spark" "$@"

@@ -95,6 +95,6 @@ def test_files_are_chosen_as_sparks_options_choose_them(spark, aged):
             bls.register(spark)
 
 
-def test_recursive_lookup_goes_without_hive_partitions(spark, aged):
+def test_spark_recursive_lookup_goes_without_hive_partitions(spark, aged):
     with pytest.raises(ValueError, match="cannot go with partition_style='hive'"):
         bls.read(spark, str(aged), recursive_file_lookup=True, partition_style="hive")

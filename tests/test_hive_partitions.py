@@ -89,7 +89,7 @@ SPARK_TYPES: list[tuple[list[str], pa.DataType, list[object]]] = [
 
 
 @pytest.mark.parametrize(("raws", "want", "values"), SPARK_TYPES)
-def test_values_are_typed_as_sparks_partition_discovery_types_them(raws, want, values):
+def test_values_are_typed_as_partition_discovery_types_them(raws, want, values):
     t = reduce(wider_type, [infer_type(raw, "UTC") for raw in raws], pa.null())
     assert t == want, raws
     got = [convert(raw, t) for raw in raws]
@@ -422,7 +422,7 @@ def _spark_rows(df):
     return sorted(repr(sorted(r.asDict().items())) for r in df.collect())
 
 
-def test_the_data_source_takes_partition_style_and_base_path(spark, tmp_path):
+def test_the_spark_data_source_takes_partition_style_and_base_path(spark, tmp_path):
     write(f"{tmp_path}/year=2024/month=1/a.json", [{"v": 1}])
     write(f"{tmp_path}/year=2024/month=2/a.json", [{"v": 2}])
     pytest.importorskip("pyspark.sql.datasource")
