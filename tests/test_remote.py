@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bz2
 import contextlib
+import datetime as dt
 import gzip
 import itertools
 import json
@@ -462,3 +463,22 @@ def test_a_plan_reads_a_remote_file_as_it_is_now(s3):
     plan = bls.ScanPlan(uri, columns=["i"], split_bytes=500)
     assert len(plan.splits) > 30  # the new size's byte ranges
     assert ids(plan) == list(range(400))
+
+
+def test_hive_partitions_and_file_filters_of_remote_files_as_of_local_ones(s3, tmp_path):
+    """`key=value` folders of a bucket make the same typed columns as on disk; a file's
+    name and modification time choose it alike (the store's time, not the local copy's)."""
+    from batchloader.file_filters import FileFilter
+
+    for day in ("2024-01-05", "2024-01-06"):
+        for n in (1, 2):
+            write_lines(tmp_path / f"day={day}/n={n}/part.json", [{"v": n}, {"v": -n}])
+    write_lines(tmp_path / "day=2024-01-06/n=3/part.csv.json", [{"v": 3}])
+    uri = s3.mirror(tmp_path, "hive")
+    local, _ = scanned(str(tmp_path), partition_style="hive", columns=["v", "day", "n"])
+    remote, scan = scanned(uri, partition_style="hive", columns=["v", "day", "n"])
+    assert remote.schema.field("day").type == pa.date32()
+    assert remote.equals(local)
+    chosen = FileFilter.of("part.json", modified_after=dt.datetime(2000, 1, 1))
+    assert [f.rsplit("/", 1)[1] for f in chosen.apply(scan.files)] == ["part.json"] * 4
+    assert not FileFilter.of(modified_before=dt.datetime(2000, 1, 1)).apply(scan.files)
