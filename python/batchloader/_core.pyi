@@ -287,7 +287,11 @@ class FileReader:
     field that starts with it, is data. `names` (CSV without a header): the columns its
     fields go to, by position, as a header's names would take them (Spark maps a schema
     onto such a file so); without them, a file without a header is Drill's `columns`
-    list."""
+    list. NDJSON beyond the standard, as Spark's JSON reader options say:
+    `allow_comments` (`allowComments`: `/* */` and `//` comments; not with `multiline`),
+    `allow_numeric_leading_zeros` (`007` is 7), `allow_non_numeric_numbers` (`NaN`,
+    `Infinity`...: on; off they are bad input), `allow_single_quotes` (None: under Spark's
+    conventions only)."""
 
     def __new__(
         cls,
@@ -314,6 +318,10 @@ class FileReader:
         corrupt_record_column: str = "_corrupt_record",
         comment: str | None = None,
         names: Sequence[str] | None = None,
+        allow_comments: bool = False,
+        allow_numeric_leading_zeros: bool = False,
+        allow_non_numeric_numbers: bool = True,
+        allow_single_quotes: bool | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -269,6 +269,38 @@ def scan_root(root: str | os.PathLike | None, paths: Any, files: list[str]) -> s
     return _default_root(paths, files)
 
 
+#: the NDJSON reader's options of the JSON it takes beyond the standard's, with Spark's
+#: names of them (`allowComments`...) and their defaults
+JSON_SYNTAX: dict[str, tuple[str, bool | None]] = {
+    "allow_comments": ("allowComments", False),
+    "allow_numeric_leading_zeros": ("allowNumericLeadingZeros", False),
+    "allow_non_numeric_numbers": ("allowNonNumericNumbers", True),
+    "allow_single_quotes": ("allowSingleQuotes", None),
+}
+
+
+def json_syntax_of(given: Mapping[str, bool] | None, multiline: bool) -> dict[str, bool]:
+    """`json_syntax=` as the NDJSON reader's options: keys of `JSON_SYNTAX` (or Spark's
+    names, any case), flags; ValueError for another key or a value that is no flag."""
+    spark_names = {spark.lower(): name for name, (spark, _) in JSON_SYNTAX.items()}
+    out: dict[str, bool] = {}
+    for key, value in (given or {}).items():
+        name = spark_names.get(key.lower(), key.lower())
+        if name not in JSON_SYNTAX:
+            raise ValueError(
+                f"json_syntax has no {key!r}: it takes {', '.join(JSON_SYNTAX)} (or Spark's "
+                f"{', '.join(spark for spark, _ in JSON_SYNTAX.values())})"
+            )
+        if not isinstance(value, bool):
+            raise ValueError(f"json_syntax's {key!r} is True or False, not {value!r}")
+        out[name] = value
+    if multiline and out.get("allow_comments"):
+        raise ValueError(
+            "json_syntax's allow_comments reads comments in JSON lines, not with multiline=True"
+        )
+    return out
+
+
 def hive_layout(
     style: str,
     fields: pa.Schema | None,
@@ -454,6 +486,7 @@ class Scan:
         timestamp_format: str | None = None,
         timestamp_ntz_format: str | None = None,
         corrupt_record_column: str = CORRUPT_RECORD,
+        json_syntax: Mapping[str, bool] | None = None,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -545,6 +578,8 @@ class Scan:
         self.hive = hive_layout(
             partition_style, partition_fields, self.files, self.root, defined_schema or schema
         )
+        #: the JSON the NDJSON reader takes beyond the standard's (`JSON_SYNTAX`)
+        self.json_syntax = json_syntax_of(json_syntax, multiline)
         implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
         self.projection = parse_projection(columns)
         if self.hive is not None:
@@ -743,6 +778,7 @@ class Scan:
             timestamp_format=self.time_formats["timestamp_format"],
             timestamp_ntz_format=self.time_formats["timestamp_ntz_format"],
             corrupt_record_column=self.corrupt_column,
+            **(self.json_syntax if fmt == "ndjson" else {}),
         )
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:

@@ -30,6 +30,7 @@ from batchloader.errors import BatchLoaderError
 from batchloader.file_filters import FileFilter
 from batchloader.hive_partitions import HiveLayout
 from batchloader.projection import split_paths
+from batchloader.scan import JSON_SYNTAX
 from batchloader.schema import ImplicitColumns, explaining_type_conflicts, type_conflict_path
 from batchloader.spark_inference import (
     Inference,
@@ -1087,6 +1088,16 @@ _SPARK_NAMES = {
 }
 
 
+#: Spark's JSON reader options the NDJSON reader takes (`Scan(json_syntax=...)`), lower-cased
+_JSON_SYNTAX_NAMES = {spark.lower(): name for name, (spark, _) in JSON_SYNTAX.items()}
+
+#: Spark's JSON reader options it does not take, with what they would let through
+_UNREAD_JSON_SYNTAX = {
+    "allowunquotedfieldnames": "unquoted field names",
+    "allowbackslashescapinganycharacter": "a backslash before any character",
+    "allowunquotedcontrolchars": "control characters in strings",
+}
+
 #: Spark's `mode` option of its file readers, as `on_error`
 _SPARK_MODES = {"permissive": "permissive", "dropmalformed": "skip", "failfast": "error"}
 
@@ -1131,6 +1142,15 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
         elif key in _SPARK_NAMES:
             name = _SPARK_NAMES[key]
             _set_once(out, name, _flag(key, value) if name in _BOOL_OPTIONS else value, key)
+        elif key in _JSON_SYNTAX_NAMES:
+            syntax = out.setdefault("json_syntax", {})
+            syntax[_JSON_SYNTAX_NAMES[key]] = _flag(key, value)
+        elif key in _UNREAD_JSON_SYNTAX:
+            raise ValueError(
+                f"option {key!r}: the batchloader data source's JSON reader does not take "
+                f"{_UNREAD_JSON_SYNTAX[key]} (it takes allowComments, allowNumericLeadingZeros, "
+                "allowNonNumericNumbers and allowSingleQuotes)"
+            )
         elif key == "timezone":
             # Spark's option of its JSON and CSV readers: the zone of a schema's timestamps
             _set_once(out, "time_zone", arrow_time_zone(value), "timeZone")
@@ -1164,6 +1184,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "modifiedBefore",
                 "modifiedAfter",
                 "recursiveFileLookup",
+                *(spark for spark, _ in JSON_SYNTAX.values()),
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
                 *_TEXT_OPTIONS,

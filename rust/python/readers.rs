@@ -11,8 +11,8 @@ use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
 use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
 use crate::readers::{
-    Conventions, CsvOptions, CsvReader, InputError, NdjsonReader, OnError, ReadError, TimeFormats,
-    TimePattern,
+    Conventions, CsvOptions, CsvReader, InputError, JsonSyntax, NdjsonReader, OnError, ReadError,
+    TimeFormats, TimePattern,
 };
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -242,7 +242,9 @@ impl PyFileReader {
                         null_values=None, null_type=None, json_conventions="arrow",
                         csv_conventions="arrow", date_format=None, timestamp_format=None,
                         timestamp_ntz_format=None, corrupt_record_column="_corrupt_record",
-                        comment=None, names=None))]
+                        comment=None, names=None, allow_comments=false,
+                        allow_numeric_leading_zeros=false, allow_non_numeric_numbers=true,
+                        allow_single_quotes=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -269,7 +271,17 @@ impl PyFileReader {
         corrupt_record_column: &str,
         comment: Option<&str>,
         names: Option<Vec<String>>,
+        allow_comments: bool,
+        allow_numeric_leading_zeros: bool,
+        allow_non_numeric_numbers: bool,
+        allow_single_quotes: Option<bool>,
     ) -> PyResult<Self> {
+        let syntax = JsonSyntax {
+            comments: allow_comments,
+            leading_zeros: allow_numeric_leading_zeros,
+            non_numeric: allow_non_numeric_numbers,
+            single_quotes: allow_single_quotes,
+        };
         let on_error = parse_on_error(on_error)?;
         if corrupt_record_column.is_empty() {
             return Err(PyValueError::new_err(
@@ -341,6 +353,18 @@ impl PyFileReader {
                 "null_values reads CSV fields as nulls: JSON has its own null",
             ));
         }
+        if csv.is_some() && syntax != JsonSyntax::default() {
+            return Err(PyValueError::new_err(
+                "allow_comments, allow_numeric_leading_zeros, allow_non_numeric_numbers and \
+                 allow_single_quotes are what a JSON reader takes: not CSV",
+            ));
+        }
+        if multiline && allow_comments {
+            return Err(PyValueError::new_err(
+                "allow_comments reads comments in JSON lines; with multiline=True a document's \
+                 lines are read as one, which a // comment would end: not both",
+            ));
+        }
         if multiline && (csv.is_some() || range.is_some()) {
             return Err(PyValueError::new_err(
                 "multiline reads a JSON file whole: not CSV, not a byte_range",
@@ -360,6 +384,7 @@ impl PyFileReader {
                         .one_pass(one_pass)
                         .with_null_type(null_type)
                         .with_conventions(json_conventions)
+                        .with_syntax(syntax)
                         .with_time_formats(formats)
                         .with_corrupt_column(corrupt_record_column),
                 ))

@@ -284,6 +284,54 @@ pub(crate) fn non_numeric_at(
     ends.then_some(found)
 }
 
+/// The JSON a reader takes beyond the standard's, as Spark's JSON reader options say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsonSyntax {
+    /// `/* ... */` and `// ...` comments outside strings (Spark's `allowComments`; off).
+    pub comments: bool,
+    /// Numbers with leading zeros, `007` as 7 (`allowNumericLeadingZeros`; off).
+    pub leading_zeros: bool,
+    /// `NaN`, `Infinity`, `-INF`... as floats (`allowNonNumericNumbers`; on).
+    pub non_numeric: bool,
+    /// Strings in single quotes (`allowSingleQuotes`): None takes them under Spark's
+    /// conventions only, as this library's readers always have.
+    pub single_quotes: Option<bool>,
+}
+
+impl Default for JsonSyntax {
+    fn default() -> Self {
+        JsonSyntax {
+            comments: false,
+            leading_zeros: false,
+            non_numeric: true,
+            single_quotes: None,
+        }
+    }
+}
+
+/// What of [`JsonSyntax`] a line is respelled for ([`respell_for_serde`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Respelling {
+    pub single_quotes: bool,
+    pub comments: bool,
+    pub leading_zeros: bool,
+    pub non_numeric: bool,
+}
+
+impl Respelling {
+    /// What a reader of `syntax` under `conventions` respells.
+    pub(crate) fn of(syntax: JsonSyntax, conventions: Conventions) -> Self {
+        Respelling {
+            single_quotes: syntax
+                .single_quotes
+                .unwrap_or(conventions == Conventions::Spark),
+            comments: syntax.comments,
+            leading_zeros: syntax.leading_zeros,
+            non_numeric: syntax.non_numeric,
+        }
+    }
+}
+
 /// Where `text` (a JSON line) has something serde_json reads other than the line means, the
 /// same text respelled, written into `out`; `None` (`out` untouched) if it has none. Every
 /// other byte keeps its column (error messages name the same place):
@@ -294,7 +342,12 @@ pub(crate) fn non_numeric_at(
 /// - with `single_quotes` (Spark's JSON reader allows them, as its `allowSingleQuotes`
 ///   does by default), a string in single quotes (`'x'`, a key or a value) becomes the
 ///   same string in double quotes; one holding a `"` or an escaped `'` has no respelling
-///   of its length and stays as it is (bad input).
+///   of its length and stays as it is (bad input);
+/// - with `comments`, a `// ...` comment (to the line's end) or a closed `/* ... */` one
+///   becomes spaces;
+/// - with `leading_zeros`, a number's leading zeros become spaces before it (`-007` is
+///   `  -7`, `00.5` is ` 0.5`);
+/// - without `non_numeric`, `NaN` and the rest stay as they are (bad input).
 ///
 /// Only a token that starts a value (after `:`, `,`, `[`, whitespace or nothing) and ends
 /// there (before `,`, `]`, `}`, whitespace or nothing; `-0` not before a digit, `.`, `e` or
@@ -302,16 +355,23 @@ pub(crate) fn non_numeric_at(
 pub(crate) fn respell_for_serde<'o>(
     text: &str,
     out: &'o mut String,
-    single_quotes: bool,
+    how: Respelling,
 ) -> Option<&'o str> {
     let b = text.as_bytes();
     let finder = |needle: &[u8]| memchr::memmem::find(b, needle).is_some();
-    let quotes = single_quotes && memchr::memchr(b'\'', b).is_some();
-    if !(quotes || finder(b"-0") || finder(b"NaN") || finder(b"Inf") || finder(b"INF")) {
+    let quotes = how.single_quotes && memchr::memchr(b'\'', b).is_some();
+    let comments = how.comments && memchr::memchr(b'/', b).is_some();
+    let zeros = how.leading_zeros && finder(b"0");
+    let non_numeric = how.non_numeric && (finder(b"NaN") || finder(b"Inf") || finder(b"INF"));
+    if !(quotes || comments || zeros || non_numeric || finder(b"-0")) {
         return None;
     }
-    let starts_value =
-        |i: usize| i == 0 || matches!(b[i - 1], b':' | b',' | b'[' | b' ' | b'\t' | b'\r' | b'\n');
+    // (a comment's closing `/` before a value is white space too)
+    let starts_value = |i: usize| {
+        i == 0
+            || matches!(b[i - 1], b':' | b',' | b'[' | b' ' | b'\t' | b'\r' | b'\n')
+            || (comments && b[i - 1] == b'/')
+    };
     let mut respelled = false;
     let mut in_string = false;
     let mut i = 0;
@@ -339,6 +399,24 @@ pub(crate) fn respell_for_serde<'o>(
                 i = end.map_or(b.len(), |end| end + 1);
                 continue;
             }
+            b'/' if comments && !in_string => match b.get(i + 1) {
+                Some(b'/') => Some((b.len() - i, "")),
+                Some(b'*') => memchr::memmem::find(&b[i + 2..], b"*/").map(|k| (k + 4, "")),
+                _ => None,
+            },
+            b'-' | b'0' if zeros && !in_string && starts_value(i) && leading_zeros(b, i) > 0 => {
+                let sign = usize::from(b[i] == b'-');
+                let run = leading_zeros(b, i);
+                let to = if sign == 1 { "-" } else { "" };
+                let digits_after = i + sign + run;
+                // `-00` is the integer zero: `0`, as `-0` is
+                let zero = b[digits_after] == b'0'
+                    && !matches!(
+                        b.get(digits_after + 1),
+                        Some(b'0'..=b'9' | b'.' | b'e' | b'E')
+                    );
+                Some((sign + run, if zero { "" } else { to }))
+            }
             b'-' if !in_string
                 && b.get(i + 1) == Some(&b'0')
                 && !matches!(b.get(i + 2), Some(b'0'..=b'9' | b'.' | b'e' | b'E'))
@@ -346,7 +424,7 @@ pub(crate) fn respell_for_serde<'o>(
             {
                 Some((2, "0 "))
             }
-            b'N' | b'I' | b'-' | b'+' if !in_string && starts_value(i) => {
+            b'N' | b'I' | b'-' | b'+' if non_numeric && !in_string && starts_value(i) => {
                 non_numeric_at(b, i).map(|&(token, string, _)| (token.len(), string))
             }
             _ => None,
@@ -357,13 +435,26 @@ pub(crate) fn respell_for_serde<'o>(
                 out.push_str(text);
                 respelled = true;
             }
-            out.replace_range(i..i + len, with);
+            // spaces before what replaces it (a comment, zeros): every byte keeps its place
+            let pad = len - with.len();
+            out.replace_range(i..i + len, &format!("{:pad$}{with}", ""));
             i += len;
             continue;
         }
         i += 1;
     }
     respelled.then_some(out.as_str())
+}
+
+/// How many leading zeros the number at `b[i]` (after its `-`) has before its last digit
+/// before the point (`007`: 2, `00.5`: 1, `0`, `10`, `0.5`: 0).
+fn leading_zeros(b: &[u8], i: usize) -> usize {
+    let start = i + usize::from(b[i] == b'-');
+    let mut k = start;
+    while b.get(k) == Some(&b'0') && b.get(k + 1).is_some_and(u8::is_ascii_digit) {
+        k += 1;
+    }
+    k - start
 }
 
 /// The closing quote of the string in single quotes opening at `b[start]`, past escapes;
@@ -1247,7 +1338,19 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{holds_data, respell_for_serde, same_key};
+    use super::{holds_data, respell_for_serde, same_key, Respelling};
+
+    /// What readers respell by default: under Arrow's conventions, under Spark's.
+    const ARROW: Respelling = Respelling {
+        single_quotes: false,
+        comments: false,
+        leading_zeros: false,
+        non_numeric: true,
+    };
+    const SPARK: Respelling = Respelling {
+        single_quotes: true,
+        ..ARROW
+    };
 
     /// Nulls, and arrays and objects of nothing else, hold no data; any other scalar does,
     /// a string in an object's key place (escaped quotes and all) aside.
@@ -1360,7 +1463,7 @@ mod tests {
         ];
         for (text, want) in cases {
             let mut out = String::from("left over");
-            let got = respell_for_serde(text, &mut out, false).map(str::to_owned);
+            let got = respell_for_serde(text, &mut out, ARROW).map(str::to_owned);
             assert_eq!(got.as_deref(), want, "{text}");
             if got.is_none() {
                 assert_eq!(out, "left over");
@@ -1394,14 +1497,76 @@ mod tests {
         ];
         for (text, want) in cases {
             let mut out = String::new();
-            let got = respell_for_serde(text, &mut out, true).map(str::to_owned);
+            let got = respell_for_serde(text, &mut out, SPARK).map(str::to_owned);
             assert_eq!(got.as_deref(), want, "{text}");
             if let Some(got) = got {
                 assert_eq!(got.len(), text.len(), "{text}");
             }
             if !text.contains("NaN") {
-                assert_eq!(respell_for_serde(text, &mut out, false), None, "{text}");
+                assert_eq!(respell_for_serde(text, &mut out, ARROW), None, "{text}");
             }
         }
+    }
+
+    /// Spark's `allowComments`, `allowNumericLeadingZeros` and `allowNonNumericNumbers`
+    /// set otherwise: comments and leading zeros become spaces, every byte in its place;
+    /// strings are left alone; without non-numeric numbers, `NaN` stays (bad input).
+    #[test]
+    fn comments_and_leading_zeros_are_respelled_as_spaces() {
+        let comments = Respelling {
+            comments: true,
+            ..ARROW
+        };
+        let zeros = Respelling {
+            leading_zeros: true,
+            ..ARROW
+        };
+        let cases = [
+            (comments, r#"{"a": 1} // c"#, Some(r#"{"a": 1}     "#)),
+            (comments, r#"{"a": /* x */ 2}"#, Some(r#"{"a":         2}"#)),
+            (
+                comments,
+                r#"/**/{"a": 3}/* */"#,
+                Some(r#"    {"a": 3}     "#),
+            ),
+            (comments, r#"{"s": "// no /* no */"}"#, None),
+            (comments, r#"{"a": 1} /* open"#, None),
+            (comments, r#"{"a": 1 / 2}"#, None),
+            (
+                zeros,
+                r#"{"a": 007, "b": -01, "c": 00.5, "d": [000, -00]}"#,
+                Some(r#"{"a":   7, "b":  -1, "c":  0.5, "d": [  0,   0]}"#),
+            ),
+            (
+                zeros,
+                r#"{"a": 0, "b": 10, "c": 0.05, "d": 1e007, "s": "007"}"#,
+                None,
+            ),
+            (ARROW, r#"{"a": 007}"#, None),
+            (
+                Respelling {
+                    comments: true,
+                    ..zeros
+                },
+                r#"{"a":/**/00,"b":/**/NaN}"#,
+                Some(r#"{"a":     0,"b":    "N"}"#),
+            ),
+        ];
+        for (how, text, want) in cases {
+            let mut out = String::new();
+            let got = respell_for_serde(text, &mut out, how).map(str::to_owned);
+            assert_eq!(got.as_deref(), want, "{text}");
+            if let Some(got) = got {
+                assert_eq!(got.len(), text.len(), "{text}");
+            }
+        }
+        let strict = Respelling {
+            non_numeric: false,
+            ..ARROW
+        };
+        assert_eq!(
+            respell_for_serde(r#"{"a": NaN}"#, &mut String::new(), strict),
+            None
+        );
     }
 }

@@ -91,6 +91,8 @@ pub(crate) struct Known<'a> {
     pub conventions: Conventions,
     /// Patterns date and timestamp strings are read by, where given.
     pub formats: &'a TimeFormats,
+    /// `NaN`, `Infinity`... are floats (else the general path refuses them).
+    pub non_numeric: bool,
 }
 
 impl Known<'_> {
@@ -797,6 +799,9 @@ impl<'a> Line<'a> {
     #[cold]
     #[inline(never)]
     fn non_numeric(&mut self, id: ColumnId) -> Quick {
+        if !self.known.non_numeric {
+            return Err(GiveUp);
+        }
         let (len, x) = non_numeric_at(self.b, self.i).ok_or(GiveUp)?;
         self.i += len;
         if let Some(written) = self.plain(id, Value::Float(x)) {
@@ -1093,10 +1098,10 @@ impl<'a> Line<'a> {
                 b'-' | b'0'..=b'9' => {
                     if self.skip_number().is_err() {
                         // `-Infinity`, or no number at all
-                        self.i += non_numeric_at(self.b, self.i).ok_or(GiveUp)?.0;
+                        self.i += self.skipped_non_numeric()?;
                     }
                 }
-                b'N' | b'I' | b'+' => self.i += non_numeric_at(self.b, self.i).ok_or(GiveUp)?.0,
+                b'N' | b'I' | b'+' => self.i += self.skipped_non_numeric()?,
                 b'n' => self.word(b"null")?,
                 b't' => self.word(b"true")?,
                 b'f' => self.word(b"false")?,
@@ -1147,6 +1152,15 @@ impl<'a> Line<'a> {
                 }
             }
         }
+    }
+
+    /// The length of the non-numeric number at the cursor, in a value no column takes.
+    #[cold]
+    fn skipped_non_numeric(&self) -> Quick<usize> {
+        if !self.known.non_numeric {
+            return Err(GiveUp);
+        }
+        Ok(non_numeric_at(self.b, self.i).ok_or(GiveUp)?.0)
     }
 
     /// Read past a number no column takes: its syntax checked as `scan_number` checks it,

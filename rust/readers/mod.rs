@@ -22,6 +22,7 @@ pub mod time_pattern;
 
 pub use conventions::Conventions;
 pub use csv::{CsvOptions, CsvReader};
+pub use json::JsonSyntax;
 pub use ndjson::{InputError, NdjsonReader, OnError, ReadError};
 #[cfg(feature = "python")]
 pub(crate) use spark_times::JAVA_SHORT_IDS;

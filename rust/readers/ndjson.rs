@@ -11,7 +11,9 @@ use super::conventions::Conventions;
 use super::driver::{excerpt, io_error, loader_error, IgnoredNames, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError, BAD_RECORDS_KEPT, CORRUPT_RECORD};
 use super::input;
-use super::json::{respell_for_serde, JsonWriter, KeyCache, ValueSeed, TOO_DEEP};
+use super::json::{
+    respell_for_serde, JsonSyntax, JsonWriter, KeyCache, Respelling, ValueSeed, TOO_DEEP,
+};
 use super::json_documents::{Documents, RecordPlaces};
 use super::json_fast;
 use super::lines::LineWindow;
@@ -36,6 +38,8 @@ pub struct JsonLines {
     null_type: DataType,
     /// How numbers and strings convert to declared types where Arrow and Spark differ.
     conventions: Conventions,
+    /// The JSON taken beyond the standard's (comments, leading zeros...).
+    syntax: JsonSyntax,
     /// Patterns date and timestamp texts are read by, where given.
     formats: TimeFormats,
     discovery: Discovery,
@@ -146,6 +150,7 @@ impl JsonLines {
             ignored_members: &self.ignored_members,
             conventions: self.conventions,
             formats: &self.formats,
+            non_numeric: self.syntax.non_numeric,
         };
         let written = json_fast::write_common(
             text,
@@ -194,8 +199,8 @@ impl JsonLines {
                 }
             },
         };
-        let single_quotes = self.conventions == Conventions::Spark;
-        let respelled = respell_for_serde(text, &mut self.respelled, single_quotes);
+        let how = Respelling::of(self.syntax, self.conventions);
+        let respelled = respell_for_serde(text, &mut self.respelled, how);
         let parsed = respelled.unwrap_or(text);
         let mut writer = JsonWriter {
             l,
@@ -339,7 +344,8 @@ impl RecordSource for JsonLines {
             return Ok(true);
         };
         // a line serde reads respelled has columns of that text (`NaN`...): left whole
-        if respell_for_serde(line, &mut String::new(), true).is_some() {
+        let how = Respelling::of(self.syntax, self.conventions);
+        if respell_for_serde(line, &mut String::new(), how).is_some() {
             return Ok(true);
         }
         let mut text = line.to_string();
@@ -601,6 +607,7 @@ impl NdjsonReader {
             new_columns: true,
             null_type: DataType::Utf8,
             conventions: Conventions::Arrow,
+            syntax: JsonSyntax::default(),
             formats: TimeFormats::default(),
             discovery: Discovery::default(),
             keys: KeyCache::default(),
@@ -650,6 +657,13 @@ impl NdjsonReader {
     /// differ (a number into a timestamp, a string into binary; Arrow's by default).
     pub fn with_conventions(mut self, conventions: Conventions) -> Self {
         self.src.conventions = conventions;
+        self
+    }
+
+    /// Take the JSON `syntax` allows beyond the standard's (Spark's `allowComments`,
+    /// `allowNumericLeadingZeros`, `allowNonNumericNumbers`, `allowSingleQuotes`).
+    pub fn with_syntax(mut self, syntax: JsonSyntax) -> Self {
+        self.src.syntax = syntax;
         self
     }
 
