@@ -18,6 +18,8 @@ def test_demo_checks_pass_and_reproduces_the_seed_example(capsys, spark):
     assert re.search(r"false \|\s+220\.0", out)
     assert re.search(r"true \|\s+650\.0", out)
     assert "3,000 rows from 3 files" in out
+    hive = re.search(r'partition_style="hive", where="month = 1"\): ([\d,]+) rows from 1 of', out)
+    assert hive is not None and out.rstrip().count("month int") == 1, out
     assert re.search(r"3,000 rows: batchloader [\d.]+ s, spark\.read\.json", out)
     # the Spark part: a CREATE TEMPORARY TABLE of the aggregate, its rows adding up to the
     # scan, the seed example again as a temporary table, and the session's folders gone

@@ -263,6 +263,20 @@ def demo_spark(events: str, amount_csv: str, expected_rows: int) -> bool:
                 f"{pruned.rdd.getNumPartitions()} of {every} files"
             )
             pruned_right = pruned_rows == sum(r["rows"] for r in result if r["dir1"] == "month=01")
+            # Spark's partition discovery instead: the year=/month= folders as typed columns
+            hive = read(
+                session.spark,
+                events,
+                columns=["id", "year", "month"],
+                partition_style="hive",
+                where="month = 1",
+            )
+            hive_rows, month_type = hive.count(), dict(hive.dtypes)["month"]
+            print(
+                f'read(..., partition_style="hive", where="month = 1"): {hive_rows:,} rows '
+                f"from {hive.rdd.getNumPartitions()} of {every} files, month {month_type}"
+            )
+            pruned_right = pruned_right and hive_rows == pruned_rows
 
             read(session.spark, amount_csv).createOrReplaceTempView("amount")
             session.sql(
