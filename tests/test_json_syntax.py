@@ -178,3 +178,28 @@ def test_the_options_read_as_sparks_json_reader_reads_them(spark, tmp_path):
 
 def _rows(df):
     return sorted(repr((r.a, r.s, r._corrupt_record)) for r in df.collect())
+
+
+def test_json_documents_over_lines_take_the_options_too(tmp_path):
+    """`multiline=True`: a document's numbers with leading zeros read, its `NaN` refused
+    where the option says so (the record kept whole, as any bad one)."""
+    path = tmp_path / "docs.json"
+    path.write_text('[\n {"a": 007,\n  "b": 1},\n {"a": -0.5, "b": NaN}\n]\n')
+    options = {
+        "multiline": True,
+        "on_error": "permissive",
+        "columns": ["a", "b", "_corrupt_record"],
+    }
+
+    def rows(**syntax):
+        return pa.Table.from_batches(list(Scan(str(path), json_syntax=syntax, **options)))
+
+    zeros = rows(allow_numeric_leading_zeros=True)
+    assert zeros.column("a").to_pylist() == [7.0, -0.5]
+    b = zeros.column("b").to_pylist()
+    assert b[0] == 1 and math.isnan(b[1])
+    assert zeros.column("_corrupt_record").null_count == 2
+    strict = rows(allow_numeric_leading_zeros=True, allow_non_numeric_numbers=False)
+    assert strict.column("a").to_pylist() == [7, None]
+    assert strict.column("_corrupt_record").to_pylist() == [None, '{"a": -0.5, "b": NaN}']
+    assert rows().column("_corrupt_record")[0].as_py() == '{"a": 007,   "b": 1}'
