@@ -98,3 +98,40 @@ def test_files_are_chosen_as_sparks_options_choose_them(spark, aged):
 def test_spark_recursive_lookup_goes_without_hive_partitions(spark, aged):
     with pytest.raises(ValueError, match="cannot go with partition_style='hive'"):
         bls.read(spark, str(aged), recursive_file_lookup=True, partition_style="hive")
+
+
+def test_a_file_gone_since_listing_is_passed_over_only_when_told(tmp_path, caplog):
+    """Spark's `ignoreMissingFiles`: a file deleted between the listing and its read is
+    passed over with a warning and named in `missing_files`; the other files' rows are all
+    there, those of small files sharing a batch with it too. Otherwise it is an error."""
+    import logging
+
+    import pyarrow as pa
+
+    from batchloader import InputError
+    from batchloader.scan import Scan
+
+    for i in range(4):
+        (tmp_path / f"f{i}.json").write_text(json.dumps({"v": i}) + "\n")
+    scan = Scan(str(tmp_path), ignore_missing_files=True)
+    strict = Scan(str(tmp_path))
+    (tmp_path / "f2.json").unlink()
+    with caplog.at_level(logging.WARNING, logger="batchloader"):
+        table = pa.Table.from_batches(list(scan))
+    assert sorted(table.column("v").to_pylist()) == [0, 1, 3]
+    assert scan.missing_files == [str(tmp_path / "f2.json")]
+    assert "f2.json was listed but is gone: passed over (ignore_missing_files)" in caplog.text
+    with pytest.raises(InputError, match=r"f2\.json: cannot open"):
+        list(strict)
+
+
+def test_spark_tasks_pass_over_a_file_gone_since_planning(spark, tmp_path):
+    for i in range(3):
+        (tmp_path / f"f{i}.json").write_text(json.dumps({"v": i}) + "\n")
+    told = bls.read(spark, str(tmp_path), ignore_missing_files=True)
+    untold = bls.read(spark, str(tmp_path))
+    (tmp_path / "f1.json").unlink()
+    assert sorted(r.v for r in told.collect()) == [0, 2]
+    with pytest.raises(Exception, match=r"no such file or directory: .*f1\.json"):
+        untold.collect()
+    assert bls.scan_options_from({"ignoreMissingFiles": "true"}) == {"ignore_missing_files": True}

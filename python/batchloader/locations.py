@@ -182,6 +182,16 @@ def size(path: str) -> int:
     return int(info.size)
 
 
+def exists(path: str) -> bool:
+    """Whether file `path` (local or a URI) is there now (a remote one is asked about,
+    even if listed before)."""
+    if not is_remote(path):
+        return os.path.exists(local_path(path))
+    import pyarrow.fs as pafs
+
+    return bool(_file_info(path).type != pafs.FileType.NotFound)
+
+
 def modified(path: str) -> dt.datetime:
     """When file `path` (local or a URI) was last modified, in UTC."""
     if not is_remote(path):

@@ -487,6 +487,7 @@ class Scan:
         timestamp_ntz_format: str | None = None,
         corrupt_record_column: str = CORRUPT_RECORD,
         json_syntax: Mapping[str, bool] | None = None,
+        ignore_missing_files: bool = False,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -578,6 +579,9 @@ class Scan:
         self.hive = hive_layout(
             partition_style, partition_fields, self.files, self.root, defined_schema or schema
         )
+        #: a file gone since it was listed is passed over, with a warning (Spark's
+        #: `ignoreMissingFiles`), where otherwise it is an InputError
+        self.ignore_missing_files = ignore_missing_files
         #: the JSON the NDJSON reader takes beyond the standard's (`JSON_SYNTAX`)
         self.json_syntax = json_syntax_of(json_syntax, multiline)
         implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
@@ -621,6 +625,9 @@ class Scan:
         #: bad lines kept as rows (on_error="permissive"), their text in `_corrupt_record`
         #: if the projection has it
         self.corrupt_lines = 0
+        #: files passed over because they were gone when their turn came
+        #: (`ignore_missing_files`)
+        self.missing_files: list[str] = []
         #: the first `BAD_LINES_KEPT` lines skipped or kept as bad by the built-in readers,
         #: each as the InputError it would have raised (why, and where)
         self.bad_lines: list[InputError] = []
@@ -682,6 +689,12 @@ class Scan:
         for index, path in enumerate(self.files):
             if self.limit is not None and self.rows_read >= self.limit:
                 break
+            if self.ignore_missing_files and not locations.exists(path):
+                log.warning(
+                    "file %s was listed but is gone: passed over (ignore_missing_files)", path
+                )
+                self.missing_files.append(path)
+                continue
             file = ScanFile(path, self.root, index)
             values = self.tracker.implicit.file_values(path, self.root)
             # per file: built once, sliced per batch

@@ -31,7 +31,12 @@ from batchloader.file_filters import FileFilter
 from batchloader.hive_partitions import HiveLayout
 from batchloader.projection import split_paths
 from batchloader.scan import JSON_SYNTAX
-from batchloader.schema import ImplicitColumns, explaining_type_conflicts, type_conflict_path
+from batchloader.schema import (
+    ImplicitColumns,
+    explaining_type_conflicts,
+    log,
+    type_conflict_path,
+)
 from batchloader.spark_inference import (
     Inference,
     declare,
@@ -726,7 +731,17 @@ class ScanPlan:
         from batchloader.scan import Scan
 
         byte_range = None if start is None or end is None else (start, end)
-        paths = _exactly([path] if isinstance(path, str) else path)
+        listed = [path] if isinstance(path, str) else path
+        if self.options.get("ignore_missing_files"):
+            # gone since the driver listed them: passed over, as the scan passes over one
+            # gone since its own listing (Spark's ignoreMissingFiles)
+            gone = {p for p in listed if not locations.exists(p)}
+            for p in sorted(gone):
+                log.warning("file %s was listed but is gone: passed over (ignore_missing_files)", p)
+            listed = [p for p in listed if p not in gone]
+            if not listed:
+                return
+        paths = _exactly(listed)
         locations.note_listed({p: self.listed[p] for p in paths if p in self.listed})
         scan = Scan(paths, byte_range=byte_range, **self.options)
         with explaining_type_conflicts(self._why_sampled):
@@ -1041,6 +1056,7 @@ _INT_OPTIONS = (
 _BOOL_OPTIONS = (
     "header",
     "recursive_file_lookup",
+    "ignore_missing_files",
     "allow_schema_change",
     "multiline",
     "primitives_as_string",
@@ -1085,6 +1101,7 @@ _SPARK_NAMES = {
     "modifiedbefore": "modified_before",
     "modifiedafter": "modified_after",
     "recursivefilelookup": "recursive_file_lookup",
+    "ignoremissingfiles": "ignore_missing_files",
 }
 
 
@@ -1184,6 +1201,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "modifiedBefore",
                 "modifiedAfter",
                 "recursiveFileLookup",
+                "ignoreMissingFiles",
                 *(spark for spark, _ in JSON_SYNTAX.values()),
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
