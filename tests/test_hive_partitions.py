@@ -336,7 +336,7 @@ def test_partition_values_prune_only_what_they_decide():
     assert pruning.outcomes(pruning.parse("m = 1"), {"m": Decimal(1)}) == {True}
 
 
-def test_decimal_values_are_stored_as_arrow_stores_them():
+def test_partition_values_are_stored_as_arrow_stores_them():
     """The bytes `PartitionValue` writes for each fixed-width type read back as pyarrow's
     own array of the value."""
     cases = [
@@ -345,6 +345,10 @@ def test_decimal_values_are_stored_as_arrow_stores_them():
         (Decimal("-12345678901234567890123"), pa.decimal128(23, 0)),
         (Decimal("12.50"), pa.decimal128(6, 2)),
         (-2.25, pa.float64()),
+        (-2.25, pa.float32()),
+        (-2.25, pa.float16()),
+        ("x/y", pa.large_utf8()),
+        (200, pa.uint8()),
         (dt.date(1969, 12, 31), pa.date32()),
         (dt.datetime(1960, 1, 1, 0, 0, 0, 1, tzinfo=dt.timezone.utc), pa.timestamp("us", "UTC")),
         (dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc), pa.timestamp("ms", "UTC")),

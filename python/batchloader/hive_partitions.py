@@ -79,7 +79,8 @@ class PartitionValue:
         if isinstance(self.value, str):
             from batchloader.schema import implicit_column
 
-            return implicit_column(self.value, n)
+            text = implicit_column(self.value, n)
+            return text if text.type == self.type else text.cast(self.type)
         if isinstance(self.value, bool):
             bits = b"\xff" if self.value else b"\x00"
             return pa.Array.from_buffers(self.type, n, [None, pa.py_buffer(bits * (n // 8 + 1))])
@@ -113,7 +114,7 @@ def _physical(value: Any, t: pa.DataType) -> bytes:
         micros = (value - _EPOCH) // dt.timedelta(microseconds=1)
         return struct.pack("<q", micros * per_second // 1_000_000)
     if pa.types.is_floating(t):
-        return struct.pack("<d" if t.bit_width == 64 else "<f", value)
+        return struct.pack({16: "<e", 32: "<f", 64: "<d"}[t.bit_width], value)
     if pa.types.is_integer(t):
         return value.to_bytes(t.bit_width // 8, "little", signed=pa.types.is_signed_integer(t))
     raise TypeError(f"not a fixed-width type: {t}")
