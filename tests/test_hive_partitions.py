@@ -357,7 +357,9 @@ def test_partition_values_are_stored_as_arrow_stores_them():
     ]
     for value, t in cases:
         got = PartitionValue(value, t).column(10)
-        assert got.equals(pa.array([value] * 10, t)), (value, t)
+        # (pyarrow 19 makes a float16 array from numpy's float16 only)
+        made_as = pa.float32() if t == pa.float16() else t
+        assert got.equals(pa.array([value] * 10, made_as).cast(t)), (value, t)
     assert struct.calcsize("<q") == 8
 
 

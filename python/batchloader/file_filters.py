@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from batchloader import locations
-from batchloader.hive_partitions import instant_in_zone
+from batchloader.hive_partitions import instant_in_zone, iso_clock
 
 
 @dataclass(frozen=True)
@@ -106,13 +106,14 @@ def _instant(option: str, value: str | dt.datetime | None, time_zone: str) -> dt
     if value is None:
         return None
     if isinstance(value, str):
-        try:
-            value = dt.datetime.fromisoformat(value.strip())
-        except ValueError:
+        text = value.strip()
+        clock = iso_clock(text) or iso_clock(text + "T00:00")  # a date alone: its midnight
+        if clock is None:
             raise ValueError(
                 f"{option} is {value!r}: a time is written YYYY-MM-DDTHH:mm:ss "
                 "(2020-06-01T13:00:00), in the session's time zone"
-            ) from None
+            )
+        value = clock
         if value.tzinfo is None:
             return instant_in_zone(value, time_zone)
     if not isinstance(value, dt.datetime):

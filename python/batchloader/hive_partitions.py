@@ -294,11 +294,40 @@ def _timestamp_text(text: str) -> dt.datetime | None:
     if m is not None:
         day = _calendar_date(m)
         return None if day is None else dt.datetime(day.year, day.month, day.day)
+    return iso_clock(text)
+
+
+# a date and time as ISO-8601 writes it (what Python 3.11's fromisoformat reads, and 3.10's
+# does not: any number of fraction digits, `Z`)
+_ISO_CLOCK = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
+    r"(Z|[+-]\d{2}(?::?\d{2})?)?",
+    re.ASCII,
+)
+
+
+def iso_clock(text: str) -> dt.datetime | None:
+    """`2024-01-05T10:00`, `2024-01-05 10:00:00.5`, `...+02:00`, `...Z` as a datetime (aware
+    where the text has an offset), else None."""
+    m = _ISO_CLOCK.fullmatch(text)
+    if m is None:
+        return None
+    year, month, day, hour, minute, second, fraction, zone = m.groups()
+    micros = int((fraction or "0")[:6].ljust(6, "0"))
+    tz = None
+    if zone == "Z":
+        tz = dt.timezone.utc
+    elif zone:
+        digits = zone[1:].replace(":", "")
+        minutes = int(digits[:2]) * 60 + int(digits[2:] or 0)
+        tz = dt.timezone(dt.timedelta(minutes=-minutes if zone[0] == "-" else minutes))
     try:
-        clock = dt.datetime.fromisoformat(text)
+        return dt.datetime(
+            int(year), int(month), int(day), int(hour), int(minute), int(second or 0), micros,
+            tzinfo=tz,
+        )  # fmt: skip
     except ValueError:
         return None
-    return clock.replace(tzinfo=None) if clock.tzinfo is None else clock
 
 
 def instant_in_zone(clock: dt.datetime, tz: str | None) -> dt.datetime:
