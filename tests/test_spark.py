@@ -2093,3 +2093,22 @@ def test_the_data_source_where_option_leaves_files_out(spark, partitioned):
         source = spark.read.format("batchloader").option("where", where).option("sample_rows", 2)
         with pytest.raises(Exception, match=r"must test file columns only.*read\(\.\.\., where="):
             source.load(str(root)).collect()
+
+
+def test_sampling_ratio_one_infers_from_every_row_as_spark_does(spark, tmp_path):
+    """Spark's `samplingRatio` of 0.99 or more (its default) infers from every row: so does
+    the data source, where its own sample (here 10 rows) would miss a late row's column; a
+    smaller ratio, a random sample this library cannot repeat, is refused saying what to
+    give instead."""
+    write(f"{tmp_path}/a.json", [{"a": i} for i in range(50)] + [{"a": 50, "late": "x"}])
+    assert bls.scan_options_from({"samplingRatio": "1.0"}) == {"sample_rows": None}
+    with pytest.raises(ValueError, match=r"'samplingRatio' is 0\.5: .*give sample_rows"):
+        bls.scan_options_from({"samplingRatio": "0.5"})
+    with pytest.raises(ValueError, match=r"fraction in \(0, 1\], not '0'"):
+        bls.scan_options_from({"samplingRatio": "0"})
+    with pytest.raises(ValueError, match="another spelling"):
+        bls.scan_options_from({"samplingRatio": "1", "sample_rows": "10"})
+    plan = bls.source_plan({"path": str(tmp_path), "samplingRatio": "1"})
+    assert "late" in plan.schema.names
+    assert "late" in spark.read.option("samplingRatio", "1").json(str(tmp_path)).columns
+    assert "late" not in bls.source_plan({"path": str(tmp_path), "sample_rows": "10"}).schema.names

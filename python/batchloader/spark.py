@@ -15,6 +15,7 @@ import functools
 import glob
 import inspect
 import json
+import math
 import os
 import pickle
 import re
@@ -1148,8 +1149,13 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 )
         elif key in ("inferschema", "infer_schema"):
             _set_once(out, "infer_schema", _flag(key, value), key)
-        elif key == "sample_rows" and value.strip().lower() == "all":
-            out[key] = None  # the schema from every row
+        elif key == "sample_rows":
+            # "all": the schema from every row
+            rows = None if value.strip().lower() == "all" else _whole_number(key, value)
+            _set_once(out, key, rows, key)
+        elif key == "samplingratio":
+            _check_every_row_sampled(value)
+            _set_once(out, "sample_rows", None, "samplingRatio")
         elif key in _INT_OPTIONS:
             out[key] = _whole_number(key, value)
         elif key in _BOOL_OPTIONS:
@@ -1202,6 +1208,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "modifiedAfter",
                 "recursiveFileLookup",
                 "ignoreMissingFiles",
+                "samplingRatio",
                 *(spark for spark, _ in JSON_SYNTAX.values()),
                 *_INT_OPTIONS,
                 *_BOOL_OPTIONS,
@@ -1212,6 +1219,25 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 f"it takes {', '.join(sorted(known))}"
             )
     return out
+
+
+def _check_every_row_sampled(ratio: str) -> None:
+    """Check Spark's `samplingRatio`, taken as `sample_rows=None`: Spark infers from every
+    row at a ratio of 0.99 or more (its default, 1.0), as `sample_rows=None` does; a
+    smaller one is refused, as the rows Spark's random sample picks are not this data
+    source's to pick."""
+    try:
+        fraction = float(ratio)
+    except ValueError:
+        fraction = math.nan
+    if not 0 < fraction <= 1:
+        raise ValueError(f"option 'samplingRatio' is a fraction in (0, 1], not {ratio!r}")
+    if fraction < 0.99:
+        raise ValueError(
+            f"option 'samplingRatio' is {ratio}: Spark infers from a random sample of that "
+            "share of the rows; this data source samples sample_rows rows (10,000 by "
+            "default) spread over the files: give sample_rows (or samplingRatio 1: every row)"
+        )
 
 
 def _flag(key: str, value: str) -> bool:
