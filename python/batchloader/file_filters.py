@@ -49,7 +49,7 @@ class FileFilter:
 
     def keeps(self, path: str) -> bool:
         """Whether the scan reads file `path`."""
-        if self.name_glob is not None and not name_matches(self.name_glob, _name(path)):
+        if self.name_glob is not None and not name_matches(self.name_glob, os.path.basename(path)):
             return False
         if self.modified_before is None and self.modified_after is None:
             return True
@@ -61,12 +61,6 @@ class FileFilter:
     def apply(self, files: Sequence[str]) -> list[str]:
         """The files of `files` it keeps, in order."""
         return [f for f in files if self.keeps(f)] if self else list(files)
-
-
-def _name(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] if locations.is_remote(path) else (
-        os.path.basename(path)
-    )  # fmt: skip
 
 
 def name_matches(glob: str, name: str) -> bool:

@@ -397,10 +397,11 @@ class HiveLayout:
             for raw in dict.fromkeys(pairs[i][1] for _, (_, pairs) in found):
                 merged = wider_type(merged, infer_type(raw, time_zone))
             types.append(merged)
-        layout = cls(names, tuple(types))
-        for f, _ in found:
-            layout.values(f, root)  # a declared type every value must take
-        return layout
+        for i, name in enumerate(names):
+            if name.lower() in declared:  # a type every value of the folders must take
+                for f, (_, pairs) in found:
+                    _convert_in(f, pairs[i], types[i])
+        return cls(names, tuple(types))
 
     @classmethod
     def typed(cls, fields: pa.Schema) -> HiveLayout:
@@ -424,13 +425,19 @@ class HiveLayout:
                 f"file {path} lies in partition folders of {_keys(pairs)}, not of the "
                 f"scan's partition columns {list(self.names)}"
             )
-        out = []
-        for (key, raw), t in zip(pairs, self.types, strict=True):
-            try:
-                out.append(PartitionValue(convert(raw, t), t))
-            except ValueError as e:
-                raise ValueError(f"file {path}: partition column {key!r}: {e}") from None
-        return out
+        return [
+            PartitionValue(_convert_in(path, pair, t), t)
+            for pair, t in zip(pairs, self.types, strict=True)
+        ]
+
+
+def _convert_in(path: str, pair: tuple[str, str], t: pa.DataType) -> Any:
+    """`convert` of a (key, raw value) folder of file `path`, whose error names both."""
+    key, raw = pair
+    try:
+        return convert(raw, t)
+    except ValueError as e:
+        raise ValueError(f"file {path}: partition column {key!r}: {e}") from None
 
 
 def _keys(pairs: list[tuple[str, str]]) -> list[str]:

@@ -145,7 +145,9 @@ def _comparable(value: Any, literal: Any) -> tuple[Any, Any]:
     number literals (a double as a double, others exactly); anything else is unknown."""
     if isinstance(value, str):
         return value, _text(literal)
-    number = _literal(literal, value)
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise _Unknown  # a date, a timestamp: Spark's casts are not taken on here
+    number = _number(literal)
     if isinstance(value, float):
         if math.isnan(value):
             raise _Unknown  # NaN orders above every number in Spark
@@ -153,15 +155,10 @@ def _comparable(value: Any, literal: Any) -> tuple[Any, Any]:
     return Decimal(value), number
 
 
-def _literal(e: Any, value: Any) -> Any:
-    """The literal `e` as what a value like `value` compares with: its string for a string,
-    else its number (a `Decimal`)."""
+def _number(e: Any) -> Decimal:
+    """The number a literal spells (`-5` too), exactly."""
     from sqlglot import exp
 
-    if isinstance(value, str):
-        return _text(e)
-    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
-        raise _Unknown  # a date, a timestamp: Spark's casts are not taken on here
     sign = 1
     if isinstance(e, exp.Neg):
         e, sign = e.this, -1

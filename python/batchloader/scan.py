@@ -279,13 +279,16 @@ JSON_SYNTAX: dict[str, tuple[str, bool | None]] = {
 }
 
 
+#: `JSON_SYNTAX`'s keys by Spark's names of them, lower-cased
+SPARK_JSON_SYNTAX = {spark.lower(): name for name, (spark, _) in JSON_SYNTAX.items()}
+
+
 def json_syntax_of(given: Mapping[str, bool] | None, multiline: bool) -> dict[str, bool]:
     """`json_syntax=` as the NDJSON reader's options: keys of `JSON_SYNTAX` (or Spark's
     names, any case), flags; ValueError for another key or a value that is no flag."""
-    spark_names = {spark.lower(): name for name, (spark, _) in JSON_SYNTAX.items()}
     out: dict[str, bool] = {}
     for key, value in (given or {}).items():
-        name = spark_names.get(key.lower(), key.lower())
+        name = SPARK_JSON_SYNTAX.get(key.lower(), key.lower())
         if name not in JSON_SYNTAX:
             raise ValueError(
                 f"json_syntax has no {key!r}: it takes {', '.join(JSON_SYNTAX)} (or Spark's "
@@ -299,6 +302,18 @@ def json_syntax_of(given: Mapping[str, bool] | None, multiline: bool) -> dict[st
             "json_syntax's allow_comments reads comments in JSON lines, not with multiline=True"
         )
     return out
+
+
+def present_files(paths: Sequence[str]) -> list[str]:
+    """The listed files of `paths` that are still there; each one gone is said in a warning
+    (`ignore_missing_files`, Spark's `ignoreMissingFiles`)."""
+    present = []
+    for path in paths:
+        if locations.exists(path):
+            present.append(path)
+        else:
+            log.warning("file %s was listed but is gone: passed over (ignore_missing_files)", path)
+    return present
 
 
 def hive_layout(
@@ -689,10 +704,7 @@ class Scan:
         for index, path in enumerate(self.files):
             if self.limit is not None and self.rows_read >= self.limit:
                 break
-            if self.ignore_missing_files and not locations.exists(path):
-                log.warning(
-                    "file %s was listed but is gone: passed over (ignore_missing_files)", path
-                )
+            if self.ignore_missing_files and not present_files([path]):
                 self.missing_files.append(path)
                 continue
             file = ScanFile(path, self.root, index)

@@ -31,11 +31,10 @@ from batchloader.errors import BatchLoaderError
 from batchloader.file_filters import FileFilter
 from batchloader.hive_partitions import HiveLayout
 from batchloader.projection import split_paths
-from batchloader.scan import JSON_SYNTAX
+from batchloader.scan import JSON_SYNTAX, SPARK_JSON_SYNTAX
 from batchloader.schema import (
     ImplicitColumns,
     explaining_type_conflicts,
-    log,
     type_conflict_path,
 )
 from batchloader.spark_inference import (
@@ -729,17 +728,14 @@ class ScanPlan:
     ) -> Iterator[pa.RecordBatch]:
         """The batches of one split (or of whole files, one after the other), in the Arrow
         types Spark was told."""
-        from batchloader.scan import Scan
+        from batchloader.scan import Scan, present_files
 
         byte_range = None if start is None or end is None else (start, end)
         listed = [path] if isinstance(path, str) else path
         if self.options.get("ignore_missing_files"):
             # gone since the driver listed them: passed over, as the scan passes over one
             # gone since its own listing (Spark's ignoreMissingFiles)
-            gone = {p for p in listed if not locations.exists(p)}
-            for p in sorted(gone):
-                log.warning("file %s was listed but is gone: passed over (ignore_missing_files)", p)
-            listed = [p for p in listed if p not in gone]
+            listed = present_files(listed)
             if not listed:
                 return
         paths = _exactly(listed)
@@ -1106,9 +1102,6 @@ _SPARK_NAMES = {
 }
 
 
-#: Spark's JSON reader options the NDJSON reader takes (`Scan(json_syntax=...)`), lower-cased
-_JSON_SYNTAX_NAMES = {spark.lower(): name for name, (spark, _) in JSON_SYNTAX.items()}
-
 #: Spark's JSON reader options it does not take, with what they would let through
 _UNREAD_JSON_SYNTAX = {
     "allowunquotedfieldnames": "unquoted field names",
@@ -1165,14 +1158,14 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
         elif key in _SPARK_NAMES:
             name = _SPARK_NAMES[key]
             _set_once(out, name, _flag(key, value) if name in _BOOL_OPTIONS else value, key)
-        elif key in _JSON_SYNTAX_NAMES:
+        elif key in SPARK_JSON_SYNTAX:
             syntax = out.setdefault("json_syntax", {})
-            syntax[_JSON_SYNTAX_NAMES[key]] = _flag(key, value)
+            syntax[SPARK_JSON_SYNTAX[key]] = _flag(key, value)
         elif key in _UNREAD_JSON_SYNTAX:
             raise ValueError(
                 f"option {key!r}: the batchloader data source's JSON reader does not take "
-                f"{_UNREAD_JSON_SYNTAX[key]} (it takes allowComments, allowNumericLeadingZeros, "
-                "allowNonNumericNumbers and allowSingleQuotes)"
+                f"{_UNREAD_JSON_SYNTAX[key]} (it takes "
+                f"{', '.join(spark for spark, _ in JSON_SYNTAX.values())})"
             )
         elif key == "timezone":
             # Spark's option of its JSON and CSV readers: the zone of a schema's timestamps

@@ -437,7 +437,10 @@ pub(crate) fn respell_for_serde<'o>(
             }
             // spaces before what replaces it (a comment, zeros): every byte keeps its place
             let pad = len - with.len();
-            out.replace_range(i..i + len, &format!("{:pad$}{with}", ""));
+            if pad > 0 {
+                out.replace_range(i..i + pad, &" ".repeat(pad));
+            }
+            out.replace_range(i + pad..i + len, with);
             i += len;
             continue;
         }
