@@ -11,7 +11,9 @@ class InputError(BatchLoaderError):
     """Bad input data: the message names the file, line and column, and so do the
     attributes: `path`, `line` (1-based; 0 when the file could not be read at all),
     `column` (1-based byte column in the line, or None), `reason` (what is wrong, without
-    the place) and `excerpt` (the text around the column, or "")."""
+    the place), `excerpt` (the text around the column, or "") and `unreadable` (the file
+    could not be read from there on: it could not be opened, decompressed or fetched, as
+    opposed to bad text in it; what `ignore_corrupt_files` passes over)."""
 
     def __init__(
         self,
@@ -22,6 +24,7 @@ class InputError(BatchLoaderError):
         column: int | None = None,
         reason: str | None = None,
         excerpt: str = "",
+        unreadable: bool = False,
     ) -> None:
         super().__init__(message)
         self.path = path
@@ -29,6 +32,7 @@ class InputError(BatchLoaderError):
         self.column = column
         self.reason = message if reason is None else reason
         self.excerpt = excerpt
+        self.unreadable = unreadable
 
 
 class SessionError(BatchLoaderError):

@@ -503,6 +503,7 @@ class Scan:
         corrupt_record_column: str = CORRUPT_RECORD,
         json_syntax: Mapping[str, bool] | None = None,
         ignore_missing_files: bool = False,
+        ignore_corrupt_files: bool = False,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -597,6 +598,11 @@ class Scan:
         #: a file gone since it was listed is passed over, with a warning (Spark's
         #: `ignoreMissingFiles`), where otherwise it is an InputError
         self.ignore_missing_files = ignore_missing_files
+        #: a file a built-in reader cannot read on (open, decompress, fetch: an `InputError`
+        #: that is `unreadable`) ends there, with a warning: its rows read before are kept,
+        #: and the scan goes on with the next file (Spark's `ignoreCorruptFiles`); bad text
+        #: in a file is `on_error`'s, not this
+        self.ignore_corrupt_files = ignore_corrupt_files
         #: the JSON the NDJSON reader takes beyond the standard's (`JSON_SYNTAX`)
         self.json_syntax = json_syntax_of(json_syntax, multiline)
         implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
@@ -643,6 +649,9 @@ class Scan:
         #: files passed over because they were gone when their turn came
         #: (`ignore_missing_files`)
         self.missing_files: list[str] = []
+        #: files whose read stopped early, each as the `InputError` that stopped it (path,
+        #: line, why), its rows read before it kept (`ignore_corrupt_files`)
+        self.corrupt_files: list[InputError] = []
         #: the first `BAD_LINES_KEPT` lines skipped or kept as bad by the built-in readers,
         #: each as the InputError it would have raised (why, and where)
         self.bad_lines: list[InputError] = []
@@ -721,7 +730,8 @@ class Scan:
                         yield from self._before_conflict(batch, size, files, path)
                         raise
                     yield out
-            self.files_read += 1
+            if not self._cut_short(path):
+                self.files_read += 1
         shared, self._carried = self._carried, None
         if shared is not None:
             assert path is not None, "a loader is carried from a file read"
@@ -904,12 +914,16 @@ class Scan:
         try:
             if (yield from self._fill(file, loader, rows_of_this_file)):
                 return
-        except Exception:
+        except Exception as e:
             # Every row before the failing one is handed out before the error: the batches
             # hold them (earlier files' too), and the loader took the failing row back.
             with contextlib.suppress(BatchLoaderError):  # a user reader left a row open
                 yield from last_batches()
-            raise
+            if not self._passes_over(e):
+                raise
+            self.tracker.note_ignored(loader.ignored_columns, file.path)
+            loader.close()
+            return
         if self._may_carry(shared):
             # a small file's rows wait in the batch for the next file's
             shared.files = rows_of_this_file(loader.row_count)
@@ -972,6 +986,22 @@ class Scan:
                 except BatchLoaderError as e:
                     raise type(e)(f"{file.path}, row {row_index}: {e}") from e
         return False
+
+    def _passes_over(self, error: Exception) -> bool:
+        """Whether the scan goes on past `error`, which stopped a file's read: an
+        unreadable file under `ignore_corrupt_files` (noted, and said in a warning)."""
+        if not (self.ignore_corrupt_files and isinstance(error, InputError) and error.unreadable):
+            return False
+        self.corrupt_files.append(error)
+        log.warning(
+            "%s; the rest of the file was passed over, its rows before kept (ignore_corrupt_files)",
+            error,
+        )
+        return True
+
+    def _cut_short(self, path: str) -> bool:
+        """Whether the read of `path` just made stopped early (`_passes_over`)."""
+        return bool(self.corrupt_files) and self.corrupt_files[-1].path == path
 
     def _wildcard_fixed(self) -> bool:
         """Whether the scan takes every column and a batch handed out fixed which: columns

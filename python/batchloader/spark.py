@@ -862,6 +862,18 @@ def corrupt_record_column(spark: Any) -> str:
     return str(spark.conf.get("spark.sql.columnNameOfCorruptRecord", "_corrupt_record"))
 
 
+def session_file_options(spark: Any) -> dict[str, bool]:
+    """The session's defaults of Spark's file options `ignoreMissingFiles` and
+    `ignoreCorruptFiles` (`spark.sql.files.ignoreMissingFiles`...), as `Scan` arguments."""
+    return {
+        option: str(spark.conf.get(f"spark.sql.files.{conf}", "false")).strip().lower() == "true"
+        for option, conf in [
+            ("ignore_missing_files", "ignoreMissingFiles"),
+            ("ignore_corrupt_files", "ignoreCorruptFiles"),
+        ]
+    }
+
+
 def session_time_zone(spark: Any) -> str:
     """The session's time zone (`spark.sql.session.timeZone`) as Arrow names zones
     (`arrow_time_zone`)."""
@@ -915,7 +927,9 @@ def read(
     see `batchloader.file_filters`) leave out the files whose names do not match, or that
     were modified at or after, at or before, a time in the session's zone;
     `partition_style="hive"` makes `key=value` folders typed columns as Spark's partition
-    discovery does (`batchloader.hive_partitions`).
+    discovery does (`batchloader.hive_partitions`). `ignore_missing_files` and
+    `ignore_corrupt_files` (see `Scan`) default to the session's
+    `spark.sql.files.ignoreMissingFiles` and `spark.sql.files.ignoreCorruptFiles`.
 
     `where`: a SQL condition (Spark's syntax) the DataFrame is filtered by; the files it rules
     out by their file columns alone (`dir0 = '2024'`, `filename LIKE 'a%'`: false or null
@@ -959,6 +973,7 @@ def read(
         **SPARK_READ_DEFAULTS,
         "corrupt_record_column": corrupt_record_column(spark),
         "time_zone": session_time_zone(spark),
+        **session_file_options(spark),
         **scan_options,
     }
     parallelism = spark.sparkContext.defaultParallelism
@@ -1054,6 +1069,7 @@ _BOOL_OPTIONS = (
     "header",
     "recursive_file_lookup",
     "ignore_missing_files",
+    "ignore_corrupt_files",
     "allow_schema_change",
     "multiline",
     "primitives_as_string",
@@ -1099,6 +1115,7 @@ _SPARK_NAMES = {
     "modifiedafter": "modified_after",
     "recursivefilelookup": "recursive_file_lookup",
     "ignoremissingfiles": "ignore_missing_files",
+    "ignorecorruptfiles": "ignore_corrupt_files",
 }
 
 
@@ -1201,6 +1218,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "modifiedAfter",
                 "recursiveFileLookup",
                 "ignoreMissingFiles",
+                "ignoreCorruptFiles",
                 "samplingRatio",
                 *(spark for spark, _ in JSON_SYNTAX.values()),
                 *_INT_OPTIONS,

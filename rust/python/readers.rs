@@ -17,7 +17,8 @@ use crate::readers::{
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-/// `batchloader.InputError(message, path=..., line=..., column=..., reason=..., excerpt=...)`
+/// `batchloader.InputError(message, path=..., line=..., column=..., reason=..., excerpt=...,
+/// unreadable=...)`
 /// (defined in Python, next to the other Python errors), as an object.
 fn input_error_object<'py>(py: Python<'py>, e: &InputError) -> PyResult<Bound<'py, PyAny>> {
     let class = INPUT_ERROR.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
@@ -32,6 +33,7 @@ fn input_error_object<'py>(py: Python<'py>, e: &InputError) -> PyResult<Bound<'p
     place.set_item("column", e.column)?;
     place.set_item("reason", &e.message)?;
     place.set_item("excerpt", &e.excerpt)?;
+    place.set_item("unreadable", e.unreadable)?;
     class.bind(py).call((e.to_string(),), Some(&place))
 }
 

@@ -775,6 +775,7 @@ impl RecordSource for CsvRecords {
             column,
             message,
             excerpt: excerpt(self.raw_bytes(), column),
+            unreadable: false,
         }
     }
 

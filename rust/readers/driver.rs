@@ -52,6 +52,9 @@ pub struct InputError {
     pub message: String,
     /// About 30 characters of the line either side of `column` (its start if unknown).
     pub excerpt: String,
+    /// The file could not be read from here on (opened, decompressed or fetched), as
+    /// opposed to bad text in it: what Spark's `ignoreCorruptFiles` passes over.
+    pub unreadable: bool,
 }
 
 impl fmt::Display for InputError {
@@ -133,6 +136,7 @@ pub(crate) fn io_error(path: &str, line: u64, e: &io::Error) -> InputError {
             column: Some(fault.column as usize),
             message: fault.message.to_string(),
             excerpt: fault.excerpt.clone(),
+            unreadable: false,
         };
     }
     let what = match e.kind() {
@@ -148,6 +152,7 @@ pub(crate) fn io_error(path: &str, line: u64, e: &io::Error) -> InputError {
         column: None,
         message: format!("{what}: {e}"),
         excerpt: String::new(),
+        unreadable: true,
     }
 }
 

@@ -138,7 +138,8 @@ pub fn open_lines(
     }
 }
 
-/// The input error of a file that could not be opened.
+/// The input error of a file that could not be opened: unreadable, unless it is not there
+/// (a missing file is `ignore_missing_files`' case, not a corrupt one, as in Spark).
 pub fn open_error(path: &str, e: &io::Error) -> InputError {
     InputError {
         path: path.to_string(),
@@ -146,6 +147,7 @@ pub fn open_error(path: &str, e: &io::Error) -> InputError {
         column: None,
         message: format!("cannot open: {e}"),
         excerpt: String::new(),
+        unreadable: e.kind() != io::ErrorKind::NotFound,
     }
 }
 

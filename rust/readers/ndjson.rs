@@ -397,6 +397,7 @@ impl RecordSource for JsonLines {
             column,
             message,
             excerpt,
+            unreadable: false,
         }
     }
 

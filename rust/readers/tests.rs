@@ -129,6 +129,7 @@ fn errors_name_line_and_column() {
     assert_eq!(e.line, 2);
     assert!(e.column.is_some());
     assert!(e.to_string().starts_with("mem.json, line 2, column"), "{e}");
+    assert!(!e.unreadable, "bad text is not an unreadable file");
 }
 
 #[test]
@@ -1196,6 +1197,23 @@ fn files_opened_by_an_opener_read_as_local_ones() {
     };
     assert!(e.to_string().contains("s3://bucket/x.json"), "{e}");
     assert!(e.to_string().contains("access denied by the store"), "{e}");
+    assert!(e.unreadable, "a file that cannot be opened is unreadable");
+    // cut inside its stream: the whole lines before the cut, then an unreadable file
+    let text: String = (0..2000).map(|i| format!("{{\"a\": {i}}}\n")).collect();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let (source, _) = in_memory("cut.json.gz", &gz[..gz.len() / 2]);
+    let mut r = NdjsonReader::open(&source, None, OnError::Skip, true).unwrap();
+    let Err(ReadError::Input(e)) = read_all_with(&mut r, LoaderOptions::default()) else {
+        panic!("a cut stream was not reported");
+    };
+    assert!(e.unreadable && e.message.contains("truncated"), "{e}");
+    let missing = Source::local("/nonexistent/batchloader/x.json");
+    let Err(e) = NdjsonReader::open(&missing, None, OnError::Error, true) else {
+        panic!("a missing file was not reported");
+    };
+    assert!(!e.unreadable, "a missing file is not a corrupt one: {e}");
 }
 
 #[test]
