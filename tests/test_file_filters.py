@@ -130,8 +130,14 @@ def test_spark_tasks_pass_over_a_file_gone_since_planning(spark, tmp_path):
         (tmp_path / f"f{i}.json").write_text(json.dumps({"v": i}) + "\n")
     told = bls.read(spark, str(tmp_path), ignore_missing_files=True)
     untold = bls.read(spark, str(tmp_path))
+    spark.conf.set("spark.sql.files.ignoreMissingFiles", "true")
+    try:
+        by_session = bls.read(spark, str(tmp_path))  # the session's default, as Spark's
+    finally:
+        spark.conf.unset("spark.sql.files.ignoreMissingFiles")
     (tmp_path / "f1.json").unlink()
     assert sorted(r.v for r in told.collect()) == [0, 2]
+    assert sorted(r.v for r in by_session.collect()) == [0, 2]
     with pytest.raises(Exception, match=r"no such file or directory: .*f1\.json"):
         untold.collect()
     assert bls.scan_options_from({"ignoreMissingFiles": "true"}) == {"ignore_missing_files": True}
