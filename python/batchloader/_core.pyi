@@ -230,11 +230,18 @@ def check_time_formats(
     `timestampFormat` and `timestampNTZFormat` take them): a `ValueError` names what in
     one the readers do not take."""
 
-def spark_csv_type(texts: Sequence[str | None], timestamp_format: str | None = None) -> str:
+def spark_csv_type(
+    texts: Sequence[str | None],
+    timestamp_format: str | None = None,
+    nan_value: str | None = None,
+    positive_inf: str | None = None,
+    negative_inf: str | None = None,
+) -> str:
     """The Spark DDL type (`int`, `bigint`, `decimal(p,0)`, `double`, `timestamp`,
     `boolean`, `string`) Spark's CSV inference (`inferSchema`) gives a column of these
     field texts (None or empty: no value), timestamps tried by `timestamp_format` where
-    given."""
+    given, NaN and the infinities spelled `nan_value`... (Spark's `NaN`, `Inf`, `-Inf`
+    unless given)."""
 
 def local_path(path: str) -> str:
     """The local path a local path or `file:` URI names (`file:///a%20b`,
@@ -291,7 +298,10 @@ class FileReader:
     `allow_comments` (`allowComments`: `/* */` and `//` comments; not with `multiline`),
     `allow_numeric_leading_zeros` (`007` is 7), `allow_non_numeric_numbers` (`NaN`,
     `Infinity`...: on; off they are bad input), `allow_single_quotes` (None: under Spark's
-    conventions only)."""
+    conventions only). `nan_value`, `positive_inf`, `negative_inf` (CSV): the texts a float
+    field spells NaN and the infinities with, each matched whole (Spark's `nanValue`,
+    `positiveInf`, `negativeInf`); under `csv_conventions="spark"` `NaN`, `Inf` and `-Inf`
+    unless given, besides what Java's parser reads (`Infinity`...)."""
 
     def __new__(
         cls,
@@ -322,6 +332,9 @@ class FileReader:
         allow_numeric_leading_zeros: bool = False,
         allow_non_numeric_numbers: bool = True,
         allow_single_quotes: bool | None = None,
+        nan_value: str | None = None,
+        positive_inf: str | None = None,
+        negative_inf: str | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

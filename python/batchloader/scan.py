@@ -418,6 +418,28 @@ def _null_texts(null_values: str | Sequence[str] | None, format: Any) -> list[st
     return texts
 
 
+def _float_texts(
+    nan_value: str | None, positive_inf: str | None, negative_inf: str | None, format: Any
+) -> dict[str, str]:
+    """`nan_value=`, `positive_inf=`, `negative_inf=` as the CSV reader takes them: those
+    given, each a text."""
+    given = {
+        name: text
+        for name, text in [
+            ("nan_value", nan_value),
+            ("positive_inf", positive_inf),
+            ("negative_inf", negative_inf),
+        ]
+        if text is not None
+    }
+    for name, text in given.items():
+        if not isinstance(text, str):
+            raise TypeError(f"{name}= takes a string, not {text!r}")
+    if given and format in ("ndjson", "json"):
+        raise ValueError(f"{', '.join(given)}= spell CSV floats: JSON has its own")
+    return given
+
+
 def builtin_format(path: str, format: Any = "auto") -> str:
     """The built-in reader's format for file `path` ("ndjson", "csv" or "tsv"): `format`
     if it names one, else by the name's suffix (a compression suffix aside); ValueError for
@@ -504,6 +526,9 @@ class Scan:
         json_syntax: Mapping[str, bool] | None = None,
         ignore_missing_files: bool = False,
         ignore_corrupt_files: bool = False,
+        nan_value: str | None = None,
+        positive_inf: str | None = None,
+        negative_inf: str | None = None,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -547,6 +572,9 @@ class Scan:
         self.byte_range = byte_range
         self.multiline = multiline
         self.null_values = _null_texts(null_values, format)
+        #: the texts CSV float fields spell NaN and the infinities with (Spark's `nanValue`,
+        #: `positiveInf`, `negativeInf`), those given
+        self.float_texts = _float_texts(nan_value, positive_inf, negative_inf, format)
         if reader is None:
             for f in self.files:
                 self._builtin_format(f)  # fail early on a file no reader can read
@@ -813,8 +841,12 @@ class Scan:
             timestamp_format=self.time_formats["timestamp_format"],
             timestamp_ntz_format=self.time_formats["timestamp_ntz_format"],
             corrupt_record_column=self.corrupt_column,
-            **(self.json_syntax if fmt == "ndjson" else {}),
+            **self._format_options(fmt),
         )
+
+    def _format_options(self, fmt: str) -> dict[str, Any]:
+        """The reader options only one format takes: JSON's syntax, CSV's float texts."""
+        return dict(self.json_syntax) if fmt == "ndjson" else dict(self.float_texts)
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:
         """Room to keep in each loader batch for the columns the scan adds to it: the file

@@ -635,7 +635,13 @@ class ScanPlan:
         columns = {name: texts for name, texts in columns.items() if name in data or headerless}
         fields = list(given)
         for name, texts in columns.items():
-            ddl = _core.spark_csv_type(texts, sampling.get("timestamp_format"))
+            ddl = _core.spark_csv_type(
+                texts,
+                sampling.get("timestamp_format"),
+                sampling.get("nan_value"),
+                sampling.get("positive_inf"),
+                sampling.get("negative_inf"),
+            )
             fields.append(pa.field(name, _inferred_arrow_type(ddl, self.time_zone)))
             self.csv_inferred[name.lower()] = fields[-1].type
         return dict(sampling, schema=pa.schema(fields))
@@ -1096,6 +1102,9 @@ _TEXT_OPTIONS = (
     "path_glob_filter",
     "modified_before",
     "modified_after",
+    "nan_value",
+    "positive_inf",
+    "negative_inf",
 )
 
 #: Spark's names of options the data source knows by another (lower-cased, as they come)
@@ -1116,6 +1125,9 @@ _SPARK_NAMES = {
     "recursivefilelookup": "recursive_file_lookup",
     "ignoremissingfiles": "ignore_missing_files",
     "ignorecorruptfiles": "ignore_corrupt_files",
+    "nanvalue": "nan_value",
+    "positiveinf": "positive_inf",
+    "negativeinf": "negative_inf",
 }
 
 
@@ -1219,6 +1231,9 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "recursiveFileLookup",
                 "ignoreMissingFiles",
                 "ignoreCorruptFiles",
+                "nanValue",
+                "positiveInf",
+                "negativeInf",
                 "samplingRatio",
                 *(spark for spark, _ in JSON_SYNTAX.values()),
                 *_INT_OPTIONS,

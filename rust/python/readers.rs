@@ -11,8 +11,8 @@ use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
 use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
 use crate::readers::{
-    Conventions, CsvOptions, CsvReader, InputError, JsonSyntax, NdjsonReader, OnError, ReadError,
-    TimeFormats, TimePattern,
+    Conventions, CsvOptions, CsvReader, FloatTexts, InputError, JsonSyntax, NdjsonReader, OnError,
+    ReadError, TimeFormats, TimePattern,
 };
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -133,16 +133,23 @@ pub fn check_time_formats(
 }
 
 /// The Spark DDL type Spark's CSV inference (`inferSchema`) gives a column of these field
-/// texts (None or empty: no value), timestamps tried by `timestamp_format` where given.
+/// texts (None or empty: no value), timestamps tried by `timestamp_format` where given, the
+/// non-numeric doubles spelled `nan_value`, `positive_inf`, `negative_inf` (Spark's
+/// `NaN`, `Inf`, `-Inf` unless given).
 #[pyfunction]
-#[pyo3(signature = (texts, timestamp_format=None))]
+#[pyo3(signature = (texts, timestamp_format=None, nan_value=None, positive_inf=None,
+                    negative_inf=None))]
 pub fn spark_csv_type(
     texts: Vec<Option<String>>,
     timestamp_format: Option<&str>,
+    nan_value: Option<&str>,
+    positive_inf: Option<&str>,
+    negative_inf: Option<&str>,
 ) -> PyResult<String> {
     let formats = time_formats(None, timestamp_format, None)?;
+    let floats = FloatTexts::of(Conventions::Spark, nan_value, positive_inf, negative_inf);
     let texts = texts.iter().map(Option::as_deref);
-    Ok(crate::readers::csv_inference::infer_column(texts, &formats).ddl())
+    Ok(crate::readers::csv_inference::infer_column(texts, &formats, &floats).ddl())
 }
 
 /// The local path a local path or `file:` URI names (`file:///a%20b`, `file://localhost/a`,
@@ -215,7 +222,10 @@ macro_rules! on_reader {
 /// paths read a file alike). `opener`: a callable `opener(offset)` returning a file object
 /// (`read(n) -> bytes`) at byte `offset` of the file `path` names (a remote file, say);
 /// without it `path` is a local file. `null_values` (CSV): field texts, quoted or not, read
-/// as nulls (`[""]`: empty fields are null, as Spark reads them).
+/// as nulls (`[""]`: empty fields are null, as Spark reads them). `nan_value`,
+/// `positive_inf`, `negative_inf` (CSV): the texts a float field spells those floats with,
+/// each matched whole (Spark's `nanValue`...; under `csv_conventions="spark"` `NaN`, `Inf`
+/// and `-Inf` unless given).
 #[pyclass(module = "batchloader._core", name = "FileReader")]
 pub struct PyFileReader {
     /// In a mutex so that the class is `Sync` (a file's reader is not): Python may free it
@@ -246,7 +256,8 @@ impl PyFileReader {
                         timestamp_ntz_format=None, corrupt_record_column="_corrupt_record",
                         comment=None, names=None, allow_comments=false,
                         allow_numeric_leading_zeros=false, allow_non_numeric_numbers=true,
-                        allow_single_quotes=None))]
+                        allow_single_quotes=None, nan_value=None, positive_inf=None,
+                        negative_inf=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -277,6 +288,9 @@ impl PyFileReader {
         allow_numeric_leading_zeros: bool,
         allow_non_numeric_numbers: bool,
         allow_single_quotes: Option<bool>,
+        nan_value: Option<&str>,
+        positive_inf: Option<&str>,
+        negative_inf: Option<&str>,
     ) -> PyResult<Self> {
         let syntax = JsonSyntax {
             comments: allow_comments,
@@ -355,6 +369,13 @@ impl PyFileReader {
                 "null_values reads CSV fields as nulls: JSON has its own null",
             ));
         }
+        let float_texts = [nan_value, positive_inf, negative_inf];
+        if csv.is_none() && float_texts.iter().any(Option::is_some) {
+            return Err(PyValueError::new_err(
+                "nan_value, positive_inf and negative_inf spell CSV floats: JSON has its own",
+            ));
+        }
+        let float_texts = FloatTexts::of(csv_conventions, nan_value, positive_inf, negative_inf);
         if csv.is_some() && syntax != JsonSyntax::default() {
             return Err(PyValueError::new_err(
                 "allow_comments, allow_numeric_leading_zeros, allow_non_numeric_numbers and \
@@ -398,6 +419,7 @@ impl PyFileReader {
                 };
                 AnyReader::Csv(Box::new(
                     r.with_null_values(null_values.as_deref().unwrap_or_default())
+                        .with_float_texts(float_texts)
                         .with_time_formats(formats)
                         .with_corrupt_column(corrupt_record_column),
                 ))

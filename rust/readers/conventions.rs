@@ -168,16 +168,18 @@ impl Conventions {
             .map(|&(_, _, x)| x)
     }
 
-    /// The float a CSV field's `text` stands for in a float column: under Spark's, as its
-    /// CSV reader reads it (its `nanValue`, `positiveInf` and `negativeInf`, `NaN`, `Inf`
-    /// and `-Inf`, else Java's parser: [`java_float`]); under Arrow's, as Rust reads the
-    /// text trimmed (`inf` and `nan` in any case too, as pyarrow.csv reads them).
-    pub(crate) fn float_of_field<F: FloatText>(self, text: &str) -> Option<F> {
-        match (self, text) {
-            (Self::Spark, "Inf") => Some(F::from_f64(f64::INFINITY)),
-            (Self::Spark, "-Inf") => Some(F::from_f64(f64::NEG_INFINITY)),
-            (Self::Spark, _) => java_float(text),
-            (Self::Arrow, _) => text.trim().parse().ok(),
+    /// The float a CSV field's `text` stands for in a float column: one of `texts` (under
+    /// Spark's, its `nanValue`, `positiveInf` and `negativeInf`: `NaN`, `Inf` and `-Inf`
+    /// unless given), else under Spark's as Java's parser reads it ([`java_float`]), under
+    /// Arrow's as Rust reads the text trimmed (`inf` and `nan` in any case too, as
+    /// pyarrow.csv reads them).
+    pub(crate) fn float_of_field<F: FloatText>(self, text: &str, texts: &FloatTexts) -> Option<F> {
+        if let Some(x) = texts.value_of(text) {
+            return Some(F::from_f64(x));
+        }
+        match self {
+            Self::Spark => java_float(text),
+            Self::Arrow => text.trim().parse().ok(),
         }
     }
 
@@ -187,6 +189,62 @@ impl Conventions {
         STANDARD
             .decode(text)
             .map_err(|e| format!("{text:?}: not base64 ({e}), as Spark reads binary from JSON"))
+    }
+}
+
+/// The texts a CSV float field spells the non-numeric floats with (Spark's `nanValue`,
+/// `positiveInf` and `negativeInf`), each matched whole; `None`: not spelled but as the
+/// conventions' parser reads it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FloatTexts {
+    /// Not a number.
+    pub nan: Option<Box<str>>,
+    /// Positive infinity.
+    pub positive_inf: Option<Box<str>>,
+    /// Negative infinity.
+    pub negative_inf: Option<Box<str>>,
+}
+
+impl FloatTexts {
+    /// The texts a reader under `conventions` takes: those given, and for the others Spark's
+    /// defaults (`NaN`, `Inf`, `-Inf`) under Spark's, none under Arrow's.
+    pub fn of(
+        conventions: Conventions,
+        nan: Option<&str>,
+        positive_inf: Option<&str>,
+        negative_inf: Option<&str>,
+    ) -> Self {
+        let spark = |given: Option<&str>, default: &str| {
+            given
+                .or((conventions == Conventions::Spark).then_some(default))
+                .map(Box::from)
+        };
+        FloatTexts {
+            nan: spark(nan, "NaN"),
+            positive_inf: spark(positive_inf, "Inf"),
+            negative_inf: spark(negative_inf, "-Inf"),
+        }
+    }
+
+    /// The float `text` spells, if it is one of these texts.
+    pub fn value_of(&self, text: &str) -> Option<f64> {
+        [
+            (&self.nan, f64::NAN),
+            (&self.positive_inf, f64::INFINITY),
+            (&self.negative_inf, f64::NEG_INFINITY),
+        ]
+        .into_iter()
+        .find(|(spelled, _)| spelled.as_deref() == Some(text))
+        .map(|(_, x)| x)
+    }
+
+    /// Whether a plain number (digits, a sign, a point) may be one of these texts, which the
+    /// CSV reader's reading of plain numbers would then pass by.
+    pub fn spell_plain_numbers(&self) -> bool {
+        [&self.nan, &self.positive_inf, &self.negative_inf]
+            .into_iter()
+            .flatten()
+            .any(|t| super::numbers::plain_float(t.as_bytes()).is_some())
     }
 }
 

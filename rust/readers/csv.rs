@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, TimeUnit};
 
-use super::conventions::Conventions;
+use super::conventions::{Conventions, FloatTexts};
 use super::csv_window::{csv_core_parser, CsvWindow, Fields};
 use super::driver::{excerpt, loader_error, IgnoredNames, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
@@ -36,10 +36,12 @@ enum Conversion {
 }
 
 impl Conversion {
-    fn of(dt: &DataType) -> Conversion {
+    /// `plain_floats`: a plain number in a float column is the number it reads as (no
+    /// float text of the reader's spells one).
+    fn of(dt: &DataType, plain_floats: bool) -> Conversion {
         match dt {
             DataType::Utf8 => Conversion::Utf8,
-            DataType::Float64 => Conversion::Float64,
+            DataType::Float64 if plain_floats => Conversion::Float64,
             DataType::Boolean => Conversion::Bool,
             dt if dt.is_integer() => Conversion::Int,
             // a zone's local times are read by `converted_value`
@@ -182,6 +184,8 @@ pub struct CsvRecords {
     null_texts: Vec<Box<[u8]>>,
     /// Patterns date and timestamp texts are read by, where given.
     formats: TimeFormats,
+    /// The texts of the non-numeric floats in float columns (Spark's `nanValue`...).
+    float_texts: FloatTexts,
 }
 
 impl CsvRecords {
@@ -372,7 +376,7 @@ impl CsvRecords {
                 // a column read by a pattern is read by `converted_value`
                 let conversion = match self.formats.of(dt) {
                     Some(_) => Conversion::Other,
-                    None => Conversion::of(dt),
+                    None => Conversion::of(dt, !self.float_texts.spell_plain_numbers()),
                 };
                 Some(Target {
                     field,
@@ -531,14 +535,14 @@ impl CsvRecords {
                     },
                     DataType::Float64 => Value::Float(
                         (self.options.conventions)
-                            .float_of_field(text)
+                            .float_of_field(text, &self.float_texts)
                             .ok_or_else(|| bad("a number"))?,
                     ),
                     // rounded once, to f32 (an f64 on the way could land on a midpoint
                     // between two f32s and round again); the f64 of an f32 is exact
                     DataType::Float32 => Value::Float(f64::from(
                         (self.options.conventions)
-                            .float_of_field::<f32>(text)
+                            .float_of_field::<f32>(text, &self.float_texts)
                             .ok_or_else(|| bad("a number"))?,
                     )),
                     DataType::Date32 => Value::Date(
@@ -857,6 +861,7 @@ impl CsvReader {
             ignored: IgnoredNames::default(),
             null_texts: spark_null_texts(options.conventions),
             formats: TimeFormats::default(),
+            float_texts: FloatTexts::of(options.conventions, None, None, None),
         };
         RecordReader::new(src, on_error)
     }
@@ -876,6 +881,13 @@ impl CsvReader {
         if !self.src.options.header {
             self.src.names = Some(names);
         }
+        self
+    }
+
+    /// Read float fields spelled as `texts` says as the non-numeric floats (Spark's
+    /// `nanValue`, `positiveInf`, `negativeInf`), as [`FloatTexts::of`] has them.
+    pub fn with_float_texts(mut self, texts: FloatTexts) -> Self {
+        self.src.float_texts = texts;
         self
     }
 

@@ -7,7 +7,7 @@
 
 use arrow_schema::{DataType, TimeUnit};
 
-use super::conventions::Conventions;
+use super::conventions::{Conventions, FloatTexts};
 use super::temporal::TextZone;
 use super::time_pattern::TimeFormats;
 
@@ -71,17 +71,19 @@ impl Inferred {
 }
 
 /// Spark's inference over the texts of one column's fields (`None` or empty: no value),
-/// in order: `formats.timestamp`, where given, is the pattern timestamps are tried by.
+/// in order: `formats.timestamp`, where given, is the pattern timestamps are tried by;
+/// `floats` are the texts of the non-numeric doubles (Spark's `nanValue`...).
 pub fn infer_column<'t>(
     texts: impl IntoIterator<Item = Option<&'t str>>,
     formats: &TimeFormats,
+    floats: &FloatTexts,
 ) -> Inferred {
     let mut so_far = Inferred::Null;
     for text in texts.into_iter().flatten() {
         if text.is_empty() {
             continue;
         }
-        so_far = so_far.merged(infer_field(so_far, text, formats));
+        so_far = so_far.merged(infer_field(so_far, text, formats, floats));
         if so_far == Inferred::String {
             break;
         }
@@ -89,17 +91,25 @@ pub fn infer_column<'t>(
     so_far
 }
 
+/// One type a field's text is tried as (its patterns and float texts given).
+type TypeTry = fn(&str, &TimeFormats, &FloatTexts) -> Option<Inferred>;
+
 /// The type of field `text` tried from the column's type so far on (Spark's `inferField`:
 /// a column of timestamps tries a field as a timestamp first, so `1` after one is none).
-fn infer_field(so_far: Inferred, text: &str, formats: &TimeFormats) -> Inferred {
+fn infer_field(
+    so_far: Inferred,
+    text: &str,
+    formats: &TimeFormats,
+    floats: &FloatTexts,
+) -> Inferred {
     use Inferred::*;
-    let tries: &[fn(&str, &TimeFormats) -> Option<Inferred>] = &[
-        |t, _| t.parse::<i32>().ok().map(|_| Int),
-        |t, _| t.parse::<i64>().ok().map(|_| Long),
-        |t, _| whole_decimal(t),
-        |t, _| is_java_double(t).then_some(Double),
-        |t, f| is_timestamp(t, f).then_some(Timestamp),
-        |t, _| {
+    let tries: &[TypeTry] = &[
+        |t, _, _| t.parse::<i32>().ok().map(|_| Int),
+        |t, _, _| t.parse::<i64>().ok().map(|_| Long),
+        |t, _, _| whole_decimal(t),
+        |t, _, floats| is_java_double(t, floats).then_some(Double),
+        |t, f, _| is_timestamp(t, f).then_some(Timestamp),
+        |t, _, _| {
             (t.eq_ignore_ascii_case("true") || t.eq_ignore_ascii_case("false")).then_some(Boolean)
         },
     ];
@@ -114,7 +124,7 @@ fn infer_field(so_far: Inferred, text: &str, formats: &TimeFormats) -> Inferred 
     };
     tries[first..]
         .iter()
-        .find_map(|try_type| try_type(text, formats))
+        .find_map(|try_type| try_type(text, formats, floats))
         .unwrap_or(String)
 }
 
@@ -144,10 +154,13 @@ fn whole_decimal(text: &str) -> Option<Inferred> {
 }
 
 /// Whether Spark's inference takes `text` for a double: Java's `Double.parseDouble` reads
-/// it, or it is one of Spark's CSV spellings of the non-numeric doubles (`NaN`, `Inf`,
-/// `-Inf`): as Spark's CSV reader reads a double field (`Conventions::float_of_field`).
-fn is_java_double(text: &str) -> bool {
-    Conventions::Spark.float_of_field::<f64>(text).is_some()
+/// it, or it is one of the CSV spellings of the non-numeric doubles (`floats`; Spark's
+/// `NaN`, `Inf`, `-Inf` unless told): as Spark's CSV reader reads a double field
+/// (`Conventions::float_of_field`).
+fn is_java_double(text: &str, floats: &FloatTexts) -> bool {
+    Conventions::Spark
+        .float_of_field::<f64>(text, floats)
+        .is_some()
 }
 
 /// Whether `text` is a timestamp to Spark's inference: by the pattern given, else by the
@@ -171,7 +184,8 @@ mod tests {
     }
 
     fn infer_with(texts: &[&str], formats: &TimeFormats) -> String {
-        infer_column(texts.iter().map(|t| Some(*t)), formats).ddl()
+        let floats = FloatTexts::of(Conventions::Spark, None, None, None);
+        infer_column(texts.iter().map(|t| Some(*t)), formats, &floats).ddl()
     }
 
     /// The columns probed against Spark 4.3's `inferSchema` (the types it gave), and the
@@ -217,6 +231,22 @@ mod tests {
         for (texts, want) in cases {
             assert_eq!(infer(texts), *want, "{texts:?}");
         }
+    }
+
+    /// Spark's `nanValue`, `positiveInf` and `negativeInf` given: those texts are doubles,
+    /// and the defaults they replace are not (Java's own spellings still are).
+    #[test]
+    fn the_float_texts_given_are_doubles_in_place_of_sparks() {
+        let floats = FloatTexts::of(Conventions::Spark, Some("nan"), Some("+Inf"), Some("-1"));
+        let infer = |texts: &[&str]| {
+            let texts = texts.iter().map(|t| Some(*t));
+            infer_column(texts, &TimeFormats::default(), &floats).ddl()
+        };
+        assert_eq!(infer(&["nan", "+Inf", "1.5"]), "double");
+        assert_eq!(infer(&["NaN", "Infinity", "-Infinity"]), "double");
+        assert_eq!(infer(&["Inf", "1.5"]), "string");
+        assert_eq!(infer(&["-Inf"]), "string");
+        assert_eq!(infer(&["-1", "2"]), "int"); // an int before a double, as Spark tries
     }
 
     /// A timestamp pattern given types the texts it matches, and only those.

@@ -20,7 +20,7 @@ mod spark_times;
 mod temporal;
 pub mod time_pattern;
 
-pub use conventions::Conventions;
+pub use conventions::{Conventions, FloatTexts};
 pub use csv::{CsvOptions, CsvReader};
 pub use json::JsonSyntax;
 pub use ndjson::{InputError, NdjsonReader, OnError, ReadError};
