@@ -1342,6 +1342,8 @@ INFER_COLUMNS = {
     "b": ["true", "False", "TRUE"],
     "t": ["2024-01-02 03:04:05", "2024-01-02T03:04:05.123", ""],
     "dt": ["2024-01-02", "2024-1-2", "2024-01-02T03:04:05Z"],
+    "da": ["2024-01-02", "2024-02-29", ""],  # dates (Spark's preferDate)
+    "dd": ["2024-01-02", "2024", "0024-01-02"],  # a date and a timestamp: a timestamp
     "s": ["x", "y", "z"],
     "e": ["", "", ""],
     "mix": ["1", "a", "2"],
@@ -1377,6 +1379,35 @@ def test_csv_types_inferred_as_sparks_infer_schema_infers_them(spark, tmp_path):
         loaded = source.option("inferSchema", "true").load(str(tmp_path)).select(*names)
         assert loaded.schema.simpleString() == theirs.schema.simpleString()
         assert rows_of(loaded) == rows_of(theirs)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"dateFormat": "dd/MM/yyyy"},
+        {"dateFormat": "dd/MM/yyyy", "preferDate": "false"},
+        {"dateFormat": "yyyy-MM-dd", "timestampFormat": "yyyy-MM-dd HH:mm:ss"},
+        {"preferDate": "false"},
+    ],
+)
+def test_csv_dates_inferred_as_sparks_prefer_date_infers_them(spark, tmp_path, options):
+    """Spark's `preferDate` (on by default): a column of dates by `dateFormat` (else
+    `yyyy-MM-dd`) is a date; off, they are timestamps or strings. With a `timestampFormat`,
+    dates and timestamps together are strings."""
+    columns = {
+        "dmy": ["02/01/2024", "31/12/2023", ""],
+        "iso": ["2024-01-02", "2024-02-29", "2023-12-31"],
+        "mixed": ["2024-01-02", "2024-01-02 03:04:05", ""],
+    }
+    rows = zip(*columns.values(), strict=True)
+    (tmp_path / "d.csv").write_text("dmy,iso,mixed\n" + "".join(",".join(r) + "\n" for r in rows))
+    reader = spark.read.options(header="true", inferSchema="true", **options)
+    theirs = reader.csv(str(tmp_path))
+    named = bls.scan_options_from(options)
+    ours = bls.read(spark, str(tmp_path), header=True, infer_schema=True, **named)
+    ours = ours.select(*columns)
+    assert ours.schema.simpleString() == theirs.schema.simpleString()
+    assert rows_of(ours) == rows_of(theirs)
 
 
 def test_infer_schema_leaves_json_to_its_own_inference(tmp_path):

@@ -236,12 +236,15 @@ def spark_csv_type(
     nan_value: str | None = None,
     positive_inf: str | None = None,
     negative_inf: str | None = None,
+    date_format: str | None = None,
+    prefer_date: bool = True,
 ) -> str:
     """The Spark DDL type (`int`, `bigint`, `decimal(p,0)`, `double`, `timestamp`,
-    `boolean`, `string`) Spark's CSV inference (`inferSchema`) gives a column of these
-    field texts (None or empty: no value), timestamps tried by `timestamp_format` where
-    given, NaN and the infinities spelled `nan_value`... (Spark's `NaN`, `Inf`, `-Inf`
-    unless given)."""
+    `boolean`, `date`, `string`) Spark's CSV inference (`inferSchema`) gives a column of
+    these field texts (None or empty: no value), dates and timestamps tried by
+    `date_format` (else `yyyy-MM-dd`) and `timestamp_format` where given (dates only if
+    `prefer_date`, Spark's `preferDate`), NaN and the infinities spelled `nan_value`...
+    (Spark's `NaN`, `Inf`, `-Inf` unless given)."""
 
 def local_path(path: str) -> str:
     """The local path a local path or `file:` URI names (`file:///a%20b`,

@@ -410,6 +410,7 @@ class ScanPlan:
         where: str | None = None,
         parallelism: int = 1,
         infer_schema: bool = False,
+        prefer_date: bool = True,
         time_zone: str = "UTC",
         primitives_as_string: bool = False,
         drop_field_if_all_null: bool = False,
@@ -439,6 +440,9 @@ class ScanPlan:
         #: CSV columns the user did not type get the types Spark's `inferSchema` gives the
         #: sample's fields (`_infer_csv_types`), their timestamps in `time_zone`
         self.infer_schema = infer_schema
+        #: CSV inference types a column of dates (by `date_format`, else `yyyy-MM-dd`)
+        #: date, where otherwise they are timestamps (Spark's `preferDate`, on by default)
+        self.prefer_date = prefer_date
         self.time_zone = time_zone
         #: the types CSV inference gave, by lower-case column name
         self.csv_inferred: dict[str, pa.DataType] = {}
@@ -605,8 +609,8 @@ class ScanPlan:
     ) -> dict[str, Any]:
         """`sampling` with the CSV columns the user did not type declared the types Spark's
         `inferSchema` gives their fields in the sample (`_core.spark_csv_type`: an int, a
-        long, a whole-number decimal, a double, a timestamp in `time_zone`, a boolean, else
-        a string), as Spark infers them over its `samplingRatio`. A field past the sample
+        long, a whole-number decimal, a double, a date (`prefer_date`), a timestamp in
+        `time_zone`, a boolean, else a string), as Spark infers them over its `samplingRatio`. A field past the sample
         that its column's type does not take is bad input (`on_error`), as with a schema.
         Files other than CSV are left to their own inference (Spark's JSON reader ignores
         `inferSchema`)."""
@@ -641,6 +645,8 @@ class ScanPlan:
                 sampling.get("nan_value"),
                 sampling.get("positive_inf"),
                 sampling.get("negative_inf"),
+                sampling.get("date_format"),
+                self.prefer_date,
             )
             fields.append(pa.field(name, _inferred_arrow_type(ddl, self.time_zone)))
             self.csv_inferred[name.lower()] = fields[-1].type
@@ -1001,6 +1007,7 @@ def _inferred_arrow_type(ddl: str, time_zone: str) -> pa.DataType:
         "bigint": pa.int64(),
         "double": pa.float64(),
         "boolean": pa.bool_(),
+        "date": pa.date32(),
         "timestamp": pa.timestamp("us", tz=time_zone),
         "string": pa.utf8(),
     }[ddl]
@@ -1081,6 +1088,7 @@ _BOOL_OPTIONS = (
     "primitives_as_string",
     "drop_field_if_all_null",
     "prefers_decimal",
+    "prefer_date",
 )
 _TEXT_OPTIONS = (
     "format",
@@ -1118,6 +1126,7 @@ _SPARK_NAMES = {
     "primitivesasstring": "primitives_as_string",
     "dropfieldifallnull": "drop_field_if_all_null",
     "prefersdecimal": "prefers_decimal",
+    "preferdate": "prefer_date",
     "basepath": "root",
     "pathglobfilter": "path_glob_filter",
     "modifiedbefore": "modified_before",
@@ -1222,6 +1231,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "primitivesAsString",
                 "dropFieldIfAllNull",
                 "prefersDecimal",
+                "preferDate",
                 "inferSchema",
                 "encoding",
                 "basePath",

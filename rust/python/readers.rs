@@ -9,6 +9,7 @@ use pyo3::types::{PyBytes, PyDict};
 use super::arrow::type_from_py;
 use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
+use crate::readers::csv_inference::InferenceOptions;
 use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
 use crate::readers::{
     Conventions, CsvOptions, CsvReader, FloatTexts, InputError, JsonSyntax, NdjsonReader, OnError,
@@ -133,23 +134,27 @@ pub fn check_time_formats(
 }
 
 /// The Spark DDL type Spark's CSV inference (`inferSchema`) gives a column of these field
-/// texts (None or empty: no value), timestamps tried by `timestamp_format` where given, the
-/// non-numeric doubles spelled `nan_value`, `positive_inf`, `negative_inf` (Spark's
-/// `NaN`, `Inf`, `-Inf` unless given).
+/// texts (None or empty: no value), dates and timestamps tried by `date_format` and
+/// `timestamp_format` where given (dates only if `prefer_date`, Spark's `preferDate`), the
+/// non-numeric doubles spelled `nan_value`, `positive_inf`, `negative_inf` (Spark's `NaN`,
+/// `Inf`, `-Inf` unless given).
 #[pyfunction]
 #[pyo3(signature = (texts, timestamp_format=None, nan_value=None, positive_inf=None,
-                    negative_inf=None))]
+                    negative_inf=None, date_format=None, prefer_date=true))]
 pub fn spark_csv_type(
     texts: Vec<Option<String>>,
     timestamp_format: Option<&str>,
     nan_value: Option<&str>,
     positive_inf: Option<&str>,
     negative_inf: Option<&str>,
+    date_format: Option<&str>,
+    prefer_date: bool,
 ) -> PyResult<String> {
-    let formats = time_formats(None, timestamp_format, None)?;
+    let formats = time_formats(date_format, timestamp_format, None)?;
     let floats = FloatTexts::of(Conventions::Spark, nan_value, positive_inf, negative_inf);
+    let options = InferenceOptions::new(formats, floats, prefer_date);
     let texts = texts.iter().map(Option::as_deref);
-    Ok(crate::readers::csv_inference::infer_column(texts, &formats, &floats).ddl())
+    Ok(crate::readers::csv_inference::infer_column(texts, &options).ddl())
 }
 
 /// The local path a local path or `file:` URI names (`file:///a%20b`, `file://localhost/a`,

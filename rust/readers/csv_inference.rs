@@ -1,15 +1,54 @@
 //! Spark's CSV schema inference (`inferSchema`): the type of a column from the texts of
 //! its fields, by the rules of Spark's `CSVInferSchema` (Spark 3.5 and 4): each field is
-//! tried as an int, a long, a whole-number decimal, a double, a timestamp, a boolean, from
-//! the type the column has so far on, and the column takes the type both fit; any two
-//! types without one make a string. What the readers then read each field by
+//! tried as an int, a long, a whole-number decimal, a double, a date (`preferDate`, on by
+//! default), a timestamp, a boolean, from the type the column has so far on, and the
+//! column takes the type both fit; any two types without one make a string. What the readers then read each field by
 //! (`csv_conventions="spark"`) takes every text the rules typed.
 
 use arrow_schema::{DataType, TimeUnit};
 
 use super::conventions::{Conventions, FloatTexts};
 use super::temporal::TextZone;
-use super::time_pattern::TimeFormats;
+use super::time_pattern::{TimeFormats, TimePattern};
+
+/// What Spark's CSV inference reads a column's texts by besides its fixed rules: its
+/// options `dateFormat` and `timestampFormat` (patterns), `nanValue`, `positiveInf` and
+/// `negativeInf`, and `preferDate`.
+#[derive(Debug, Clone)]
+pub struct InferenceOptions {
+    /// The date and timestamp patterns given (`dateFormat`, `timestampFormat`).
+    pub formats: TimeFormats,
+    /// The texts of the non-numeric doubles.
+    pub floats: FloatTexts,
+    /// Texts of dates (by `dateFormat`, else `yyyy-MM-dd`) make a date column
+    /// (`preferDate`); else they are tried as timestamps only.
+    pub prefer_date: bool,
+    /// The pattern dates are tried by: `formats.date`, else Spark's default.
+    date: TimePattern,
+}
+
+impl InferenceOptions {
+    /// Spark's options: the patterns and float texts given, dates preferred or not.
+    pub fn new(formats: TimeFormats, floats: FloatTexts, prefer_date: bool) -> Self {
+        let date = formats.date.clone().unwrap_or_else(|| {
+            TimePattern::java("yyyy-MM-dd").expect("Spark's default date pattern is taken")
+        });
+        InferenceOptions {
+            formats,
+            floats,
+            prefer_date,
+            date,
+        }
+    }
+}
+
+impl Default for InferenceOptions {
+    /// Spark's defaults: no pattern, `NaN`, `Inf` and `-Inf`, dates preferred.
+    fn default() -> Self {
+        let floats = FloatTexts::of(Conventions::Spark, None, None, None);
+        InferenceOptions::new(TimeFormats::default(), floats, true)
+    }
+}
 
 /// A column's type so far, as Spark's inference has it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +64,8 @@ pub enum Inferred {
     Decimal(u8),
     /// Numbers Java's `Double.parseDouble` reads (`double`).
     Double,
+    /// Texts of dates by the date pattern (`date`).
+    Date,
     /// Texts Spark's timestamp parser reads (`timestamp`).
     Timestamp,
     /// `true` and `false`, any case (`boolean`).
@@ -41,6 +82,7 @@ impl Inferred {
             Inferred::Long => "bigint".into(),
             Inferred::Decimal(p) => format!("decimal({p},0)"),
             Inferred::Double => "double".into(),
+            Inferred::Date => "date".into(),
             Inferred::Timestamp => "timestamp".into(),
             Inferred::Boolean => "boolean".into(),
             Inferred::Null | Inferred::String => "string".into(),
@@ -48,8 +90,10 @@ impl Inferred {
     }
 
     /// The type of a column of these types so far and the type one more field has
-    /// (Spark's `compatibleType`): the wider number, or a string.
-    fn merged(self, other: Inferred) -> Inferred {
+    /// (Spark's `compatibleType`): the wider number; dates and timestamps a timestamp,
+    /// unless a timestamp pattern was given (`patterned`), as Spark 4.3 merges them; else a
+    /// string.
+    fn merged(self, other: Inferred, patterned: bool) -> Inferred {
         use Inferred::*;
         let whole_digits = |t: Inferred| match t {
             Int => Some(10),
@@ -62,6 +106,7 @@ impl Inferred {
             (Null, t) | (t, Null) => t,
             (Int, Long) | (Long, Int) => Long,
             (Double, Int | Long | Decimal(_)) | (Int | Long | Decimal(_), Double) => Double,
+            (Date, Timestamp) | (Timestamp, Date) if !patterned => Timestamp,
             (a, b) => match (whole_digits(a), whole_digits(b)) {
                 (Some(p), Some(q)) => Decimal(p.max(q)),
                 _ => String,
@@ -71,19 +116,18 @@ impl Inferred {
 }
 
 /// Spark's inference over the texts of one column's fields (`None` or empty: no value),
-/// in order: `formats.timestamp`, where given, is the pattern timestamps are tried by;
-/// `floats` are the texts of the non-numeric doubles (Spark's `nanValue`...).
+/// in order, by `options`.
 pub fn infer_column<'t>(
     texts: impl IntoIterator<Item = Option<&'t str>>,
-    formats: &TimeFormats,
-    floats: &FloatTexts,
+    options: &InferenceOptions,
 ) -> Inferred {
+    let patterned = options.formats.timestamp.is_some();
     let mut so_far = Inferred::Null;
     for text in texts.into_iter().flatten() {
         if text.is_empty() {
             continue;
         }
-        so_far = so_far.merged(infer_field(so_far, text, formats, floats));
+        so_far = so_far.merged(infer_field(so_far, text, options), patterned);
         if so_far == Inferred::String {
             break;
         }
@@ -91,25 +135,21 @@ pub fn infer_column<'t>(
     so_far
 }
 
-/// One type a field's text is tried as (its patterns and float texts given).
-type TypeTry = fn(&str, &TimeFormats, &FloatTexts) -> Option<Inferred>;
+/// One type a field's text is tried as (by the inference's options).
+type TypeTry = fn(&str, &InferenceOptions) -> Option<Inferred>;
 
 /// The type of field `text` tried from the column's type so far on (Spark's `inferField`:
 /// a column of timestamps tries a field as a timestamp first, so `1` after one is none).
-fn infer_field(
-    so_far: Inferred,
-    text: &str,
-    formats: &TimeFormats,
-    floats: &FloatTexts,
-) -> Inferred {
+fn infer_field(so_far: Inferred, text: &str, options: &InferenceOptions) -> Inferred {
     use Inferred::*;
     let tries: &[TypeTry] = &[
-        |t, _, _| t.parse::<i32>().ok().map(|_| Int),
-        |t, _, _| t.parse::<i64>().ok().map(|_| Long),
-        |t, _, _| whole_decimal(t),
-        |t, _, floats| is_java_double(t, floats).then_some(Double),
-        |t, f, _| is_timestamp(t, f).then_some(Timestamp),
-        |t, _, _| {
+        |t, _| t.parse::<i32>().ok().map(|_| Int),
+        |t, _| t.parse::<i64>().ok().map(|_| Long),
+        |t, _| whole_decimal(t),
+        |t, o| is_java_double(t, &o.floats).then_some(Double),
+        |t, o| (o.prefer_date && o.date.date(t).is_some()).then_some(Date),
+        |t, o| is_timestamp(t, &o.formats).then_some(Timestamp),
+        |t, _| {
             (t.eq_ignore_ascii_case("true") || t.eq_ignore_ascii_case("false")).then_some(Boolean)
         },
     ];
@@ -118,13 +158,14 @@ fn infer_field(
         Long => 1,
         Decimal(_) => 2,
         Double => 3,
-        Timestamp => 4,
-        Boolean => 5,
+        Date => 4,
+        Timestamp => 5,
+        Boolean => 6,
         String => return String,
     };
     tries[first..]
         .iter()
-        .find_map(|try_type| try_type(text, formats, floats))
+        .find_map(|try_type| try_type(text, options))
         .unwrap_or(String)
 }
 
@@ -185,7 +226,8 @@ mod tests {
 
     fn infer_with(texts: &[&str], formats: &TimeFormats) -> String {
         let floats = FloatTexts::of(Conventions::Spark, None, None, None);
-        infer_column(texts.iter().map(|t| Some(*t)), formats, &floats).ddl()
+        let options = InferenceOptions::new(formats.clone(), floats, true);
+        infer_column(texts.iter().map(|t| Some(*t)), &options).ddl()
     }
 
     /// The columns probed against Spark 4.3's `inferSchema` (the types it gave), and the
@@ -224,6 +266,17 @@ mod tests {
             (&["2024-01-02", "2024", "202401"], "timestamp"),
             (&["2024", "2024-01-02"], "string"),
             (&["inf", "+Inf", "nan", "1.5 d"], "string"),
+            // dates by Spark's default pattern, `yyyy-MM-dd` (Spark 4.3's types)
+            (&["2024-01-02"], "date"),
+            (&["2024-01-02", "", "0024-01-02", "2024-02-29"], "date"),
+            (&["2023-02-29"], "string"),
+            (&["2024-13-01"], "string"),
+            (&["12024-01-02"], "timestamp"),
+            (&["2024-01-2"], "timestamp"),
+            (&[" 2024-01-02"], "timestamp"),
+            (&["2024-01-02", "2024-1-3"], "timestamp"),
+            (&["2024-01-02", "2024-01-02T03:04"], "timestamp"),
+            (&["2024-01-02", "true"], "string"),
             (&["1.5d", "0x1p3", "-2F", " NaN"], "double"),
             (&[" 1.5 ", "2"], "double"),
             (&[" 7 ", "8"], "double"),
@@ -240,13 +293,45 @@ mod tests {
         let floats = FloatTexts::of(Conventions::Spark, Some("nan"), Some("+Inf"), Some("-1"));
         let infer = |texts: &[&str]| {
             let texts = texts.iter().map(|t| Some(*t));
-            infer_column(texts, &TimeFormats::default(), &floats).ddl()
+            let options = InferenceOptions::new(TimeFormats::default(), floats.clone(), true);
+            infer_column(texts, &options).ddl()
         };
         assert_eq!(infer(&["nan", "+Inf", "1.5"]), "double");
         assert_eq!(infer(&["NaN", "Infinity", "-Infinity"]), "double");
         assert_eq!(infer(&["Inf", "1.5"]), "string");
         assert_eq!(infer(&["-Inf"]), "string");
         assert_eq!(infer(&["-1", "2"]), "int"); // an int before a double, as Spark tries
+    }
+
+    /// A date pattern given types the dates it matches (`preferDate`, on by default); with a
+    /// timestamp pattern given, dates and timestamps make a string (Spark 4.3's types).
+    #[test]
+    fn a_date_pattern_types_what_it_matches_when_dates_are_preferred() {
+        let formats = |date: &str, timestamp: Option<&str>| TimeFormats {
+            date: Some(TimePattern::java(date).unwrap()),
+            timestamp: timestamp.map(|t| TimePattern::java(t).unwrap()),
+            ..TimeFormats::default()
+        };
+        let infer = |formats: TimeFormats, prefer_date: bool, texts: &[&str]| {
+            let floats = FloatTexts::of(Conventions::Spark, None, None, None);
+            let options = InferenceOptions::new(formats, floats, prefer_date);
+            infer_column(texts.iter().map(|t| Some(*t)), &options).ddl()
+        };
+        let dmy = || formats("dd/MM/yyyy", None);
+        assert_eq!(infer(dmy(), true, &["02/01/2024", "31/12/2023"]), "date");
+        assert_eq!(infer(dmy(), true, &["2024-01-02"]), "timestamp");
+        assert_eq!(infer(dmy(), true, &["2/1/2024"]), "string");
+        assert_eq!(infer(dmy(), false, &["02/01/2024"]), "string");
+        assert_eq!(
+            infer(TimeFormats::default(), false, &["2024-01-02"]),
+            "timestamp"
+        );
+        let both = || formats("yyyy-MM-dd", Some("yyyy-MM-dd HH:mm:ss"));
+        assert_eq!(infer(both(), true, &["2024-01-02"]), "date");
+        assert_eq!(
+            infer(both(), true, &["2024-01-02", "2024-01-02 03:04:05"]),
+            "string"
+        );
     }
 
     /// A timestamp pattern given types the texts it matches, and only those.
