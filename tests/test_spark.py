@@ -213,8 +213,11 @@ MIXED_ROWS = [
     [
         {"id": 1, "x": 1, "s": {"a": 1, "b": "k"}, "l": [1, 2], "f": 1.5, "v": {"p": 1}},
         {"id": 2, "x": "two", "s": {"a": "one", "b": "k"}, "l": ["t", 3], "f": True, "v": [1]},
+        # a float, or a number past int64, then a string a declared float column takes
+        {"id": 4, "n": 1.5, "g": 12345678901234567890123},
+        {"id": 5, "n": "NaN", "g": "Infinity"},
     ],
-    [{"id": 3, "x": 3.5, "s": {"a": 2}, "l": [{"k": 1}], "f": 2, "v": "w"}],
+    [{"id": 3, "x": 3.5, "s": {"a": 2}, "l": [{"k": 1}], "f": 2, "v": "w", "n": 2}],
 ]
 
 
@@ -263,6 +266,7 @@ def test_fields_of_mixed_types_are_strings_as_spark_infers_them(spark, tmp_path)
     data = f"{tmp_path}/data"
     reference = _typed_rows(spark.read.json(data))
     assert reference[0]["x"] == "string" and reference[0]["s"] == "struct<a:string,b:string>"
+    assert reference[0]["n"] == reference[0]["g"] == "string"
     assert _typed_rows(bls.read(spark, data)) == reference
     # permissive: the same (the search samples strictly, then reads in the user's mode)
     permissive = bls.read(spark, data, on_error="permissive").drop("_corrupt_record")

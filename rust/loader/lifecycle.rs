@@ -81,6 +81,8 @@ pub struct ResultSetLoader {
     /// Per top-level column (by position): its type was inferred from earlier data
     /// (`LoaderOptions::inferred`), so discovering writers may widen its int64s.
     pub(crate) inferred: Vec<bool>,
+    /// How many top-level columns the schema given made: those after them were discovered.
+    pub(crate) schema_tops: usize,
     /// What the row being written did that its reader reports, per column, once per value
     /// (`note_text_kept`, `note_whole_rounded`): counted when the row is saved.
     pub(crate) row_notes: Vec<(RowNote, ColumnId)>,
@@ -129,6 +131,7 @@ impl ResultSetLoader {
             schema_version: 0,
             widened: Vec::new(),
             inferred: Vec::new(),
+            schema_tops: 0,
             row_notes: Vec::new(),
             notes: HashMap::new(),
         };
@@ -144,6 +147,7 @@ impl ResultSetLoader {
                 loader.add_column(ROOT, field.clone())?;
             }
         }
+        loader.schema_tops = loader.top_writes.len();
         loader.inferred = loader.top_flags(&loader.options.inferred, "inferred")?;
         let index = loader.columns_by_path();
         for name in loader.options.declared.clone() {
@@ -193,6 +197,17 @@ impl ResultSetLoader {
             .and_then(|n| self.inferred.get(n.top))
             .copied()
             .unwrap_or(false)
+    }
+
+    /// Whether column `id`'s type came from data, not from the user: it is not declared, and
+    /// its top-level column was inferred from earlier data (`LoaderOptions::inferred`) or
+    /// discovered by this loader's writers (not in the schema it was given).
+    pub fn typed_by_data(&self, id: ColumnId) -> bool {
+        !self.is_declared(id)
+            && self
+                .nodes
+                .get(id)
+                .is_some_and(|n| n.top >= self.schema_tops || self.is_inferred(id))
     }
 
     /// Whether column `id` is a utf8 column that takes any JSON value, a non-string as its

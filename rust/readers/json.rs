@@ -725,7 +725,9 @@ impl<'a> JsonWriter<'a> {
                     }
                 }
             }
-            dt @ (DataType::Float64 | DataType::Float32) => {
+            // a column the data typed takes no string: to Spark's inference a float and a
+            // string make a string column, "NaN" or not
+            dt @ (DataType::Float64 | DataType::Float32) if !self.l.typed_by_data(id) => {
                 match self.conventions.float_of_text(dt, s) {
                     Some(x) => Value::Float(x),
                     None => Value::Str(s), // refused by the loader, as any string
