@@ -610,8 +610,9 @@ class ScanPlan:
         """`sampling` with the CSV columns the user did not type declared the types Spark's
         `inferSchema` gives their fields in the sample (`_core.spark_csv_type`: an int, a
         long, a whole-number decimal, a double, a date (`prefer_date`), a timestamp in
-        `time_zone`, a boolean, else a string), as Spark infers them over its `samplingRatio`. A field past the sample
-        that its column's type does not take is bad input (`on_error`), as with a schema.
+        `time_zone`, a boolean, else a string), as Spark infers them over its
+        `samplingRatio`. A field past the sample that its column's type does not take is
+        bad input (`on_error`), as with a schema.
         Files other than CSV are left to their own inference (Spark's JSON reader ignores
         `inferSchema`)."""
         from batchloader import _core
