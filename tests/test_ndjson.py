@@ -1094,6 +1094,9 @@ PARTIAL_LINES = [
         '{"ms": {"k": {"x": 1, "y": "bad"}, "j": {"x": 2, "y": 3}}, "a": 1}',
         {"ms": [("k", {"x": 1, "y": None}), ("j", {"x": 2, "y": 3})], "a": 1},
     ),
+    # values respelled for serde (non-numeric numbers, `-0`): the one that fails is nulled
+    ('{"a": 3, "b": NaN, "l": [1, Infinity]}', {"a": 3}),
+    ('{"a": -0, "s": -0, "b": 2}', {"a": 0, "b": 2}),
     ('{"a": 1, "b": oops', {}),  # malformed: nothing kept
 ]
 
@@ -1127,7 +1130,7 @@ def test_permissive_keeps_the_values_of_a_bad_line_under_sparks_conventions(tmp_
             row_limit=row_limit,
         )
         assert data_table(scan).to_pylist() == want, row_limit
-        assert scan.corrupt_lines == 7
+        assert scan.corrupt_lines == 9
 
 
 def test_a_line_of_very_many_bad_values_is_kept_alone(tmp_path):

@@ -2147,3 +2147,38 @@ def test_sampling_ratio_one_infers_from_every_row_as_spark_does(spark, tmp_path)
     assert "late" in plan.schema.names
     assert "late" in spark.read.option("samplingRatio", "1").json(str(tmp_path)).columns
     assert "late" not in bls.source_plan({"path": str(tmp_path), "sample_rows": "10"}).schema.names
+
+
+DECIMAL_TEXTS = ["1,000", " 1", "1 ", "1,5", "+1", "1.5e1", ",1,", "1,234.56", "12"]
+
+
+def test_decimal_texts_read_as_sparks_readers_read_them(spark, tmp_path):
+    """Spark's readers parse a decimal from text as its en-US decimal parser does: every
+    `,` left out (`1,000` is 1000, `1,5` is 15), nothing trimmed (` 1` is a bad record); a
+    JSON string into a decimal column, a CSV field. Under Arrow's conventions a text is
+    trimmed and a comma refused."""
+    (tmp_path / "j").mkdir()
+    (tmp_path / "c").mkdir()
+    lines = [json.dumps({"k": i, "d": t}) for i, t in enumerate(DECIMAL_TEXTS)]
+    (tmp_path / "j" / "d.json").write_text("".join(line + "\n" for line in lines))
+    records = [f'{i},"{t}"' for i, t in enumerate(DECIMAL_TEXTS)]
+    (tmp_path / "c" / "d.csv").write_text("k,d\n" + "".join(r + "\n" for r in records))
+    ddl = "k int, d decimal(10,2)"
+
+    def values(df):
+        return sorted((r.k, None if r.d is None else str(r.d)) for r in df.collect())
+
+    json_theirs = spark.read.schema(ddl).json(str(tmp_path / "j"))
+    csv_theirs = spark.read.schema(ddl).option("header", "true").csv(str(tmp_path / "c"))
+    assert values(json_theirs) == values(csv_theirs)
+    assert (0, "1000.00") in values(json_theirs) and (1, None) in values(json_theirs)
+    json_ours = bls.read(spark, str(tmp_path / "j"), schema=ddl, on_error="permissive")
+    assert values(json_ours) == values(json_theirs)
+    csv_ours = bls.read(spark, str(tmp_path / "c"), schema=ddl, header=True, on_error="permissive")
+    assert values(csv_ours) == values(csv_theirs)
+    # Arrow's conventions: trimmed, and no comma
+    schema = pa.schema([("k", pa.int32()), ("d", pa.decimal128(10, 2))])
+    scan = bl.Scan(str(tmp_path / "j"), schema=schema, on_error="permissive", columns=["k", "d"])
+    arrow = pa.Table.from_batches(list(scan)).column("d").to_pylist()  # in line order
+    kept = [t for t, d in zip(DECIMAL_TEXTS, arrow, strict=True) if d is not None]
+    assert kept == [" 1", "1 ", "+1", "1.5e1", "12"]

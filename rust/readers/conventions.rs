@@ -145,6 +145,17 @@ impl Conventions {
         }
     }
 
+    /// A text (a CSV field, a JSON string) to read as a decimal: under Arrow's trimmed of
+    /// white space; under Spark's as its readers' decimal parser (en-US) takes it, every
+    /// `,` left out (`"1,000.5"` is 1000.5) and nothing trimmed (` 1` is refused).
+    pub(crate) fn decimal_text(self, text: &str) -> std::borrow::Cow<'_, str> {
+        match self {
+            Self::Arrow => text.trim().into(),
+            Self::Spark if text.contains(',') => text.replace(',', "").into(),
+            Self::Spark => text.into(),
+        }
+    }
+
     /// A CSV field's text to read as an exact type (a boolean, an integer, a decimal):
     /// trimmed of white space under Arrow's conventions; as it is under Spark's, whose CSV
     /// reader refuses ` 7 ` as an int (it trims the texts of floats, dates and timestamps).

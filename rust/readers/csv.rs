@@ -575,10 +575,10 @@ impl CsvRecords {
                     }),
                     DataType::Decimal128(_, scale) => {
                         let conventions = self.options.conventions;
-                        let text = conventions.exact_type_text(text);
+                        let text = conventions.decimal_text(text);
                         Value::Decimal(
                             conventions
-                                .decimal_of_text(text, *scale, l.is_declared(id))
+                                .decimal_of_text(&text, *scale, l.is_declared(id))
                                 .ok_or_else(|| bad("a decimal that fits"))?,
                         )
                     }

@@ -714,10 +714,12 @@ impl<'a> JsonWriter<'a> {
                 Some(d) => Value::Date(d),
                 None => return Err(self.conflict(id, &format!("{s:?}: not an ISO-8601 date"))),
             },
-            DataType::Decimal128(_, scale) => {
+            // (a decimal column the data typed, from whole numbers, takes no string either)
+            DataType::Decimal128(_, scale) if !self.l.typed_by_data(id) => {
+                let text = self.conventions.decimal_text(s);
                 match self
                     .conventions
-                    .decimal_of_text(s.trim(), *scale, self.l.is_declared(id))
+                    .decimal_of_text(&text, *scale, self.l.is_declared(id))
                 {
                     Some(d) => Value::Decimal(d),
                     None => {

@@ -661,11 +661,13 @@ impl<'a> Line<'a> {
                 Value::Timestamp(parse_timestamp_in(text, *unit, zone).ok_or(GiveUp)?)
             }
             DataType::Date32 => Value::Date(parse_date(text).ok_or(GiveUp)?),
-            DataType::Decimal128(_, scale) => {
+            // (as the general path reads them: a column the data typed takes no string)
+            DataType::Decimal128(_, scale) if !self.l.typed_by_data(id) => {
                 let conventions = self.known.conventions;
+                let text = conventions.decimal_text(text);
                 Value::Decimal(
                     conventions
-                        .decimal_of_text(text.trim(), *scale, self.l.is_declared(id))
+                        .decimal_of_text(&text, *scale, self.l.is_declared(id))
                         .ok_or(GiveUp)?,
                 )
             }

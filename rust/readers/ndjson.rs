@@ -343,18 +343,19 @@ impl RecordSource for JsonLines {
         let Ok(line) = std::str::from_utf8(self.line()) else {
             return Ok(true);
         };
-        // a line serde reads respelled has columns of that text (`NaN`...): left whole
         let how = Respelling::of(self.syntax, self.conventions);
-        if respell_for_serde(line, &mut String::new(), how).is_some() {
-            return Ok(true);
-        }
         let mut text = line.to_string();
+        let mut respelled = String::new();
         let mut failed = failed.clone();
         let offset = self.record_offset(); // an array line's object: its columns the line's
         for _ in 0..PARTIAL_TRIES {
-            let Some(range) = failed_value(l, &text, &failed, offset) else {
+            // found in the text serde reads (`NaN` as a string, comments as spaces...),
+            // whose bytes are where the line has them
+            let parsed = respell_for_serde(&text, &mut respelled, how).unwrap_or(&text);
+            let Some(range) = failed_value(l, parsed, &failed, offset) else {
                 break;
             };
+            let range = as_written(parsed.as_bytes(), text.as_bytes(), range);
             text.replace_range(range, "null");
             self.discovery.begin_row(l);
             let Err(e) = self.write_general(l, Some(&text)) else {
@@ -512,6 +513,25 @@ fn failed_value(
         serde_json::Deserializer::from_str(text.get(start..)?).into_iter::<serde::de::IgnoredAny>();
     values.next()?.ok()?;
     Some(start..start + values.byte_offset())
+}
+
+/// The bytes of `written` a value at `range` of its respelling `parsed` takes (see
+/// `respell_for_serde`: every byte keeps its place, but a respelled token may be shorter
+/// than the bytes it replaces, `-0` as `0 `, `007` as `  7`): the range widened over the
+/// bytes either side that the respelling changed.
+fn as_written(
+    parsed: &[u8],
+    written: &[u8],
+    range: std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
+    let (mut start, mut end) = (range.start, range.end);
+    while start > 0 && parsed[start - 1] != written[start - 1] {
+        start -= 1;
+    }
+    while end < written.len() && parsed[end] != written[end] {
+        end += 1;
+    }
+    start..end
 }
 
 /// Where the array or object `climbs` levels out from byte `at` of `b` (JSON) starts
