@@ -2149,7 +2149,7 @@ def test_sampling_ratio_one_infers_from_every_row_as_spark_does(spark, tmp_path)
     assert "late" not in bls.source_plan({"path": str(tmp_path), "sample_rows": "10"}).schema.names
 
 
-DECIMAL_TEXTS = ["1,000", " 1", "1 ", "1,5", "+1", "1.5e1", ",1,", "1,234.56", "12"]
+GROUPED_DECIMAL_TEXTS = ["1,000", " 1", "1 ", "1,5", "+1", "1.5e1", ",1,", "1,234.56", "12"]
 
 
 def test_decimal_texts_read_as_sparks_readers_read_them(spark, tmp_path):
@@ -2159,9 +2159,9 @@ def test_decimal_texts_read_as_sparks_readers_read_them(spark, tmp_path):
     trimmed and a comma refused."""
     (tmp_path / "j").mkdir()
     (tmp_path / "c").mkdir()
-    lines = [json.dumps({"k": i, "d": t}) for i, t in enumerate(DECIMAL_TEXTS)]
+    lines = [json.dumps({"k": i, "d": t}) for i, t in enumerate(GROUPED_DECIMAL_TEXTS)]
     (tmp_path / "j" / "d.json").write_text("".join(line + "\n" for line in lines))
-    records = [f'{i},"{t}"' for i, t in enumerate(DECIMAL_TEXTS)]
+    records = [f'{i},"{t}"' for i, t in enumerate(GROUPED_DECIMAL_TEXTS)]
     (tmp_path / "c" / "d.csv").write_text("k,d\n" + "".join(r + "\n" for r in records))
     ddl = "k int, d decimal(10,2)"
 
@@ -2180,5 +2180,23 @@ def test_decimal_texts_read_as_sparks_readers_read_them(spark, tmp_path):
     schema = pa.schema([("k", pa.int32()), ("d", pa.decimal128(10, 2))])
     scan = bl.Scan(str(tmp_path / "j"), schema=schema, on_error="permissive", columns=["k", "d"])
     arrow = pa.Table.from_batches(list(scan)).column("d").to_pylist()  # in line order
-    kept = [t for t, d in zip(DECIMAL_TEXTS, arrow, strict=True) if d is not None]
+    kept = [t for t, d in zip(GROUPED_DECIMAL_TEXTS, arrow, strict=True) if d is not None]
     assert kept == [" 1", "1 ", "+1", "1.5e1", "12"]
+
+
+def test_backslashes_in_quoted_csv_fields_read_as_sparks_csv_reader_reads_them(spark, tmp_path):
+    """Spark's escape `\\` escapes a quote and itself in a quoted field; before any other
+    character it stays (Windows paths, `\\n` written as two characters), as Spark reads
+    it: nothing is dropped. An unquoted field is as it is. Arrow's conventions (pyarrow's
+    escape_char) take the character after an escape alone."""
+    fields = ["C:\\Users\\x", "line\\nnext", 'say \\"hi\\"', "a\\\\b", "tab\\t", "\\d+"]
+    records = [f'{i},"{f}",C:\\plain' for i, f in enumerate(fields)]
+    (tmp_path / "b.csv").write_text("k,p,u\n" + "".join(r + "\n" for r in records))
+    ddl = "k int, p string, u string"
+    theirs = spark.read.schema(ddl).option("header", "true").csv(str(tmp_path))
+    want = sorted(tuple(r) for r in theirs.collect())
+    assert (0, "C:\\Users\\x", "C:\\plain") in want and (3, "a\\b", "C:\\plain") in want
+    ours = bls.read(spark, str(tmp_path), schema=ddl, header=True)
+    assert sorted(tuple(r) for r in ours.select("k", "p", "u").collect()) == want
+    arrow = bl.Scan(str(tmp_path), header=True, escape="\\", columns=["p"])
+    assert pa.Table.from_batches(list(arrow)).column("p")[0].as_py() == "C:Usersx"

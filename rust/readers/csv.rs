@@ -135,7 +135,9 @@ impl CsvOptions {
 
     /// A window reading the records of `input` in this dialect.
     fn window(&self, input: Box<dyn BufRead + Send>) -> CsvWindow {
-        CsvWindow::new(input, self.delimiter, self.quote, self.escape).with_comment(self.comment)
+        CsvWindow::new(input, self.delimiter, self.quote, self.escape)
+            .with_comment(self.comment)
+            .keeping_lone_escapes(self.conventions == Conventions::Spark)
     }
 
     /// A `csv-core` parser of the same dialect (for looking at one record's text again).

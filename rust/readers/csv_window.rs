@@ -105,6 +105,10 @@ pub(crate) struct CsvWindow {
     escape: Option<u8>,
     /// Lines starting with this byte where a record could start are skipped (`comment`).
     comment: Option<u8>,
+    /// In a quoted field the escape keeps its place before a byte that is neither the
+    /// quote nor the escape (`"C:\Users"` is `C:\Users`), as Spark's CSV reader reads it;
+    /// else the byte after it stands for itself alone, as csv-core and pyarrow read it.
+    keeps_lone_escapes: bool,
     /// The dialect lets the split read plain records (else every record is parsed).
     split: bool,
     buf: Vec<u8>,
@@ -163,6 +167,7 @@ impl CsvWindow {
             quote,
             escape,
             comment: None,
+            keeps_lone_escapes: false,
             split,
             buf: vec![0; 2 * READ_BUFFER],
             filled: 0,
@@ -182,6 +187,13 @@ impl CsvWindow {
     /// record could start: before the first record, between records, at the end.
     pub fn with_comment(mut self, comment: Option<u8>) -> Self {
         self.comment = comment;
+        self
+    }
+
+    /// The same window, keeping an escape before a byte it does not escape (Spark's
+    /// reading: see `keeps_lone_escapes`).
+    pub fn keeping_lone_escapes(mut self, keep: bool) -> Self {
+        self.keeps_lone_escapes = keep;
         self
     }
 
@@ -327,6 +339,7 @@ impl CsvWindow {
                 ReadRecordResult::Record => {
                     fields.len = ends;
                     fields.skipped = 0;
+                    self.keep_lone_escapes();
                     return Ok(true);
                 }
                 ReadRecordResult::End => {
@@ -335,6 +348,61 @@ impl CsvWindow {
                     return Ok(false);
                 }
             }
+        }
+    }
+
+    /// The current record's fields split again from its text, if the parser dropped an
+    /// escape Spark's reader keeps (`keeps_lone_escapes`): a record with an escape in a
+    /// quoted field. The parser found where the record ends; the fields end where its
+    /// would (an escape takes the byte after it along either way).
+    fn keep_lone_escapes(&mut self) {
+        let Some(escape) = self.escape.filter(|_| self.keeps_lone_escapes) else {
+            return;
+        };
+        let lead = self.lead();
+        let text = &self.buf[self.start + lead..self.pos];
+        if memchr::memchr(escape, text).is_none() {
+            return;
+        }
+        let text = without_terminator(text);
+        let fields = &mut self.record;
+        fields.len = 0;
+        let mut field = Vec::new();
+        let mut i = 0;
+        loop {
+            field.clear();
+            if text.get(i) == Some(&self.quote) {
+                i += 1;
+                while let Some(&c) = text.get(i) {
+                    match text.get(i + 1) {
+                        Some(&next) if c == escape && (next == self.quote || next == escape) => {
+                            field.push(next);
+                            i += 2;
+                        }
+                        Some(&next) if c == self.quote && next == self.quote => {
+                            field.push(c);
+                            i += 2;
+                        }
+                        _ if c == self.quote => {
+                            i += 1;
+                            break;
+                        }
+                        _ => {
+                            field.push(c);
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            // unquoted, or what follows a closing quote: as it is, to the delimiter
+            let end = memchr::memchr(self.delimiter, &text[i.min(text.len())..])
+                .map_or(text.len(), |k| i + k);
+            field.extend_from_slice(&text[i.min(end)..end]);
+            fields.push(&field);
+            if end == text.len() {
+                return;
+            }
+            i = end + 1;
         }
     }
 
@@ -430,6 +498,12 @@ impl CsvWindow {
         self.eof |= n == 0;
         Ok(())
     }
+}
+
+/// A record's text without the line break that ends it (`\r\n`, `\n` or `\r`), if any.
+fn without_terminator(text: &[u8]) -> &[u8] {
+    let text = text.strip_suffix(b"\n").unwrap_or(text);
+    text.strip_suffix(b"\r").unwrap_or(text)
 }
 
 /// The first delimiter, quote, `\n` or `\r` in `b` at or after `i`.
@@ -718,5 +792,52 @@ mod tests {
             split_used > 1000,
             "the split was seldom tried: {split_used}"
         );
+    }
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::*;
+
+    /// The fields of every record of `text`, read with the escape `\`, a lone escape kept
+    /// (Spark's reading) or not (csv-core's and pyarrow's), a few bytes at a time.
+    fn fields(text: &str, keep: bool) -> Vec<Vec<String>> {
+        let input = io::BufReader::with_capacity(7, io::Cursor::new(text.as_bytes().to_vec()));
+        let mut w =
+            CsvWindow::new(Box::new(input), b',', b'"', Some(b'\\')).keeping_lone_escapes(keep);
+        let mut out = Vec::new();
+        while w.next_record().unwrap() {
+            let record = w.record.iter();
+            out.push(
+                record
+                    .map(|f| String::from_utf8_lossy(f).into_owned())
+                    .collect(),
+            );
+        }
+        out
+    }
+
+    /// As Spark's CSV reader reads them (probed on 4.3): in a quoted field `\"` is a quote,
+    /// `\\` a backslash, and a backslash before any other byte stays; unquoted fields are as
+    /// they are; quoted line breaks and doubled quotes read as ever.
+    #[test]
+    fn a_lone_escape_stays_where_spark_keeps_it() {
+        let text = "\u{feff}k,\"p\\q\"\n1,\"C:\\Users\\x\"\n2,\"a\\\"b\",\"a\\\\b\"\r\n\
+                    3,C:\\y,\"q\"\"r\"\n4,\"m\nn\\z\",\"tab\\t\"x\n\n5,\"\",\\\n";
+        let kept = fields(text, true);
+        let want: Vec<Vec<&str>> = vec![
+            vec!["k", "p\\q"],
+            vec!["1", "C:\\Users\\x"],
+            vec!["2", "a\"b", "a\\b"],
+            vec!["3", "C:\\y", "q\"r"],
+            vec!["4", "m\nn\\z", "tab\\tx"],
+            vec!["5", "", "\\"],
+        ];
+        assert_eq!(kept, want);
+        let dropped = fields(text, false);
+        assert_eq!(dropped[1], ["1", "C:Usersx"]);
+        assert_eq!(dropped[2], kept[2]);
+        assert_eq!(dropped[3], kept[3]);
+        assert_eq!(dropped[4], ["4", "m\nnz", "tabtx"]);
     }
 }
