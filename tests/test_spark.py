@@ -2200,3 +2200,22 @@ def test_backslashes_in_quoted_csv_fields_read_as_sparks_csv_reader_reads_them(s
     assert sorted(tuple(r) for r in ours.select("k", "p", "u").collect()) == want
     arrow = bl.Scan(str(tmp_path), header=True, escape="\\", columns=["p"])
     assert pa.Table.from_batches(list(arrow)).column("p")[0].as_py() == "C:Usersx"
+
+
+@pytest.mark.parametrize("null_value", [None, "NA", ""])
+def test_empty_csv_fields_read_as_sparks_csv_reader_reads_them(spark, tmp_path, null_value):
+    """Spark's CSV reader reads an empty field without quotes as null whatever its
+    `nullValue`, and `""` as an empty string unless the null text is `""` (its default);
+    split records and parsed ones (a quoted line break) alike."""
+    text = 'a,b,c\n,"",x\n"",,"l\nm"\nNA,"NA",\n'
+    (tmp_path / "e.csv").write_text(text)
+    ddl = "a string, b string, c string"
+    options = {} if null_value is None else {"nullValue": null_value}
+    reader = spark.read.schema(ddl).options(header="true", multiLine="true", **options)
+    want = sorted(map(repr, (tuple(r) for r in reader.csv(str(tmp_path)).collect())))
+    named = bls.scan_options_from(options)
+    ours = bls.read(spark, str(tmp_path), schema=ddl, header=True, split_bytes=0, **named)
+    got = sorted(map(repr, (tuple(r) for r in ours.select("a", "b", "c").collect())))
+    assert got == want
+    if null_value == "NA":
+        assert "(None, '', 'x')" in want  # the two kinds of empty told apart

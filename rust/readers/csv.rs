@@ -138,6 +138,7 @@ impl CsvOptions {
         CsvWindow::new(input, self.delimiter, self.quote, self.escape)
             .with_comment(self.comment)
             .keeping_lone_escapes(self.conventions == Conventions::Spark)
+            .telling_quoted_empties(self.conventions == Conventions::Spark)
     }
 
     /// A `csv-core` parser of the same dialect (for looking at one record's text again).
@@ -195,6 +196,18 @@ impl CsvRecords {
     #[inline(always)]
     fn is_null_text(&self, raw: &[u8]) -> bool {
         self.null_texts.iter().any(|t| **t == *raw)
+    }
+
+    /// Whether field `i` of the current record (its text `raw`, out of its quotes) is a
+    /// null: one of the `null_values`; under Spark's conventions also an empty field
+    /// without quotes, whatever they are, and `""` only if `""` is one of them (its
+    /// default), as Spark's CSV reader reads them (its `nullValue` and `emptyValue`).
+    #[inline(always)]
+    fn is_null_field(&self, raw: &[u8], i: usize) -> bool {
+        if raw.is_empty() && self.options.conventions == Conventions::Spark {
+            return !self.record().is_quoted_empty(i) || self.is_null_text(raw);
+        }
+        self.is_null_text(raw)
     }
 
     /// The current record's fields.
@@ -331,7 +344,7 @@ impl CsvRecords {
         let mut given = Vec::new();
         for (i, f) in self.record().iter().enumerate() {
             let text = self.text(f, i)?;
-            let null = self.is_null_text(f) && self.options.conventions == Conventions::Spark;
+            let null = self.is_null_field(f, i) && self.options.conventions == Conventions::Spark;
             given.push(if null { "" } else { text.trim() }.to_string());
         }
         // how often each name is given, in any case (Spark's suffixes)
@@ -471,7 +484,7 @@ impl CsvRecords {
             let Some(raw) = record.get(target.field) else {
                 break;
             };
-            if NULLS && self.is_null_text(raw) {
+            if NULLS && self.is_null_field(raw, target.field) {
                 self.write_null(l, target)?;
                 continue;
             }
@@ -691,7 +704,7 @@ impl RecordSource for CsvRecords {
                     }
                     _ => {}
                 }
-                let value = if self.is_null_text(f) {
+                let value = if self.is_null_field(f, i) {
                     Value::Null
                 } else {
                     Value::Str(self.field_text(whole, f, i)?)
@@ -762,7 +775,9 @@ impl RecordSource for CsvRecords {
             let Some(raw) = record.get(target.field) else {
                 break; // a short record: the rest null
             };
-            if self.is_null_text(raw) || self.write_field(l, target, raw, None).is_err() {
+            if self.is_null_field(raw, target.field)
+                || self.write_field(l, target, raw, None).is_err()
+            {
                 self.write_null(l, target)?;
             }
         }

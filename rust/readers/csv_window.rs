@@ -23,6 +23,9 @@ pub(crate) struct Fields {
     len: usize,
     /// Fields after the last one kept, counted but not split (see `CsvWindow::last_needed`).
     skipped: usize,
+    /// The kept fields written as `""` (quoted and empty), where the window tells them from
+    /// empty fields without quotes (`CsvWindow::tells_quoted_empties`).
+    quoted_empties: Vec<usize>,
 }
 
 impl Fields {
@@ -32,7 +35,21 @@ impl Fields {
             ends: vec![0; 64],
             len: 0,
             skipped: 0,
+            quoted_empties: Vec::new(),
         }
+    }
+
+    /// Whether field `i` was written as `""` (not told apart unless the window tells
+    /// quoted empty fields: see `CsvWindow::tells_quoted_empties`).
+    pub fn is_quoted_empty(&self, i: usize) -> bool {
+        self.quoted_empties.contains(&i)
+    }
+
+    /// No field yet (a record about to be split into it).
+    fn clear(&mut self) {
+        self.len = 0;
+        self.skipped = 0;
+        self.quoted_empties.clear();
     }
 
     /// How many fields the record keeps (`get` has them).
@@ -109,6 +126,9 @@ pub(crate) struct CsvWindow {
     /// quote nor the escape (`"C:\Users"` is `C:\Users`), as Spark's CSV reader reads it;
     /// else the byte after it stands for itself alone, as csv-core and pyarrow read it.
     keeps_lone_escapes: bool,
+    /// Each record's quoted empty fields are noted (`Fields::is_quoted_empty`): Spark's CSV
+    /// reader reads `""` apart from an empty field without quotes.
+    tells_quoted_empties: bool,
     /// The dialect lets the split read plain records (else every record is parsed).
     split: bool,
     buf: Vec<u8>,
@@ -168,6 +188,7 @@ impl CsvWindow {
             escape,
             comment: None,
             keeps_lone_escapes: false,
+            tells_quoted_empties: false,
             split,
             buf: vec![0; 2 * READ_BUFFER],
             filled: 0,
@@ -194,6 +215,12 @@ impl CsvWindow {
     /// reading: see `keeps_lone_escapes`).
     pub fn keeping_lone_escapes(mut self, keep: bool) -> Self {
         self.keeps_lone_escapes = keep;
+        self
+    }
+
+    /// The same window, noting each record's quoted empty fields (`Fields::is_quoted_empty`).
+    pub fn telling_quoted_empties(mut self, tell: bool) -> Self {
+        self.tells_quoted_empties = tell;
         self
     }
 
@@ -339,7 +366,8 @@ impl CsvWindow {
                 ReadRecordResult::Record => {
                     fields.len = ends;
                     fields.skipped = 0;
-                    self.keep_lone_escapes();
+                    fields.quoted_empties.clear();
+                    self.split_again();
                     return Ok(true);
                 }
                 ReadRecordResult::End => {
@@ -351,53 +379,63 @@ impl CsvWindow {
         }
     }
 
-    /// The current record's fields split again from its text, if the parser dropped an
-    /// escape Spark's reader keeps (`keeps_lone_escapes`): a record with an escape in a
-    /// quoted field. The parser found where the record ends; the fields end where its
-    /// would (an escape takes the byte after it along either way).
-    fn keep_lone_escapes(&mut self) {
-        let Some(escape) = self.escape.filter(|_| self.keeps_lone_escapes) else {
-            return;
-        };
+    /// The current record's fields split again from its text where the parser's do not
+    /// say what Spark's reader needs: an escape it dropped that Spark's reader keeps
+    /// (`keeps_lone_escapes`), which quoted fields were empty (`tells_quoted_empties`). The
+    /// parser found where the record ends; the fields end where its do (an escape takes
+    /// the byte after it along either way), and read as its do but for the escape kept.
+    fn split_again(&mut self) {
+        let escape = self.escape.filter(|_| self.keeps_lone_escapes);
         let lead = self.lead();
         let text = &self.buf[self.start + lead..self.pos];
-        if memchr::memchr(escape, text).is_none() {
+        let lone_escapes = escape.is_some_and(|e| memchr::memchr(e, text).is_some());
+        let quoted_empty = self.tells_quoted_empties
+            && self.record.iter().any(<[u8]>::is_empty)
+            && memchr::memchr(self.quote, text).is_some();
+        if !(lone_escapes || quoted_empty) {
             return;
         }
+        let (quote, delimiter) = (self.quote, self.delimiter);
         let text = without_terminator(text);
         let fields = &mut self.record;
-        fields.len = 0;
+        fields.clear();
         let mut field = Vec::new();
         let mut i = 0;
         loop {
             field.clear();
-            if text.get(i) == Some(&self.quote) {
+            let quoted = text.get(i) == Some(&quote);
+            if quoted {
                 i += 1;
                 while let Some(&c) = text.get(i) {
-                    match text.get(i + 1) {
-                        Some(&next) if c == escape && (next == self.quote || next == escape) => {
+                    let next = text.get(i + 1).copied();
+                    if Some(c) == self.escape && next.is_some() {
+                        let next = next.unwrap_or_default();
+                        if next == quote || Some(next) == self.escape || escape.is_none() {
                             field.push(next);
                             i += 2;
-                        }
-                        Some(&next) if c == self.quote && next == self.quote => {
-                            field.push(c);
-                            i += 2;
-                        }
-                        _ if c == self.quote => {
-                            i += 1;
-                            break;
-                        }
-                        _ => {
-                            field.push(c);
+                        } else {
+                            field.push(c); // kept: the byte after it reads as ever
                             i += 1;
                         }
+                    } else if c == quote && next == Some(quote) {
+                        field.push(c);
+                        i += 2;
+                    } else if c == quote {
+                        i += 1;
+                        break;
+                    } else {
+                        field.push(c);
+                        i += 1;
                     }
                 }
             }
             // unquoted, or what follows a closing quote: as it is, to the delimiter
-            let end = memchr::memchr(self.delimiter, &text[i.min(text.len())..])
-                .map_or(text.len(), |k| i + k);
-            field.extend_from_slice(&text[i.min(end)..end]);
+            let from = i.min(text.len());
+            let end = memchr::memchr(delimiter, &text[from..]).map_or(text.len(), |k| from + k);
+            field.extend_from_slice(&text[from..end]);
+            if quoted && field.is_empty() {
+                fields.quoted_empties.push(fields.len);
+            }
             fields.push(&field);
             if end == text.len() {
                 return;
@@ -416,8 +454,7 @@ impl CsvWindow {
         if i == b.len() {
             return false;
         }
-        self.record.len = 0;
-        self.record.skipped = 0;
+        self.record.clear();
         loop {
             let field = if b.get(i) == Some(&self.quote) {
                 let inner = &b[i + 1..];
@@ -431,6 +468,9 @@ impl CsvWindow {
                 let field = &inner[..close];
                 if memchr::memchr2(b'\n', b'\r', field).is_some() {
                     return false; // the parser counts lines the same, but it is rare
+                }
+                if close == 0 {
+                    self.record.quoted_empties.push(self.record.len);
                 }
                 i += close + 2;
                 field

@@ -1165,6 +1165,64 @@ fn a_range_without_errors_reads_only_from_its_start() {
     }
 }
 
+/// Spark's CSV reader reads an empty field without quotes as null whatever its
+/// `nullValue`, and `""` as an empty string unless `""` is a null text (its default): so
+/// under Spark's conventions, split or parsed (a quoted line break, an escape), as Arrow's
+/// take `""` and an empty field alike.
+#[test]
+fn spark_tells_a_quoted_empty_field_from_an_empty_one() {
+    use super::Conventions;
+    let text = "a,b,c\n,\"\",x\n\"\",,\"l\nm\"\n\"\",\"\\\\\",\n";
+    let values = |conventions, nulls: &[&str]| {
+        let options = CsvOptions {
+            header: true,
+            escape: Some(b'\\'),
+            conventions,
+            ..CsvOptions::default()
+        };
+        let input = std::io::Cursor::new(text.as_bytes().to_vec());
+        let r = CsvReader::from_reader(Box::new(input), "mem.csv", options, OnError::Error);
+        let mut r = r.with_null_values(nulls);
+        let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+        l.start_batch().unwrap();
+        assert!(!r.fill(&mut l).unwrap());
+        let batch = l.harvest().unwrap();
+        (0..batch.num_columns())
+            .map(|c| {
+                let a = batch.column(c).as_string::<i32>();
+                (0..a.len())
+                    .map(|i| a.is_valid(i).then(|| a.value(i).to_string()))
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let s = |v: &str| Some(v.to_string());
+    assert_eq!(
+        values(Conventions::Spark, &["NA"]),
+        [
+            vec![None, s(""), s("")],
+            vec![s(""), None, s("\\")],
+            vec![s("x"), s("l\nm"), None]
+        ]
+    );
+    assert_eq!(
+        values(Conventions::Spark, &[]),
+        [
+            vec![None; 3],
+            vec![None, None, s("\\")],
+            vec![s("x"), s("l\nm"), None]
+        ]
+    );
+    assert_eq!(
+        values(Conventions::Arrow, &["NA"]),
+        [
+            vec![s(""), s(""), s("")],
+            vec![s(""), s(""), s("\\")],
+            vec![s("x"), s("l\nm"), s("")]
+        ]
+    );
+}
+
 /// A file opened through an opener is read as a local file is: decompressed by its name's
 /// suffix, opened once for a whole read; an opener's error names the file.
 #[test]
@@ -2015,9 +2073,10 @@ fn csv_null_texts_are_nulls_quoted_or_not() {
         values_by(Conventions::Spark, true, &[]),
         [vec![s(Some("NA")), None], vec![s(Some("NA")), s(Some("x"))]]
     );
+    // with texts given, Spark's reader still reads an empty field without quotes as null
     assert_eq!(
         values_by(Conventions::Spark, true, &["NA"]),
-        column_values(true, &["NA"])
+        [vec![None, None], vec![None, s(Some("x"))]]
     );
     assert_eq!(
         column_values(true, &[]),
