@@ -2,8 +2,9 @@
 //! its fields, by the rules of Spark's `CSVInferSchema` (Spark 3.5 and 4): each field is
 //! tried as an int, a long, a whole-number decimal, a double, a date (`preferDate`, on by
 //! default), a timestamp, a boolean, from the type the column has so far on, and the
-//! column takes the type both fit; any two types without one make a string. What the readers then read each field by
-//! (`csv_conventions="spark"`) takes every text the rules typed.
+//! column takes the type both fit; any two types without one make a string. What the
+//! readers then read each field by (`csv_conventions="spark"`) takes every text the rules
+//! typed.
 
 use arrow_schema::{DataType, TimeUnit};
 
@@ -39,14 +40,6 @@ impl InferenceOptions {
             prefer_date,
             date,
         }
-    }
-}
-
-impl Default for InferenceOptions {
-    /// Spark's defaults: no pattern, `NaN`, `Inf` and `-Inf`, dates preferred.
-    fn default() -> Self {
-        let floats = FloatTexts::of(Conventions::Spark, None, None, None);
-        InferenceOptions::new(TimeFormats::default(), floats, true)
     }
 }
 
@@ -225,9 +218,14 @@ mod tests {
     }
 
     fn infer_with(texts: &[&str], formats: &TimeFormats) -> String {
-        let floats = FloatTexts::of(Conventions::Spark, None, None, None);
-        let options = InferenceOptions::new(formats.clone(), floats, true);
+        let options = sparks(formats.clone(), true);
         infer_column(texts.iter().map(|t| Some(*t)), &options).ddl()
+    }
+
+    /// Spark's options with these patterns, its float texts, dates preferred or not.
+    fn sparks(formats: TimeFormats, prefer_date: bool) -> InferenceOptions {
+        let floats = FloatTexts::of(Conventions::Spark, None, None, None);
+        InferenceOptions::new(formats, floats, prefer_date)
     }
 
     /// The columns probed against Spark 4.3's `inferSchema` (the types it gave), and the
@@ -313,8 +311,7 @@ mod tests {
             ..TimeFormats::default()
         };
         let infer = |formats: TimeFormats, prefer_date: bool, texts: &[&str]| {
-            let floats = FloatTexts::of(Conventions::Spark, None, None, None);
-            let options = InferenceOptions::new(formats, floats, prefer_date);
+            let options = sparks(formats, prefer_date);
             infer_column(texts.iter().map(|t| Some(*t)), &options).ddl()
         };
         let dmy = || formats("dd/MM/yyyy", None);
