@@ -64,7 +64,7 @@ def test_a_float_text_not_taken_is_bad_input_that_says_so(tmp_path):
 
 
 def test_float_texts_are_csv_options():
-    with pytest.raises(ValueError, match="nan_value= spell CSV floats: JSON has its own"):
+    with pytest.raises(ValueError, match="nan_value= shape CSV fields: JSON has its own syntax"):
         Scan([], format="ndjson", nan_value="n/a")
     with pytest.raises(TypeError, match="positive_inf= takes a string"):
         Scan([], format="csv", positive_inf=1)

@@ -304,7 +304,12 @@ class FileReader:
     conventions only). `nan_value`, `positive_inf`, `negative_inf` (CSV): the texts a float
     field spells NaN and the infinities with, each matched whole (Spark's `nanValue`,
     `positiveInf`, `negativeInf`); under `csv_conventions="spark"` `NaN`, `Inf` and `-Inf`
-    unless given, besides what Java's parser reads (`Infinity`...)."""
+    unless given, besides what Java's parser reads (`Infinity`...). Under
+    `csv_conventions="spark"` only: `ignore_leading_whitespace` and
+    `ignore_trailing_whitespace` (Spark's `ignoreLeadingWhiteSpace`...) drop the whitespace
+    (bytes up to the space) before a field, where a quote then opens a quoted one, and
+    after an unquoted one; `empty_value` (Spark's `emptyValue`) is the text a quoted empty
+    field (`""`) reads as (a null text among `null_values` makes it null)."""
 
     def __new__(
         cls,
@@ -338,6 +343,9 @@ class FileReader:
         nan_value: str | None = None,
         positive_inf: str | None = None,
         negative_inf: str | None = None,
+        ignore_leading_whitespace: bool = False,
+        ignore_trailing_whitespace: bool = False,
+        empty_value: str | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

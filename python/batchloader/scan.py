@@ -418,25 +418,20 @@ def _null_texts(null_values: str | Sequence[str] | None, format: Any) -> list[st
     return texts
 
 
-def _float_texts(
-    nan_value: str | None, positive_inf: str | None, negative_inf: str | None, format: Any
-) -> dict[str, str]:
-    """`nan_value=`, `positive_inf=`, `negative_inf=` as the CSV reader takes them: those
-    given, each a text."""
-    given = {
-        name: text
-        for name, text in [
-            ("nan_value", nan_value),
-            ("positive_inf", positive_inf),
-            ("negative_inf", negative_inf),
-        ]
-        if text is not None
-    }
-    for name, text in given.items():
-        if not isinstance(text, str):
-            raise TypeError(f"{name}= takes a string, not {text!r}")
+def _csv_field_options(format: Any, **options: Any) -> dict[str, Any]:
+    """The options only the CSV reader takes, those given (not None or False) as it takes
+    them: the texts of its floats (`nan_value=`, `positive_inf=`, `negative_inf=`) and
+    `empty_value=`, each a string; `ignore_leading_whitespace=` and
+    `ignore_trailing_whitespace=`, flags. Refused where no CSV file is read."""
+    given = {name: value for name, value in options.items() if value is not None}
+    for name, value in given.items():
+        flag = name.startswith("ignore_")
+        if not isinstance(value, bool if flag else str):
+            wanted = "True or False" if flag else "a string"
+            raise TypeError(f"{name}= takes {wanted}, not {value!r}")
+    given = {name: value for name, value in given.items() if value is not False}
     if given and format in ("ndjson", "json"):
-        raise ValueError(f"{', '.join(given)}= spell CSV floats: JSON has its own")
+        raise ValueError(f"{', '.join(given)}= shape CSV fields: JSON has its own syntax")
     return given
 
 
@@ -529,6 +524,9 @@ class Scan:
         nan_value: str | None = None,
         positive_inf: str | None = None,
         negative_inf: str | None = None,
+        empty_value: str | None = None,
+        ignore_leading_whitespace: bool = False,
+        ignore_trailing_whitespace: bool = False,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -572,9 +570,19 @@ class Scan:
         self.byte_range = byte_range
         self.multiline = multiline
         self.null_values = _null_texts(null_values, format)
-        #: the texts CSV float fields spell NaN and the infinities with (Spark's `nanValue`,
-        #: `positiveInf`, `negativeInf`), those given
-        self.float_texts = _float_texts(nan_value, positive_inf, negative_inf, format)
+        #: the CSV reader's own options, those given: the texts its float fields spell NaN
+        #: and the infinities with (Spark's `nanValue`, `positiveInf`, `negativeInf`), the
+        #: text of a quoted empty field (`emptyValue`), whitespace around fields dropped
+        #: (`ignoreLeadingWhiteSpace`, `ignoreTrailingWhiteSpace`)
+        self.csv_field_options = _csv_field_options(
+            format,
+            nan_value=nan_value,
+            positive_inf=positive_inf,
+            negative_inf=negative_inf,
+            empty_value=empty_value,
+            ignore_leading_whitespace=ignore_leading_whitespace,
+            ignore_trailing_whitespace=ignore_trailing_whitespace,
+        )
         if reader is None:
             for f in self.files:
                 self._builtin_format(f)  # fail early on a file no reader can read
@@ -845,8 +853,8 @@ class Scan:
         )
 
     def _format_options(self, fmt: str) -> dict[str, Any]:
-        """The reader options only one format takes: JSON's syntax, CSV's float texts."""
-        return dict(self.json_syntax) if fmt == "ndjson" else dict(self.float_texts)
+        """The reader options only one format takes: JSON's syntax, CSV's field options."""
+        return dict(self.json_syntax) if fmt == "ndjson" else dict(self.csv_field_options)
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:
         """Room to keep in each loader batch for the columns the scan adds to it: the file

@@ -1090,6 +1090,8 @@ _BOOL_OPTIONS = (
     "drop_field_if_all_null",
     "prefers_decimal",
     "prefer_date",
+    "ignore_leading_whitespace",
+    "ignore_trailing_whitespace",
 )
 _TEXT_OPTIONS = (
     "format",
@@ -1114,6 +1116,7 @@ _TEXT_OPTIONS = (
     "nan_value",
     "positive_inf",
     "negative_inf",
+    "empty_value",
 )
 
 #: Spark's names of options the data source knows by another (lower-cased, as they come)
@@ -1138,6 +1141,9 @@ _SPARK_NAMES = {
     "nanvalue": "nan_value",
     "positiveinf": "positive_inf",
     "negativeinf": "negative_inf",
+    "emptyvalue": "empty_value",
+    "ignoreleadingwhitespace": "ignore_leading_whitespace",
+    "ignoretrailingwhitespace": "ignore_trailing_whitespace",
 }
 
 

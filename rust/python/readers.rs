@@ -13,7 +13,7 @@ use crate::readers::csv_inference::InferenceOptions;
 use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
 use crate::readers::{
     Conventions, CsvOptions, CsvReader, FloatTexts, InputError, JsonSyntax, NdjsonReader, OnError,
-    ReadError, TimeFormats, TimePattern,
+    ReadError, SparkFields, TimeFormats, TimePattern,
 };
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -230,7 +230,9 @@ macro_rules! on_reader {
 /// as nulls (`[""]`: empty fields are null, as Spark reads them). `nan_value`,
 /// `positive_inf`, `negative_inf` (CSV): the texts a float field spells those floats with,
 /// each matched whole (Spark's `nanValue`...; under `csv_conventions="spark"` `NaN`, `Inf`
-/// and `-Inf` unless given).
+/// and `-Inf` unless given). `ignore_leading_whitespace`, `ignore_trailing_whitespace`,
+/// `empty_value` (CSV under `csv_conventions="spark"`): Spark's `ignoreLeadingWhiteSpace`,
+/// `ignoreTrailingWhiteSpace`, `emptyValue` (see `SparkFields`).
 #[pyclass(module = "batchloader._core", name = "FileReader")]
 pub struct PyFileReader {
     /// In a mutex so that the class is `Sync` (a file's reader is not): Python may free it
@@ -262,7 +264,8 @@ impl PyFileReader {
                         comment=None, names=None, allow_comments=false,
                         allow_numeric_leading_zeros=false, allow_non_numeric_numbers=true,
                         allow_single_quotes=None, nan_value=None, positive_inf=None,
-                        negative_inf=None))]
+                        negative_inf=None, ignore_leading_whitespace=false,
+                        ignore_trailing_whitespace=false, empty_value=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -296,6 +299,9 @@ impl PyFileReader {
         nan_value: Option<&str>,
         positive_inf: Option<&str>,
         negative_inf: Option<&str>,
+        ignore_leading_whitespace: bool,
+        ignore_trailing_whitespace: bool,
+        empty_value: Option<&str>,
     ) -> PyResult<Self> {
         let syntax = JsonSyntax {
             comments: allow_comments,
@@ -349,6 +355,11 @@ impl PyFileReader {
                     escape: escape.map(|e| one_byte("escape", e)).transpose()?,
                     comment: comment.map(|c| one_byte("comment", c)).transpose()?,
                     conventions: csv_conventions,
+                    spark_fields: SparkFields {
+                        trim_leading: ignore_leading_whitespace,
+                        trim_trailing: ignore_trailing_whitespace,
+                        empty_value: empty_value.map(|t| t.as_bytes().into()),
+                    },
                 }
                 .checked()
                 .map_err(PyValueError::new_err)?,
@@ -372,6 +383,13 @@ impl PyFileReader {
         if null_values.is_some() && csv.is_none() {
             return Err(PyValueError::new_err(
                 "null_values reads CSV fields as nulls: JSON has its own null",
+            ));
+        }
+        let shaping = ignore_leading_whitespace || ignore_trailing_whitespace;
+        if csv.is_none() && (shaping || empty_value.is_some()) {
+            return Err(PyValueError::new_err(
+                "ignore_leading_whitespace, ignore_trailing_whitespace and empty_value shape CSV \
+                 fields: not JSON",
             ));
         }
         let float_texts = [nan_value, positive_inf, negative_inf];

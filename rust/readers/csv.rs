@@ -10,6 +10,7 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, TimeUnit};
 
 use super::conventions::{Conventions, FloatTexts};
+pub use super::csv_spark_fields::SparkFields;
 use super::csv_window::{csv_core_parser, CsvWindow, Fields};
 use super::driver::{excerpt, loader_error, IgnoredNames, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
@@ -64,7 +65,7 @@ struct Target {
 }
 
 /// Dialect of a CSV file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CsvOptions {
     /// The first record names the columns.
     pub header: bool,
@@ -79,8 +80,12 @@ pub struct CsvOptions {
     /// header) could start: Spark's `comment` option (none by default).
     pub comment: Option<u8>,
     /// How the header names columns and how date and timestamp texts read: Arrow's (Drill's
-    /// names, ISO-8601) or Spark's (its names, its texts besides ISO-8601).
+    /// names, ISO-8601) or Spark's (its names, its texts besides ISO-8601, its reading of
+    /// quoted fields: `SparkFields`).
     pub conventions: Conventions,
+    /// Spark's options that shape fields (whitespace trimmed, `emptyValue`): under Spark's
+    /// conventions only.
+    pub spark_fields: SparkFields,
 }
 
 /// `text` without the line breaks that end it.
@@ -130,15 +135,19 @@ impl CsvOptions {
         if self.escape == Some(self.quote) {
             self.escape = None;
         }
+        if self.conventions != Conventions::Spark && self.spark_fields != SparkFields::default() {
+            return Err("ignore_leading_whitespace, ignore_trailing_whitespace and empty_value                  are Spark's CSV options: they need csv_conventions=\"spark\""
+                .to_string());
+        }
         Ok(self)
     }
 
     /// A window reading the records of `input` in this dialect.
     fn window(&self, input: Box<dyn BufRead + Send>) -> CsvWindow {
+        let spark = self.conventions == Conventions::Spark;
         CsvWindow::new(input, self.delimiter, self.quote, self.escape)
             .with_comment(self.comment)
-            .keeping_lone_escapes(self.conventions == Conventions::Spark)
-            .telling_quoted_empties(self.conventions == Conventions::Spark)
+            .reading_as_spark(spark.then(|| self.spark_fields.clone()))
     }
 
     /// A `csv-core` parser of the same dialect (for looking at one record's text again).
@@ -156,6 +165,7 @@ impl Default for CsvOptions {
             escape: None,
             comment: None,
             conventions: Conventions::Arrow,
+            spark_fields: SparkFields::default(),
         }
     }
 }
@@ -839,7 +849,7 @@ impl CsvReader {
     ) -> Result<Self, InputError> {
         let (mut names, mut header_at) = (None, None);
         if options.header && range.is_some_and(|r| r.start > 0) {
-            let mut header = Self::open(source, None, options, on_error)?;
+            let mut header = Self::open(source, None, options.clone(), on_error)?;
             header.src.next_record()?;
             names = header.src.names.take();
             header_at = Some(header.src.header_offset);
@@ -863,6 +873,7 @@ impl CsvReader {
         options: CsvOptions,
         on_error: OnError,
     ) -> Self {
+        let conventions = options.conventions;
         let src = CsvRecords {
             window: options.window(input),
             path: path.to_string(),
@@ -876,9 +887,9 @@ impl CsvReader {
             base: input::LineBase::default(),
             one_line_records: false,
             ignored: IgnoredNames::default(),
-            null_texts: spark_null_texts(options.conventions),
+            null_texts: spark_null_texts(conventions),
             formats: TimeFormats::default(),
-            float_texts: FloatTexts::of(options.conventions, None, None, None),
+            float_texts: FloatTexts::of(conventions, None, None, None),
         };
         RecordReader::new(src, on_error)
     }

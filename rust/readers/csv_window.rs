@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use csv_core::ReadRecordResult;
 
+use super::csv_spark_fields::{Dialect, SparkFields};
 use super::input::READ_BUFFER;
 use super::lines::{leading_line_breaks, line_breaks, read_into};
 use crate::loader::copy_short;
@@ -24,7 +25,7 @@ pub(crate) struct Fields {
     /// Fields after the last one kept, counted but not split (see `CsvWindow::last_needed`).
     skipped: usize,
     /// The kept fields written as `""` (quoted and empty), where the window tells them from
-    /// empty fields without quotes (`CsvWindow::tells_quoted_empties`).
+    /// empty fields without quotes (under Spark's rules: `CsvWindow::reading_as_spark`).
     quoted_empties: Vec<usize>,
 }
 
@@ -39,14 +40,14 @@ impl Fields {
         }
     }
 
-    /// Whether field `i` was written as `""` (not told apart unless the window tells
-    /// quoted empty fields: see `CsvWindow::tells_quoted_empties`).
+    /// Whether field `i` was written as `""` (told apart under Spark's rules only: see
+    /// `CsvWindow::reading_as_spark`).
     pub fn is_quoted_empty(&self, i: usize) -> bool {
         self.quoted_empties.contains(&i)
     }
 
     /// No field yet (a record about to be split into it).
-    fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.len = 0;
         self.skipped = 0;
         self.quoted_empties.clear();
@@ -93,9 +94,9 @@ impl Fields {
     }
 
     /// Append a field (a record the window splits). Inlined into the split's loop: the
-    /// other caller, `split_again`, is off the common path.
+    /// other caller, Spark's split (`SparkFields::split`), is off the common path.
     #[inline(always)]
-    fn push(&mut self, field: &[u8]) {
+    pub(super) fn push(&mut self, field: &[u8]) {
         let start = self.end();
         let end = start + field.len();
         if end > self.bytes.len() {
@@ -107,6 +108,12 @@ impl Fields {
         copy_short(&mut self.bytes[start..end], field);
         self.ends[self.len] = end;
         self.len += 1;
+    }
+
+    /// Append a field written as `""`, noted as such (`is_quoted_empty`).
+    pub(super) fn push_quoted_empty(&mut self) {
+        self.quoted_empties.push(self.len);
+        self.push(&[]);
     }
 }
 
@@ -123,13 +130,10 @@ pub(crate) struct CsvWindow {
     escape: Option<u8>,
     /// Lines starting with this byte where a record could start are skipped (`comment`).
     comment: Option<u8>,
-    /// In a quoted field the escape keeps its place before a byte that is neither the
-    /// quote nor the escape (`"C:\Users"` is `C:\Users`), as Spark's CSV reader reads it;
-    /// else the byte after it stands for itself alone, as csv-core and pyarrow read it.
-    keeps_lone_escapes: bool,
-    /// Each record's quoted empty fields are noted (`Fields::is_quoted_empty`): Spark's CSV
-    /// reader reads `""` apart from an empty field without quotes.
-    tells_quoted_empties: bool,
+    /// Fields read as Spark's CSV reader reads them (`SparkFields`): a record the quick
+    /// split does not take is split again by its rules after csv-core's parser; `None`:
+    /// csv-core's (and pyarrow's) reading.
+    spark: Option<SparkFields>,
     /// The dialect lets the split read plain records (else every record is parsed).
     split: bool,
     buf: Vec<u8>,
@@ -188,8 +192,7 @@ impl CsvWindow {
             quote,
             escape,
             comment: None,
-            keeps_lone_escapes: false,
-            tells_quoted_empties: false,
+            spark: None,
             split,
             buf: vec![0; 2 * READ_BUFFER],
             filled: 0,
@@ -212,16 +215,11 @@ impl CsvWindow {
         self
     }
 
-    /// The same window, keeping an escape before a byte it does not escape (Spark's
-    /// reading: see `keeps_lone_escapes`).
-    pub fn keeping_lone_escapes(mut self, keep: bool) -> Self {
-        self.keeps_lone_escapes = keep;
-        self
-    }
-
-    /// The same window, noting each record's quoted empty fields (`Fields::is_quoted_empty`).
-    pub fn telling_quoted_empties(mut self, tell: bool) -> Self {
-        self.tells_quoted_empties = tell;
+    /// The same window, reading fields as Spark's CSV reader reads them (`Some`: see
+    /// `SparkFields`; whitespace to trim turns the quick split off).
+    pub fn reading_as_spark(mut self, spark: Option<SparkFields>) -> Self {
+        self.split &= !spark.as_ref().is_some_and(SparkFields::trims);
+        self.spark = spark;
         self
     }
 
@@ -380,69 +378,24 @@ impl CsvWindow {
         }
     }
 
-    /// The current record's fields split again from its text where the parser's do not
-    /// say what Spark's reader needs: an escape it dropped that Spark's reader keeps
-    /// (`keeps_lone_escapes`), which quoted fields were empty (`tells_quoted_empties`). The
-    /// parser found where the record ends; the fields end where its do (an escape takes
-    /// the byte after it along either way), and read as its do but for the escape kept.
+    /// The current record's fields split again from its text by Spark's rules
+    /// (`SparkFields`), where they may differ from the parser's. The parser found where the
+    /// record ends.
     fn split_again(&mut self) {
-        let escape = self.escape.filter(|_| self.keeps_lone_escapes);
+        let Some(spark) = &self.spark else {
+            return;
+        };
         let lead = self.lead();
         let text = &self.buf[self.start + lead..self.pos];
-        let lone_escapes = escape.is_some_and(|e| memchr::memchr(e, text).is_some());
-        let quoted_empty = self.tells_quoted_empties
-            && self.record.iter().any(<[u8]>::is_empty)
-            && memchr::memchr(self.quote, text).is_some();
-        if !(lone_escapes || quoted_empty) {
+        if !spark.resplits(text, self.quote) {
             return;
         }
-        let (quote, delimiter) = (self.quote, self.delimiter);
-        let text = without_terminator(text);
-        let fields = &mut self.record;
-        fields.clear();
-        let mut field = Vec::new();
-        let mut i = 0;
-        loop {
-            field.clear();
-            let quoted = text.get(i) == Some(&quote);
-            if quoted {
-                i += 1;
-                while let Some(&c) = text.get(i) {
-                    let next = text.get(i + 1).copied();
-                    if Some(c) == self.escape && next.is_some() {
-                        let next = next.unwrap_or_default();
-                        if next == quote || Some(next) == self.escape || escape.is_none() {
-                            field.push(next);
-                            i += 2;
-                        } else {
-                            field.push(c); // kept: the byte after it reads as ever
-                            i += 1;
-                        }
-                    } else if c == quote && next == Some(quote) {
-                        field.push(c);
-                        i += 2;
-                    } else if c == quote {
-                        i += 1;
-                        break;
-                    } else {
-                        field.push(c);
-                        i += 1;
-                    }
-                }
-            }
-            // unquoted, or what follows a closing quote: as it is, to the delimiter
-            let from = i.min(text.len());
-            let end = memchr::memchr(delimiter, &text[from..]).map_or(text.len(), |k| from + k);
-            field.extend_from_slice(&text[from..end]);
-            if quoted && field.is_empty() {
-                fields.quoted_empties.push(fields.len);
-            }
-            fields.push(&field);
-            if end == text.len() {
-                return;
-            }
-            i = end + 1;
-        }
+        let dialect = Dialect {
+            delimiter: self.delimiter,
+            quote: self.quote,
+            escape: self.escape,
+        };
+        spark.split(without_terminator(text), dialect, &mut self.record);
     }
 
     /// Split the record at `pos` if its fields are plain and its end is in the window (`false`:
@@ -470,11 +423,19 @@ impl CsvWindow {
                 if memchr::memchr2(b'\n', b'\r', field).is_some() {
                     return false; // the parser counts lines the same, but it is rare
                 }
-                if close == 0 {
-                    self.record.quoted_empties.push(self.record.len);
-                }
                 i += close + 2;
-                field
+                if close == 0 {
+                    match self.spark.as_ref().map(|s| &s.empty_value) {
+                        Some(Some(text)) => text,
+                        Some(None) => {
+                            self.record.quoted_empties.push(self.record.len);
+                            field
+                        }
+                        None => field,
+                    }
+                } else {
+                    field
+                }
             } else {
                 let stop = field_stop(b, i, self.delimiter, self.quote);
                 let end = stop.unwrap_or(b.len());
@@ -844,8 +805,8 @@ mod escape_tests {
     /// (Spark's reading) or not (csv-core's and pyarrow's), a few bytes at a time.
     fn fields(text: &str, keep: bool) -> Vec<Vec<String>> {
         let input = io::BufReader::with_capacity(7, io::Cursor::new(text.as_bytes().to_vec()));
-        let mut w =
-            CsvWindow::new(Box::new(input), b',', b'"', Some(b'\\')).keeping_lone_escapes(keep);
+        let mut w = CsvWindow::new(Box::new(input), b',', b'"', Some(b'\\'))
+            .reading_as_spark(keep.then(SparkFields::default));
         let mut out = Vec::new();
         while w.next_record().unwrap() {
             let record = w.record.iter();
@@ -860,7 +821,9 @@ mod escape_tests {
 
     /// As Spark's CSV reader reads them (probed on 4.3): in a quoted field `\"` is a quote,
     /// `\\` a backslash, and a backslash before any other byte stays; unquoted fields are as
-    /// they are; quoted line breaks and doubled quotes read as ever.
+    /// they are; text after a closing quote makes the field its text as written from the
+    /// opening quote, escapes read (Spark's, csv-core reads on); quoted line breaks and
+    /// doubled quotes read as ever.
     #[test]
     fn a_lone_escape_stays_where_spark_keeps_it() {
         let text = "\u{feff}k,\"p\\q\"\n1,\"C:\\Users\\x\"\n2,\"a\\\"b\",\"a\\\\b\"\r\n\
@@ -871,7 +834,7 @@ mod escape_tests {
             vec!["1", "C:\\Users\\x"],
             vec!["2", "a\"b", "a\\b"],
             vec!["3", "C:\\y", "q\"r"],
-            vec!["4", "m\nn\\z", "tab\\tx"],
+            vec!["4", "m\nn\\z", "\"tab\\t\"x"],
             vec!["5", "", "\\"],
         ];
         assert_eq!(kept, want);

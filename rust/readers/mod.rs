@@ -6,6 +6,7 @@ pub mod compression;
 mod conventions;
 pub mod csv;
 pub mod csv_inference;
+mod csv_spark_fields;
 mod csv_window;
 mod driver;
 mod hadoop_block;
@@ -21,7 +22,7 @@ mod temporal;
 pub mod time_pattern;
 
 pub use conventions::{Conventions, FloatTexts};
-pub use csv::{CsvOptions, CsvReader};
+pub use csv::{CsvOptions, CsvReader, SparkFields};
 pub use json::JsonSyntax;
 pub use ndjson::{InputError, NdjsonReader, OnError, ReadError};
 #[cfg(feature = "python")]

@@ -1149,7 +1149,8 @@ fn a_range_without_errors_reads_only_from_its_start() {
                 escape: None,
                 ..CsvOptions::default()
             };
-            let mut r = CsvReader::open(&source, Some(range), options, OnError::Error).unwrap();
+            let mut r =
+                CsvReader::open(&source, Some(range), options.clone(), OnError::Error).unwrap();
             r.fill(&mut l).unwrap()
         };
         assert!(!more);
@@ -2159,7 +2160,8 @@ fn a_csv_range_reads_the_header_once(text: &[u8]) {
         let mut ids = Vec::new();
         for (start, end) in [(0, cut), (cut, text.len() as u64)] {
             let range = super::input::ByteRange { start, end };
-            let mut r = CsvReader::open(&source, Some(range), options, OnError::Error).unwrap();
+            let mut r =
+                CsvReader::open(&source, Some(range), options.clone(), OnError::Error).unwrap();
             let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
             l.start_batch().unwrap();
             assert!(!r.fill(&mut l).unwrap());
@@ -2183,7 +2185,7 @@ fn csv_dialects_are_checked_and_a_self_escaping_quote_is_the_doubled_quote() {
     };
     let own = CsvOptions {
         escape: Some(b'"'),
-        ..base
+        ..base.clone()
     }
     .checked()
     .unwrap();
@@ -2208,7 +2210,7 @@ fn csv_dialects_are_checked_and_a_self_escaping_quote_is_the_doubled_quote() {
             delimiter,
             quote,
             escape,
-            ..base
+            ..base.clone()
         };
         let e = options.checked().unwrap_err();
         assert!(e.contains(why), "{e}");
@@ -2217,7 +2219,7 @@ fn csv_dialects_are_checked_and_a_self_escaping_quote_is_the_doubled_quote() {
         escape: Some(b'\\'),
         ..base
     };
-    assert_eq!(backslash.checked().unwrap().escape, Some(b'\\'));
+    assert_eq!(backslash.clone().checked().unwrap().escape, Some(b'\\'));
     // with an escape, a quote is escaped (`\"`, as Spark writes it) or doubled (RFC 4180):
     // both read right, on the split path and the parser's (a line break in the field)
     let text = "a,b\n\"1\\\"2\",\"3\"\"4\"\n\"5\\\"\n6\",\"\"\"\"\n";

@@ -1,0 +1,238 @@
+//! A CSV record's fields as Spark's CSV reader (univocity's parser, set up as Spark sets it
+//! up) reads them where csv-core reads otherwise. The window splits a record again by these
+//! rules after csv-core found where it ends (`CsvWindow::split_again`):
+//!
+//! - in a quoted field, an escape before a byte that is neither the quote nor the escape
+//!   stays (`"C:\Users"` is `C:\Users`; csv-core drops it);
+//! - a quoted empty field (`""`) is told from an empty one, or reads as `emptyValue`;
+//! - whitespace after a closing quote is dropped (`"a"  ,` is `a`), and other text after it
+//!   makes the field read as written from its opening quote (`"a"b` is `"a"b`; csv-core
+//!   reads `ab`);
+//! - whitespace before a field (`ignoreLeadingWhiteSpace`: a quote after it then opens a
+//!   quoted field) or after an unquoted one (`ignoreTrailingWhiteSpace`) is dropped if asked.
+//!
+//! A doubled quote inside quotes is one quote, as csv-core (and RFC 4180) read it; Spark with
+//! its escape `\` reads it as written (a known difference, kept: files written by other tools
+//! read right).
+
+use super::csv_window::Fields;
+
+/// How Spark's options shape a field beyond csv-core's rules (see the module doc).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SparkFields {
+    /// Whitespace before a field is no part of it (Spark's `ignoreLeadingWhiteSpace`).
+    pub trim_leading: bool,
+    /// Whitespace after an unquoted field is no part of it (`ignoreTrailingWhiteSpace`).
+    pub trim_trailing: bool,
+    /// The text a quoted empty field reads as (Spark's `emptyValue`); `None`: it reads
+    /// empty, noted as quoted (`Fields::is_quoted_empty`), as `emptyValue` `""` has it.
+    pub empty_value: Option<Box<[u8]>>,
+}
+
+/// The bytes that play a part in splitting a record.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Dialect {
+    pub delimiter: u8,
+    pub quote: u8,
+    pub escape: Option<u8>,
+}
+
+impl SparkFields {
+    /// Whether the record went through csv-core's parser as `text` (its bytes, quotes and
+    /// all) must be split again: it has a quote, or whitespace may need trimming.
+    pub(crate) fn resplits(&self, text: &[u8], quote: u8) -> bool {
+        self.trims() || memchr::memchr(quote, text).is_some()
+    }
+
+    /// Whether whitespace around fields is trimmed (the window's quick split does not).
+    pub(crate) fn trims(&self) -> bool {
+        self.trim_leading || self.trim_trailing
+    }
+
+    /// Split `text` (one record, without its line terminator) into `fields` by these rules.
+    pub(crate) fn split(&self, text: &[u8], d: Dialect, fields: &mut Fields) {
+        // univocity's whitespace: any byte up to the space but NUL, unless it delimits
+        let blank = |c: u8| c != 0 && c <= b' ' && c != d.delimiter;
+        let skip_blanks = |mut k: usize| {
+            while text.get(k).is_some_and(|&c| blank(c)) {
+                k += 1;
+            }
+            k
+        };
+        fields.clear();
+        let mut field = Vec::new();
+        let mut i = 0;
+        loop {
+            field.clear();
+            let start = if self.trim_leading { skip_blanks(i) } else { i };
+            let mut quoted_empty = false;
+            let mut trim = self.trim_trailing;
+            let end = if text.get(start) == Some(&d.quote) {
+                let after = quoted_content(text, start + 1, d, &mut field);
+                let k = skip_blanks(after);
+                if k == text.len() || text[k] == d.delimiter {
+                    quoted_empty = field.is_empty();
+                    trim = false;
+                    k
+                } else {
+                    // text after the closing quote: the field as written from its opening
+                    // quote to the delimiter (univocity's unescaped quote), escapes read
+                    let end = delimiter_at(text, after, d.delimiter);
+                    field.insert(0, d.quote);
+                    field.push(d.quote);
+                    field.extend_from_slice(&text[after..end]);
+                    end
+                }
+            } else {
+                let end = delimiter_at(text, start, d.delimiter);
+                field.extend_from_slice(&text[start..end]);
+                end
+            };
+            if trim {
+                let kept = field.iter().rposition(|&c| !blank(c)).map_or(0, |k| k + 1);
+                field.truncate(kept);
+            }
+            match (&self.empty_value, quoted_empty) {
+                (Some(text), true) => fields.push(text),
+                (None, true) => fields.push_quoted_empty(),
+                _ => fields.push(&field),
+            }
+            if end >= text.len() {
+                return;
+            }
+            i = end + 1;
+        }
+    }
+}
+
+/// The first delimiter in `text` at or after `from`, or its end.
+fn delimiter_at(text: &[u8], from: usize, delimiter: u8) -> usize {
+    let from = from.min(text.len());
+    memchr::memchr(delimiter, &text[from..]).map_or(text.len(), |k| from + k)
+}
+
+/// Read a quoted field's content from `i` (past its opening quote) into `field`: where it
+/// ends, past its closing quote (or the text's end, if none closes it). The escape before
+/// the quote or itself stands for that byte, and stays before any other; a doubled quote is
+/// one quote.
+fn quoted_content(text: &[u8], mut i: usize, d: Dialect, field: &mut Vec<u8>) -> usize {
+    while let Some(&c) = text.get(i) {
+        let next = text.get(i + 1).copied();
+        if Some(c) == d.escape && next.is_some_and(|n| n == d.quote || Some(n) == d.escape) {
+            field.push(next.unwrap_or_default());
+            i += 2;
+        } else if c == d.quote && next == Some(d.quote) {
+            field.push(c);
+            i += 2;
+        } else if c == d.quote {
+            return i + 1;
+        } else {
+            field.push(c);
+            i += 1;
+        }
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SparkFields;
+    use crate::readers::csv_window::CsvWindow;
+    use std::io;
+
+    /// The fields of every record of `text` read with `rules` (a quoted empty field shown
+    /// as `<"">`), a few bytes at a time.
+    fn fields(text: &str, rules: SparkFields) -> Vec<Vec<String>> {
+        let input = io::BufReader::with_capacity(5, io::Cursor::new(text.as_bytes().to_vec()));
+        let mut w =
+            CsvWindow::new(Box::new(input), b',', b'"', Some(b'\\')).reading_as_spark(Some(rules));
+        let mut out = Vec::new();
+        while w.next_record().unwrap() {
+            let record = &w.record;
+            out.push(
+                (0..record.len())
+                    .map(|i| match record.is_quoted_empty(i) {
+                        true => "<\"\">".to_string(),
+                        false => String::from_utf8_lossy(record.get(i).unwrap()).into_owned(),
+                    })
+                    .collect(),
+            );
+        }
+        out
+    }
+
+    /// Records where Spark's readings differ from csv-core's, each record on the quick
+    /// split's path and the parser's.
+    const TEXT: &str = "  x  ,  \"y z\"  ,\" q \"\n\"\",x,\"\"\n \"p,q\" ,r,s\n\t t\t, u ,v\n\
+                        \"w\"  ,  \"\",  x\n\"w\" x,\"a\"b ,c\n\"a\\\"b\"c,\"\"\"\"\n";
+
+    /// As Spark 4.3's CSV reader read `TEXT` (probed with `spark.read.csv`), with and
+    /// without `ignoreLeadingWhiteSpace` and `ignoreTrailingWhiteSpace`.
+    #[test]
+    fn whitespace_and_text_after_quotes_read_as_spark_reads_them() {
+        let rules = |trim_leading, trim_trailing| SparkFields {
+            trim_leading,
+            trim_trailing,
+            empty_value: None,
+        };
+        let e = "<\"\">";
+        let neither: Vec<Vec<&str>> = vec![
+            vec!["  x  ", "  \"y z\"  ", " q "],
+            vec![e, "x", e],
+            vec![" \"p", "q\" ", "r", "s"],
+            vec!["\t t\t", " u ", "v"],
+            vec!["w", "  \"\"", "  x"],
+            vec!["\"w\" x", "\"a\"b ", "c"],
+            vec!["\"a\"b\"c", "\""],
+        ];
+        assert_eq!(fields(TEXT, rules(false, false)), neither);
+        let leading: Vec<Vec<&str>> = vec![
+            vec!["x  ", "y z", " q "],
+            vec![e, "x", e],
+            vec!["p,q", "r", "s"],
+            vec!["t\t", "u ", "v"],
+            vec!["w", e, "x"],
+            vec!["\"w\" x", "\"a\"b ", "c"],
+            vec!["\"a\"b\"c", "\""],
+        ];
+        assert_eq!(fields(TEXT, rules(true, false)), leading);
+        let trailing: Vec<Vec<&str>> = vec![
+            vec!["  x", "  \"y z\"", " q "],
+            vec![e, "x", e],
+            vec![" \"p", "q\"", "r", "s"],
+            vec!["\t t", " u", "v"],
+            vec!["w", "  \"\"", "  x"],
+            vec!["\"w\" x", "\"a\"b", "c"],
+            vec!["\"a\"b\"c", "\""],
+        ];
+        assert_eq!(fields(TEXT, rules(false, true)), trailing);
+        let both = fields(TEXT, rules(true, true));
+        assert_eq!(both[0], ["x", "y z", " q "]);
+        assert_eq!(both[2], ["p,q", "r", "s"]);
+        assert_eq!(both[3], ["t", "u", "v"]);
+        assert_eq!(both[4], ["w", e, "x"]);
+    }
+
+    /// `emptyValue`: a quoted empty field reads as its text (on both paths), an empty one
+    /// without quotes stays empty; with whitespace trimmed before it, `  ""` is quoted too.
+    #[test]
+    fn an_empty_value_stands_for_quoted_empty_fields_only() {
+        let rules = SparkFields {
+            empty_value: Some(b"E".as_slice().into()),
+            ..SparkFields::default()
+        };
+        let text = "\"\",x,\"\"\n,,\n\"\",\"a\\\"\",\"\"\n  \"\",\"\"  \n";
+        let want = [
+            vec!["E", "x", "E"],
+            vec!["", "", ""],
+            vec!["E", "a\"", "E"],
+            vec!["  \"\"", "E"],
+        ];
+        assert_eq!(fields(text, rules.clone()), want);
+        let trimmed = SparkFields {
+            trim_leading: true,
+            ..rules
+        };
+        assert_eq!(fields(text, trimmed)[3], ["E", "E"]);
+    }
+}
