@@ -660,8 +660,31 @@ PATTERN_TEXTS = [
     ("yyyyMMddHHmmss", ["20240102030405", "2024010203040"]),
     ("MM/dd/yy hh:mm a", ["01/02/24 03:04 PM", "01/02/24 12:04 am", "01/02/24 13:04 PM"]),
     ("dd-MMM-yyyy", ["02-jan-2024", "02-January-2024"]),
-    ("yyyy-MM-dd'T'HH:mm:ssXXX", ["2024-07-02T03:04:05+01:00", "2024-07-02T03:04:05+0100"]),
-    ("yyyy-MM-dd HH:mm z", ["2024-07-02 03:04 PST", "2024-07-02 03:04 Europe/Paris"]),
+    (
+        "yyyy-MM-dd'T'HH:mm:ssXXX",
+        ["2024-07-02T03:04:05+01:00", "2024-07-02T03:04:05+0100", "2024-07-02T03:04:05z"],
+    ),
+    # zone names as Java's zone text parser maps them (EST is New York's time, with its
+    # summer time; IST is GMT, BST Bougainville's), in any case; VV takes ids only
+    (
+        "yyyy-MM-dd HH:mm z",
+        [
+            "2024-07-02 03:04 PST",
+            "2024-07-02 03:04 Europe/Paris",
+            "2024-07-02 03:04 europe/paris",
+            "2024-07-02 03:04 EST",
+            "2024-01-02 03:04 est",
+            "2024-07-02 03:04 IST",
+            "2024-07-02 03:04 BST",
+            "2024-07-02 03:04 CEST",
+            "2024-07-02 03:04 ACT",
+            "2024-07-02 03:04 utc",
+        ],
+    ),
+    (
+        "yyyy-MM-dd HH:mm VV",
+        ["2024-07-02 03:04 EST", "2024-07-02 03:04 PST", "2024-07-02 03:04 AMERICA/NEW_YORK"],
+    ),
     ("yyyy-MM-dd[ HH:mm]", ["2024-07-02", "2024-07-02 03:04", "2024-07-02 03"]),
     ("yyyy-MM-dd", ["2024-02-30", "2024-01-02 ", "2024-01-02T00:00", "+2024-01-02"]),
     ("HH:mm:ss.SSS", ["00:00:01.5", "00:00:01.1234"]),
@@ -713,6 +736,34 @@ def _compare_pattern_reads(spark, tmp_path, fmt):
                 source = spark.read.format("batchloader").schema(ddl).option(option, pattern)
                 loaded = source.option("header", "true").option("mode", "PERMISSIVE")
                 assert rows_of(loaded.load(str(folder))) == want, (pattern, kind)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_signed_years_read_by_sparks_patterns_as_spark_reads_them(spark, tmp_path, fmt):
+    """A `-` before a pattern's year (not `-0000`), a `+` before more digits than `yyyy`
+    takes: read as Spark reads them (compared as texts: Python has no year before 1)."""
+    texts = ["-1975-11-14", "+12345-01-02", "+1975-01-02", "-0000-01-01", "-001-01-01"]
+    texts += ["12345-01-02", "1975-11-14"]
+    if fmt == "csv":
+        (tmp_path / "a.csv").write_text(
+            "i,t\n" + "".join(f"{i},{t}\n" for i, t in enumerate(texts))
+        )
+    else:
+        write(str(tmp_path / "a.json"), [{"i": i, "t": t} for i, t in enumerate(texts)])
+    ddl, pattern = "i int, t date", "yyyy-MM-dd"
+    theirs = spark.read.schema(ddl).option("dateFormat", pattern).option("header", True)
+    ours = bls.read(
+        spark,
+        str(tmp_path),
+        schema=ddl,
+        date_format=pattern,
+        header=fmt == "csv",
+        on_error="permissive",
+    )
+    as_text = ["i", "cast(t as string) t"]
+    want = rows_of(getattr(theirs, fmt)(str(tmp_path)).selectExpr(*as_text))
+    assert [r["t"] for r in want][:2] == ["-1975-11-14", "+12345-01-02"]
+    assert rows_of(ours.selectExpr(*as_text)) == want
 
 
 def test_time_zones_as_spark_spells_them_become_arrows():

@@ -11,6 +11,7 @@ mod csv_window;
 mod driver;
 mod hadoop_block;
 pub mod input;
+mod java_zone_names;
 mod json;
 mod json_documents;
 mod json_fast;

@@ -15,6 +15,7 @@ use std::str::FromStr;
 use arrow_array::timezone::Tz;
 use arrow_schema::TimeUnit;
 
+use super::java_zone_names::zone_of_name;
 use super::temporal::{days_in_month, digits, in_unit, TextZone};
 use crate::loader::days_from_civil;
 
@@ -191,20 +192,8 @@ pub(crate) const JAVA_SHORT_IDS: [(&str, &str); 28] = [
 pub(crate) fn spark_zone(text: &[u8]) -> Option<SparkZone> {
     let start = text.iter().position(|&c| c > b' ')?;
     let text = std::str::from_utf8(&text[start..]).ok()?;
-    if text == "Z" {
-        return Some(SparkZone::Offset(0));
-    }
-    if text.starts_with(['+', '-']) {
-        return offset_of(text).map(SparkZone::Offset);
-    }
-    for prefix in ["UTC", "GMT", "UT"] {
-        match text.strip_prefix(prefix) {
-            Some("") => return Some(SparkZone::Offset(0)),
-            Some(rest) if rest.starts_with(['+', '-']) => {
-                return offset_of(rest).map(SparkZone::Offset)
-            }
-            _ => {} // a region (`GMT0`), or no zone
-        }
+    if let Some(zone) = offset_zone(text, false) {
+        return zone;
     }
     let name = JAVA_SHORT_IDS
         .iter()
@@ -214,6 +203,64 @@ pub(crate) fn spark_zone(text: &[u8]) -> Option<SparkZone> {
         return offset_of(name).map(SparkZone::Offset);
     }
     Tz::from_str(name).ok().map(SparkZone::Region)
+}
+
+/// The zone a `timestampFormat` pattern's `z` (`names`: a short name, `EST`, or else an id)
+/// or `VV` (an id) reads in `text`, as Java's `DateTimeFormatter` reads them under Spark
+/// (any case): `Z`, an offset, `UTC`, `GMT` or `UT` alone or before an offset, a name of
+/// [`zone_of_name`] (for `z`; not `ZoneId`'s short ids), a region of the time zone
+/// database (its name in any case; not `EST`, `MST` or `HST`, which Java's lacks).
+pub(crate) fn pattern_zone(text: &str, names: bool) -> Option<SparkZone> {
+    if let Some(zone) = offset_zone(text, true) {
+        return zone;
+    }
+    if let Some(region) = names.then(|| zone_of_name(text)).flatten() {
+        return Tz::from_str(region).ok().map(SparkZone::Region);
+    }
+    region_in_any_case(text).map(SparkZone::Region)
+}
+
+/// `Some` if `text` is a zone written as an offset (`Z`, `+01:00`, `UTC`, `GMT+1`...; its
+/// letters in `any_case`, as a pattern reads them, else as `ZoneId.of` does): that offset,
+/// or `None` if it is out of range or malformed. `None`: it is not one.
+fn offset_zone(text: &str, any_case: bool) -> Option<Option<SparkZone>> {
+    let same = |a: &str, b: &str| a == b || (any_case && a.eq_ignore_ascii_case(b));
+    if same(text, "Z") {
+        return Some(Some(SparkZone::Offset(0)));
+    }
+    if text.starts_with(['+', '-']) {
+        return Some(offset_of(text).map(SparkZone::Offset));
+    }
+    for prefix in ["UTC", "GMT", "UT"] {
+        let rest = text
+            .get(..prefix.len())
+            .filter(|p| same(p, prefix))
+            .map(|_| &text[prefix.len()..]);
+        match rest {
+            Some("") => return Some(Some(SparkZone::Offset(0))),
+            Some(rest) if rest.starts_with(['+', '-']) => {
+                return Some(offset_of(rest).map(SparkZone::Offset))
+            }
+            _ => {} // a region (`GMT0`), or no zone
+        }
+    }
+    None
+}
+
+/// The region of the time zone database named `name` in any case (`europe/paris`), as
+/// Java's pattern parser finds it; `EST`, `MST` and `HST` are no regions to Java.
+fn region_in_any_case(name: &str) -> Option<Tz> {
+    static UPPER: std::sync::OnceLock<std::collections::HashMap<String, &'static str>> =
+        std::sync::OnceLock::new();
+    let regions = UPPER.get_or_init(|| {
+        chrono_tz::TZ_VARIANTS
+            .iter()
+            .map(|tz| (tz.name().to_ascii_uppercase(), tz.name()))
+            .filter(|(upper, _)| !matches!(upper.as_str(), "EST" | "MST" | "HST"))
+            .collect()
+    });
+    let region = regions.get(&name.to_ascii_uppercase())?;
+    Tz::from_str(region).ok()
 }
 
 /// A signed offset as `ZoneOffset.of` reads it after Spark's padding of a one-digit hour:

@@ -1,9 +1,12 @@
 //! Spark's `dateFormat`, `timestampFormat` and `timestampNTZFormat` options: a Java
 //! `DateTimeFormatter` pattern (`dd/MM/yyyy HH:mm`), read once, then texts matched against
 //! it as Spark 3 and 4 parse them: a field's letter doubled (`MM`) takes that many digits,
-//! one letter (`M`) one or more, `yyyy` four (`yyyyy` five...), `yy` two (2000-2099);
+//! one letter (`M`) one or more, `yyyy` four (`yyyyy` five...; a `-` before a year, a `+`
+//! before more digits), `yy` two (2000-2099);
 //! `S`s take one to as many fraction digits; `MMM`/`MMMM` English month names, in any case
-//! (as literals are); `a` AM or PM; `X`, `x`, `Z` offsets, `z` and `VV` zone names;
+//! (as literals are); `a` AM or PM; `X`, `x`, `Z` offsets (`Z` in any case for zero), `z`
+//! a zone's short name as Java's zone text parser maps it (`EST` is New York's time) or
+//! id, `VV` a zone id (ids in any case);
 //! `'text'` and any other character literals; `[...]` an optional section. The whole text
 //! must match, spaces included (a field out of range or a day the month lacks does not,
 //! in a date's time too). A pattern with a letter outside these is refused when the reader
@@ -11,7 +14,7 @@
 
 use arrow_schema::{DataType, TimeUnit};
 
-use super::spark_times::{spark_zone, utc_of_local, SparkZone};
+use super::spark_times::{pattern_zone, utc_of_local, SparkZone};
 use super::temporal::{days_in_month, digits, in_unit, TextZone};
 use crate::loader::{days_from_civil, Value};
 
@@ -86,8 +89,9 @@ enum Part {
     AmPm,
     /// An offset from UTC (`X`, `x`, `Z` patterns).
     Offset(OffsetForm),
-    /// `z` or `VV`: a zone's name (`UTC`, `PST`, `Europe/Paris`).
-    ZoneName,
+    /// `z` (`names`: a short name too, `PST`) or `VV` (an id only): a zone (`UTC`,
+    /// `Europe/Paris`, `+01:00`), read as `spark_times::pattern_zone` reads it.
+    ZoneName { names: bool },
     /// `[...]`: matched if it can be, else passed over.
     Optional(Vec<Part>),
 }
@@ -331,7 +335,8 @@ fn letter(c: char, count: usize, pattern: &str) -> Result<Part, String> {
         ('x', 3) => offset(false, true, true),
         ('Z', 1..=3) => offset(false, true, false),
         ('Z', 5) => offset(true, true, true),
-        ('z', 1..=3) | ('V', 2) => Ok(Part::ZoneName),
+        ('z', 1..=3) => Ok(Part::ZoneName { names: true }),
+        ('V', 2) => Ok(Part::ZoneName { names: false }),
         _ => Err(format!(
             "the pattern {pattern:?} has {}'{c}', which this reader does not take (it takes \
              y, u, M, L, d, H, h, m, s, S, a, X, x, Z, z, VV, quoted text and [optional] \
@@ -354,22 +359,37 @@ fn match_parts(parts: &[Part], b: &[u8], mut i: usize, f: &mut Fields) -> Option
                 next.eq_ignore_ascii_case(text).then_some(i + text.len())?
             }
             Part::Number { field, min, max } => {
-                let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                // a year may be signed, as Spark's `u` reads it: `-` before any (not
+                // `-0000`), `+` before more digits than `yyyy`'s fixed width
+                let sign = match b.get(i) {
+                    Some(&c @ (b'-' | b'+')) if *field == Field::Year => Some(c),
+                    _ => None,
+                };
+                let start = i + usize::from(sign.is_some());
+                let fixed_width = min == max;
+                let max = if sign.is_some() { MAX_DIGITS } else { *max };
+                let digits = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
                 // Java's adjacent value parsing: a number of varying width leaves the
                 // digits of the fixed-width numbers right after it to them (`yyyyMMdd`)
-                let reserved = if min < max {
+                let reserved = if *min < max {
                     fixed_width_after(&parts[k + 1..])
                 } else {
                     0
                 };
-                let run = digits.saturating_sub(reserved).min(*max);
-                if run < *min {
+                let run = digits.saturating_sub(reserved).min(max);
+                let widened = fixed_width && run > *min;
+                if run < *min || (sign == Some(b'+') && !widened) {
                     return None;
                 }
-                let v = std::str::from_utf8(&b[i..i + run])
+                let v = std::str::from_utf8(&b[start..start + run])
                     .ok()?
                     .parse::<i64>()
                     .ok()?;
+                let v = match sign {
+                    Some(b'-') if v == 0 => return None,
+                    Some(b'-') => -v,
+                    _ => v,
+                };
                 let slot = match field {
                     Field::Year => &mut f.year,
                     Field::Month => &mut f.month,
@@ -380,7 +400,7 @@ fn match_parts(parts: &[Part], b: &[u8], mut i: usize, f: &mut Fields) -> Option
                     Field::Second => &mut f.second,
                 };
                 *slot = Some(v);
-                i + run
+                start + run
             }
             Part::TwoDigitYear => {
                 f.year = Some(2000 + digits(b.get(i..i + 2)?)?);
@@ -417,16 +437,16 @@ fn match_parts(parts: &[Part], b: &[u8], mut i: usize, f: &mut Fields) -> Option
                 f.zone = Some(SparkZone::Offset(offset));
                 i + len
             }
-            Part::ZoneName => {
-                // a name runs over letters, digits, `/`, `_`, `+`, `-`; read as Java's
-                // `ZoneId.of` reads it, its short ids too (`PST`, `EST`)
+            Part::ZoneName { names } => {
+                // a name runs over letters, digits, `/`, `_`, `+`, `-`
                 let len = b[i..]
                     .iter()
                     .take_while(|c| {
                         c.is_ascii_alphanumeric() || matches!(c, b'/' | b'_' | b'+' | b'-')
                     })
                     .count();
-                f.zone = Some(spark_zone(&b[i..i + len])?);
+                let name = std::str::from_utf8(&b[i..i + len]).ok()?;
+                f.zone = Some(pattern_zone(name, *names)?);
                 i + len
             }
             Part::Optional(inner) => {
@@ -468,9 +488,10 @@ fn name_at(b: &[u8], i: usize, names: &[&str], full: bool) -> Option<(usize, usi
 }
 
 /// The offset (seconds east of UTC) spelt at `i` of `b` as `form` spells one, and its
-/// length: `Z`, or a sign, two hour digits and (maybe) two minute digits.
+/// length: `Z` (in any case, as Spark parses), or a sign, two hour digits and (maybe) two
+/// minute digits.
 fn offset_at(b: &[u8], i: usize, form: OffsetForm) -> Option<(i64, usize)> {
-    if form.z_for_zero && b.get(i) == Some(&b'Z') {
+    if form.z_for_zero && b.get(i).is_some_and(|c| c.eq_ignore_ascii_case(&b'Z')) {
         return Some((0, 1));
     }
     let sign = match b.get(i)? {
@@ -555,6 +576,19 @@ mod tests {
             ("yyyy", "02024", None),
             ("y-M-d", "999999999999999999-1-1", None),
             ("y-M-d", "99999-1-1", at(99999, 1, 1, 0, 0, 0)),
+            // signed years, as Spark reads them (its `u`)
+            ("yyyy-MM-dd", "-1975-11-14", at(-1975, 11, 14, 0, 0, 0)),
+            ("yyyy-MM-dd", "-12345-11-14", at(-12345, 11, 14, 0, 0, 0)),
+            ("yyyy-MM-dd", "+12345-11-14", at(12345, 11, 14, 0, 0, 0)),
+            ("yyyy-MM-dd", "+1975-11-14", None),
+            ("yyyy-MM-dd", "12345-11-14", None),
+            ("yyyy-MM-dd", "-0000-01-01", None),
+            ("yyyy-MM-dd", "-001-01-01", None),
+            ("y-M-d", "-5-1-1", at(-5, 1, 1, 0, 0, 0)),
+            ("y-M-d", "+5-1-1", None),
+            ("yyyyMMdd", "-19751114", at(-1975, 11, 14, 0, 0, 0)),
+            ("yy-MM-dd", "-75-01-01", None),
+            ("yyyyy-MM-dd", "-01975-01-01", at(-1975, 1, 1, 0, 0, 0)),
             (
                 "yyyy-MM-dd'T'HH:mm:ssXXX",
                 "2024-01-02T03:04:05+01:00",
@@ -566,6 +600,12 @@ mod tests {
                 at(2024, 1, 2, 3, 4, 5),
             ),
             (
+                "dd MMMM yyyy HH:mm:ss XXX",
+                "02 january 2024 03:04:05 z",
+                at(2024, 1, 2, 3, 4, 5),
+            ),
+            ("HH:mm x", "03:04 z", None),
+            (
                 "yyyy-MM-dd HH:mm:ss Z",
                 "2024-01-02 03:04:05 -0130",
                 at(2024, 1, 2, 4, 34, 5),
@@ -574,6 +614,70 @@ mod tests {
                 "yyyy-MM-dd HH:mm z",
                 "2024-01-02 03:04 PST",
                 at(2024, 1, 2, 11, 4, 0),
+            ),
+            // `z`: Java's zone names (daylight saving where the region has it), any case;
+            // `VV`: zone ids only, any case
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-07-15 12:00 EST",
+                at(2024, 7, 15, 16, 0, 0),
+            ),
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-01-15 12:00 est",
+                at(2024, 1, 15, 17, 0, 0),
+            ),
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-07-15 12:00 MST",
+                at(2024, 7, 15, 18, 0, 0),
+            ),
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-07-15 12:00 IST",
+                at(2024, 7, 15, 12, 0, 0),
+            ),
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-01-15 12:00 BST",
+                at(2024, 1, 15, 1, 0, 0),
+            ),
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-01-15 12:00 ACT",
+                at(2024, 1, 15, 17, 0, 0),
+            ),
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-07-15 12:00 CEST",
+                at(2024, 7, 15, 10, 0, 0),
+            ),
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-01-15 12:00 AEST",
+                at(2024, 1, 15, 1, 0, 0),
+            ),
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-01-15 12:00 europe/berlin",
+                at(2024, 1, 15, 11, 0, 0),
+            ),
+            (
+                "yyyy-MM-dd HH:mm z",
+                "2024-01-15 12:00 utc",
+                at(2024, 1, 15, 12, 0, 0),
+            ),
+            ("yyyy-MM-dd HH:mm VV", "2024-01-15 12:00 EST", None),
+            ("yyyy-MM-dd HH:mm VV", "2024-01-15 12:00 PST", None),
+            (
+                "yyyy-MM-dd HH:mm VV",
+                "2024-07-15 12:00 CET",
+                at(2024, 7, 15, 10, 0, 0),
+            ),
+            (
+                "yyyy-MM-dd HH:mm VV",
+                "2024-01-15 12:00 AMERICA/LOS_ANGELES",
+                at(2024, 1, 15, 20, 0, 0),
             ),
             ("yyyy-MM-dd[ HH:mm]", "2024-01-02", at(2024, 1, 2, 0, 0, 0)),
             (
