@@ -51,8 +51,7 @@ impl SparkFields {
 
     /// Split `text` (one record, without its line terminator) into `fields` by these rules.
     pub(crate) fn split(&self, text: &[u8], d: Dialect, fields: &mut Fields) {
-        // univocity's whitespace: any byte up to the space but NUL, unless it delimits
-        let blank = |c: u8| c != 0 && c <= b' ' && c != d.delimiter;
+        let blank = |c: u8| is_blank(c, d.delimiter);
         let skip_blanks = |mut k: usize| {
             while text.get(k).is_some_and(|&c| blank(c)) {
                 k += 1;
@@ -103,6 +102,13 @@ impl SparkFields {
             i = end + 1;
         }
     }
+}
+
+/// Whether `c` is whitespace to Spark's CSV reader (univocity's: any byte up to the space
+/// but NUL), and no delimiter or line break.
+#[inline(always)]
+pub(crate) fn is_blank(c: u8, delimiter: u8) -> bool {
+    c != 0 && c <= b' ' && c != delimiter && c != b'\n' && c != b'\r'
 }
 
 /// The first delimiter in `text` at or after `from`, or its end.
@@ -211,6 +217,80 @@ mod tests {
         assert_eq!(both[2], ["p,q", "r", "s"]);
         assert_eq!(both[3], ["t", "u", "v"]);
         assert_eq!(both[4], ["w", e, "x"]);
+    }
+
+    /// The fields of every record of `text` read by `rules` a few bytes at a time, split
+    /// where the window's quick split takes the record (`quick`) or all through the parser
+    /// and Spark's split: each field with whether it was a quoted empty one; and how many
+    /// records the quick split took.
+    fn read_both_ways(text: &[u8], rules: &SparkFields, quick: bool) -> (Vec<Record>, u64) {
+        let input = io::BufReader::with_capacity(3, io::Cursor::new(text.to_vec()));
+        let w = CsvWindow::new(Box::new(input), b',', b'"', Some(b'\\'))
+            .reading_as_spark(Some(rules.clone()));
+        let mut w = if quick { w } else { w.parsing_only() };
+        let mut out = Vec::new();
+        while w.next_record().unwrap() {
+            let r = &w.record;
+            out.push(
+                (0..r.len())
+                    .map(|i| (r.get(i).unwrap().to_vec(), r.is_quoted_empty(i)))
+                    .collect(),
+            );
+        }
+        (out, w.split_records)
+    }
+
+    /// A record's fields, each with whether it was written `""`.
+    type Record = Vec<(Vec<u8>, bool)>;
+
+    /// Random records of blanks, quotes, escapes, delimiters and text read under every
+    /// set of rules: the quick split reads each as the parser and Spark's split do.
+    #[test]
+    fn the_quick_split_reads_as_sparks_split() {
+        let pieces: [&[u8]; 14] = [
+            b"a",
+            b" ",
+            b"\t",
+            b",",
+            b"\n",
+            b"\r\n",
+            b"\"",
+            b"\"x y\"",
+            b"\"\"",
+            b"\\",
+            b"\"a,b\"",
+            b"  ",
+            b"\xc3\xa9",
+            b"\"q\\\"\"",
+        ];
+        let mut next = crate::readers::numbers::tests::xorshift(0x5851_f42d_4c95_7f2d);
+        let mut quick_used = 0;
+        for _ in 0..3000 {
+            let text: Vec<u8> = (0..next() % 24)
+                .flat_map(|_| pieces[(next() % pieces.len() as u64) as usize].to_vec())
+                .collect();
+            for (lead, trail, empty) in [
+                (true, false, None),
+                (false, true, Some("E")),
+                (true, true, None),
+            ] {
+                let rules = SparkFields {
+                    trim_leading: lead,
+                    trim_trailing: trail,
+                    empty_value: empty.map(|e| e.as_bytes().into()),
+                };
+                let (parsed, _) = read_both_ways(&text, &rules, false);
+                let (split, used) = read_both_ways(&text, &rules, true);
+                assert_eq!(
+                    split,
+                    parsed,
+                    "{:?} {rules:?}",
+                    String::from_utf8_lossy(&text)
+                );
+                quick_used += used;
+            }
+        }
+        assert!(quick_used > 1000, "{quick_used}");
     }
 
     /// `emptyValue`: a quoted empty field reads as its text (on both paths), an empty one

@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use csv_core::ReadRecordResult;
 
-use super::csv_spark_fields::{Dialect, SparkFields};
+use super::csv_spark_fields::{is_blank, Dialect, SparkFields};
 use super::input::READ_BUFFER;
 use super::lines::{leading_line_breaks, line_breaks, read_into};
 use crate::loader::copy_short;
@@ -216,10 +216,16 @@ impl CsvWindow {
     }
 
     /// The same window, reading fields as Spark's CSV reader reads them (`Some`: see
-    /// `SparkFields`; whitespace to trim turns the quick split off).
+    /// `SparkFields`).
     pub fn reading_as_spark(mut self, spark: Option<SparkFields>) -> Self {
-        self.split &= !spark.as_ref().is_some_and(SparkFields::trims);
         self.spark = spark;
+        self
+    }
+
+    /// The same window, every record through the parser (for comparing the two ways).
+    #[cfg(test)]
+    pub(super) fn parsing_only(mut self) -> Self {
+        self.split = false;
         self
     }
 
@@ -409,7 +415,17 @@ impl CsvWindow {
             return false;
         }
         self.record.clear();
+        let (lead, trail) = self
+            .spark
+            .as_ref()
+            .map_or((false, false), |s| (s.trim_leading, s.trim_trailing));
+        let blank = |c: u8| is_blank(c, self.delimiter);
         loop {
+            if lead {
+                while b.get(i).is_some_and(|&c| blank(c)) {
+                    i += 1;
+                }
+            }
             let field = if b.get(i) == Some(&self.quote) {
                 let inner = &b[i + 1..];
                 let close = match self.escape {
@@ -442,7 +458,11 @@ impl CsvWindow {
                 if stop.is_some_and(|k| b[k] == self.quote) {
                     return false; // a quote inside an unquoted field
                 }
-                let field = &b[i..end];
+                let mut field = &b[i..end];
+                if trail {
+                    let kept = field.iter().rposition(|&c| !blank(c)).map_or(0, |k| k + 1);
+                    field = &field[..kept];
+                }
                 i = end;
                 field
             };
