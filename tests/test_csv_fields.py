@@ -98,3 +98,19 @@ def test_the_field_options_need_csv_and_its_conventions(tmp_path):
         Scan([], format="ndjson", empty_value="")
     with pytest.raises(TypeError, match="ignore_trailing_whitespace= takes True or False"):
         Scan([], format="csv", ignore_trailing_whitespace="yes")
+
+
+@pytest.mark.parametrize("sep", [",", "\t"])
+def test_lines_of_whitespace_are_skipped_as_spark_skips_them(spark, tmp_path, sep):
+    """A line of whitespace, delimiters that are whitespace included (tabs in a file they
+    delimit), is no record to Spark's CSV reader, before the header too; a delimiter that
+    is no whitespace makes one."""
+    lines = ["  ", sep.join("abc"), "\t\t", " \t ", "   ", "x", " , ", '" "']
+    (tmp_path / "f.csv").write_text("\n".join(lines) + "\n")
+    path = str(tmp_path)
+    ddl = "a string, b string, c string"
+    theirs = spark.read.options(header="true", sep=sep).schema(ddl).csv(path)
+    ours = bls.read(spark, path, header=True, delimiter=sep, schema=ddl, on_error="permissive")
+    want = rows(theirs)
+    assert ("x", None, None) in want and len(want) == 3  # x, " , " and " "
+    assert rows(ours) == want

@@ -136,8 +136,11 @@ impl CsvOptions {
             self.escape = None;
         }
         if self.conventions != Conventions::Spark && self.spark_fields != SparkFields::default() {
-            return Err("ignore_leading_whitespace, ignore_trailing_whitespace and empty_value                  are Spark's CSV options: they need csv_conventions=\"spark\""
-                .to_string());
+            return Err(
+                "ignore_leading_whitespace, ignore_trailing_whitespace and empty_value are \
+                 Spark's CSV options: they need csv_conventions=\"spark\""
+                    .to_string(),
+            );
         }
         Ok(self)
     }
@@ -644,7 +647,10 @@ impl RecordSource for CsvRecords {
                 ));
             }
             if self.options.header && self.names.is_none() {
-                self.set_names()?;
+                // blank lines before the header are skipped as blank records are
+                if !self.is_blank() {
+                    self.set_names()?;
+                }
                 continue;
             }
             if let Some(header) = self.header_at {
@@ -663,8 +669,13 @@ impl RecordSource for CsvRecords {
     }
 
     /// A line that is empty or only whitespace, as Spark skips them; a quoted field (`""`,
-    /// `"  "`) is a value, so its line is a record.
+    /// `"  "`) is a value, so its line is a record. Under Spark's conventions whitespace is
+    /// any byte up to the space but NUL, a delimiter that is one too (a line of tabs in a
+    /// file delimited by them is blank, as univocity's parser skips it).
     fn is_blank(&self) -> bool {
+        if self.options.conventions == Conventions::Spark {
+            return self.raw_bytes().iter().all(|&c| c != 0 && c <= b' ');
+        }
         self.record().count() == 1
             && self
                 .record()
