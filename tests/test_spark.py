@@ -766,6 +766,29 @@ def test_signed_years_read_by_sparks_patterns_as_spark_reads_them(spark, tmp_pat
     assert rows_of(ours.selectExpr(*as_text)) == want
 
 
+def test_json_numbers_past_a_doubles_range_are_infinities_as_spark_reads_them(spark, tmp_path):
+    """`1E400` is infinity to Spark's JSON reader (Java's parseDouble), inferred a double;
+    a column of another type refuses it as a bad value (the row's other values kept)."""
+    lines = [
+        '{"a": 1E400, "b": 1.5, "c": [1e999], "d": {"x": -1E400}}',
+        '{"a": -1e999, "b": 1e-400, "c": [2], "d": {"x": 1}}',
+        '{"a": 2, "b": 2, "c": [], "d": {"x": 2.5}}',
+    ]
+    (tmp_path / "a.json").write_text("\n".join(lines) + "\n")
+    path = str(tmp_path)
+    inferred = spark.read.json(path)
+    ours = bls.read(spark, path)
+    assert ours.schema["a"].dataType.simpleString() == "double"
+    for column in "abcd":
+        assert ours.schema[column].dataType == inferred.schema[column].dataType, column
+    assert rows_of(ours.select(*"abcd")) == rows_of(inferred)
+    for ddl in ["a float, b double", "a decimal(10,2), b double", "a bigint, b float"]:
+        ddl += ", _corrupt_record string"
+        theirs = spark.read.schema(ddl).json(path)
+        told = bls.read(spark, path, schema=ddl, on_error="permissive")
+        assert rows_of(told.select(*theirs.columns)) == rows_of(theirs), ddl
+
+
 def test_time_zones_as_spark_spells_them_become_arrows():
     for spark_name, arrow in [
         ("America/New_York", "America/New_York"),

@@ -316,6 +316,9 @@ pub(crate) struct Respelling {
     pub comments: bool,
     pub leading_zeros: bool,
     pub non_numeric: bool,
+    /// Numbers past a double's range (`1E400`), infinities to Spark's JSON reader (Java's
+    /// `parseDouble`), where serde_json calls them out of range.
+    pub overflow: bool,
 }
 
 impl Respelling {
@@ -328,6 +331,7 @@ impl Respelling {
             comments: syntax.comments,
             leading_zeros: syntax.leading_zeros,
             non_numeric: syntax.non_numeric,
+            overflow: conventions == Conventions::Spark,
         }
     }
 }
@@ -347,7 +351,11 @@ impl Respelling {
 ///   becomes spaces;
 /// - with `leading_zeros`, a number's leading zeros become spaces before it (`-007` is
 ///   `  -7`, `00.5` is ` 0.5`);
-/// - without `non_numeric`, `NaN` and the rest stay as they are (bad input).
+/// - without `non_numeric`, `NaN` and the rest stay as they are (bad input);
+/// - with `overflow`, a number with a positive exponent of three digits or more that a
+///   double cannot hold (`1E400`, `-1e999`) becomes a string of its length of `~`s, which
+///   no text column reads as a value, and the writer knows again as an infinity
+///   ([`overflowing_number`]).
 ///
 /// Only a token that starts a value (after `:`, `,`, `[`, whitespace or nothing) and ends
 /// there (before `,`, `]`, `}`, whitespace or nothing; `-0` not before a digit, `.`, `e` or
@@ -363,7 +371,8 @@ pub(crate) fn respell_for_serde<'o>(
     let comments = how.comments && memchr::memchr(b'/', b).is_some();
     let zeros = how.leading_zeros && finder(b"0");
     let non_numeric = how.non_numeric && (finder(b"NaN") || finder(b"Inf") || finder(b"INF"));
-    if !(quotes || comments || zeros || non_numeric || finder(b"-0")) {
+    let overflow = how.overflow && has_long_exponent(b);
+    if !(quotes || comments || zeros || non_numeric || overflow || finder(b"-0")) {
         return None;
     }
     // (a comment's closing `/` before a value is white space too)
@@ -427,6 +436,20 @@ pub(crate) fn respell_for_serde<'o>(
             b'N' | b'I' | b'-' | b'+' if non_numeric && !in_string && starts_value(i) => {
                 non_numeric_at(b, i).map(|&(token, string, _)| (token.len(), string))
             }
+            b'-' | b'0'..=b'9' if overflow && !in_string && starts_value(i) => {
+                if let Some(len) = overflowing_number(b, i).map(|(len, _)| len) {
+                    if !respelled {
+                        out.clear();
+                        out.push_str(text);
+                        respelled = true;
+                    }
+                    let tildes = format!("\"{}\"", "~".repeat(len - 2));
+                    out.replace_range(i..i + len, &tildes);
+                    i += len;
+                    continue;
+                }
+                None
+            }
             _ => None,
         };
         if let Some((len, with)) = replace {
@@ -447,6 +470,58 @@ pub(crate) fn respell_for_serde<'o>(
         i += 1;
     }
     respelled.then_some(out.as_str())
+}
+
+/// Whether `b` may hold a number with a positive exponent of three digits or more (`1e400`,
+/// `2E+308`): a digit or `.`, an `e` or `E`, maybe `+`, three digits.
+fn has_long_exponent(b: &[u8]) -> bool {
+    memchr::memchr2_iter(b'e', b'E', b).any(|k| {
+        let before = k.checked_sub(1).map(|j| b[j]);
+        let after = &b[k + 1..];
+        let after = after.strip_prefix(b"+").unwrap_or(after);
+        before.is_some_and(|c| c.is_ascii_digit() || c == b'.')
+            && after.len() >= 3
+            && after[..3].iter().all(u8::is_ascii_digit)
+    })
+}
+
+/// The length and value of the number at `i` of `b` if it is one (JSON's syntax, ending
+/// where a value ends) that a double cannot hold: `1E400` is infinity, as Java's
+/// `parseDouble` (Spark's JSON reader) reads it.
+pub(crate) fn overflowing_number(b: &[u8], i: usize) -> Option<(usize, f64)> {
+    let rest = &b[i..];
+    let sign = usize::from(rest.first() == Some(&b'-'));
+    let digits = |from: usize| {
+        rest[from..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+    };
+    let mut end = sign + digits(sign);
+    if end == sign {
+        return None;
+    }
+    if rest.get(end) == Some(&b'.') {
+        let fraction = digits(end + 1);
+        if fraction == 0 {
+            return None;
+        }
+        end += 1 + fraction;
+    }
+    if matches!(rest.get(end), Some(b'e' | b'E')) {
+        end += 1 + usize::from(matches!(rest.get(end + 1), Some(b'+' | b'-')));
+        let exponent = digits(end);
+        if exponent == 0 {
+            return None;
+        }
+        end += exponent;
+    }
+    let ends = matches!(
+        rest.get(end),
+        None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n')
+    );
+    let x: f64 = std::str::from_utf8(&rest[..end]).ok()?.parse().ok()?;
+    (ends && x.is_infinite()).then_some((end, x))
 }
 
 /// How many leading zeros the number at `b[i]` (after its `-`) has before its last digit
@@ -794,6 +869,7 @@ impl<'a> JsonWriter<'a> {
     #[cold]
     #[inline(never)]
     fn write_number_text<E: de::Error>(&mut self, id: ColumnId, raw: &str) -> Result<(), E> {
+        let raw = self.overflow_as_written(raw).unwrap_or(raw);
         match raw.as_bytes().first() {
             Some(b'-' | b'0'..=b'9') => match *self.l.field(id).data_type() {
                 DataType::Decimal128(..) if raw.starts_with("-I") => {
@@ -857,15 +933,17 @@ impl<'a> JsonWriter<'a> {
         // out of f64's range is an error, as serde_json makes it for other columns (out of
         // f32's only is infinity, as pyarrow makes it)
         let named = NON_NUMERIC.iter().any(|(token, _, _)| *token == raw);
-        if x.is_infinite() && !named && !raw.parse::<f64>().is_ok_and(f64::is_finite) {
+        // (under Spark's conventions past f64's range is infinity: see `respell_for_serde`)
+        let arrow = self.conventions == Conventions::Arrow;
+        if x.is_infinite() && !named && arrow && !raw.parse::<f64>().is_ok_and(f64::is_finite) {
             return Err(E::custom("number out of range"));
         }
         self.write_float(id, f64::from(x))
     }
 
     /// The float a string serde read stands for, if it is the respelling of `NaN`,
-    /// `Infinity` or `-Infinity` (see [`respell_for_serde`]): the line as written has no
-    /// quote before it.
+    /// `Infinity` or `-Infinity`, or of a number past a double's range (see
+    /// [`respell_for_serde`]): the line as written has no quote before it.
     fn non_numeric(&self, v: &str) -> Option<f64> {
         let written = self.written?;
         let start = (v.as_ptr() as usize).checked_sub(self.parsed.as_ptr() as usize)?;
@@ -880,6 +958,23 @@ impl<'a> JsonWriter<'a> {
             .iter()
             .find(|(t, _, _)| *t == token)
             .map(|&(_, _, x)| x)
+            .or_else(|| overflowing_number(token.as_bytes(), 0).map(|(_, x)| x))
+    }
+
+    /// The number as the line has it where serde reads `raw` (a value of the text serde
+    /// parses), if `raw` is the respelling of one past a double's range (see
+    /// [`respell_for_serde`]).
+    fn overflow_as_written(&self, raw: &str) -> Option<&'a str> {
+        let written = self.written?;
+        if !raw.starts_with("\"~") {
+            return None;
+        }
+        let start = (raw.as_ptr() as usize).checked_sub(self.parsed.as_ptr() as usize)?;
+        if start >= written.len() {
+            return None;
+        }
+        let (len, _) = overflowing_number(written.as_bytes(), start)?;
+        written.get(start..start + len)
     }
 
     /// The text of the value at `start..start + len` of the text serde parses as the line
@@ -1345,7 +1440,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{holds_data, respell_for_serde, same_key, Respelling};
+    use super::{holds_data, overflowing_number, respell_for_serde, same_key, Respelling};
 
     /// What readers respell by default: under Arrow's conventions, under Spark's.
     const ARROW: Respelling = Respelling {
@@ -1353,9 +1448,11 @@ mod tests {
         comments: false,
         leading_zeros: false,
         non_numeric: true,
+        overflow: false,
     };
     const SPARK: Respelling = Respelling {
         single_quotes: true,
+        overflow: true,
         ..ARROW
     };
 
@@ -1513,6 +1610,25 @@ mod tests {
                 assert_eq!(respell_for_serde(text, &mut out, ARROW), None, "{text}");
             }
         }
+    }
+
+    /// Numbers past a double's range, infinities to Spark's reader: respelled under its
+    /// conventions as strings of `~`s of their length (serde calls them out of range); a
+    /// number that underflows, a long exponent that fits, a string, left alone.
+    #[test]
+    fn numbers_past_a_doubles_range_are_respelled_under_sparks_conventions() {
+        let text = r#"{"a": 1E400, "b": [-1e999], "c": 1e-400, "d": "1e400", "e": 1E+308}"#;
+        let want = r#"{"a": "~~~", "b": ["~~~~"], "c": 1e-400, "d": "1e400", "e": 1E+308}"#;
+        let mut out = String::new();
+        assert_eq!(respell_for_serde(text, &mut out, SPARK), Some(want));
+        assert_eq!(respell_for_serde(text, &mut out, ARROW), None);
+        let fits = r#"{"a": 1.5e300, "b": 12e3}"#;
+        assert_eq!(respell_for_serde(fits, &mut out, SPARK), None);
+        assert_eq!(
+            overflowing_number(b"-2.5E+400]", 0),
+            Some((9, f64::NEG_INFINITY))
+        );
+        assert_eq!(overflowing_number(b"1e400x", 0), None);
     }
 
     /// Spark's `allowComments`, `allowNumericLeadingZeros` and `allowNonNumericNumbers`
