@@ -693,22 +693,26 @@ PATTERN_TEXTS = [
 ]
 
 
-@pytest.mark.parametrize("fmt", ["csv", "json"])
-def test_dates_and_timestamps_read_by_sparks_patterns_as_spark_reads_them(
-    spark, tmp_path, session_zone, fmt
-):
-    """`dateFormat` and `timestampFormat` (`date_format=`, `timestamp_format=` on `read`;
-    Spark's names on the data source): each text read or refused as Spark's reader reads
-    it with the same pattern, a local time in the session's zone (New York's here). Spark
-    3.5's parser policy CORRECTED, Spark 4's default (3.5's, EXCEPTION, fails the job on a
-    text its pre-3.0 parser would have read otherwise)."""
+@pytest.fixture
+def corrected_time_parser(spark):
+    """The shared session with Spark's time parser policy CORRECTED for one test: Spark
+    4's default (3.5's, EXCEPTION, fails the job on a text its pre-3.0 parser would have
+    read otherwise)."""
     policy = "spark.sql.legacy.timeParserPolicy"
     before = spark.conf.get(policy)
     spark.conf.set(policy, "CORRECTED")
-    try:
-        _compare_pattern_reads(spark, tmp_path, fmt)
-    finally:
-        spark.conf.set(policy, before)
+    yield
+    spark.conf.set(policy, before)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_dates_and_timestamps_read_by_sparks_patterns_as_spark_reads_them(
+    spark, tmp_path, session_zone, corrected_time_parser, fmt
+):
+    """`dateFormat` and `timestampFormat` (`date_format=`, `timestamp_format=` on `read`;
+    Spark's names on the data source): each text read or refused as Spark's reader reads
+    it with the same pattern, a local time in the session's zone (New York's here)."""
+    _compare_pattern_reads(spark, tmp_path, fmt)
 
 
 def _compare_pattern_reads(spark, tmp_path, fmt):
@@ -739,7 +743,9 @@ def _compare_pattern_reads(spark, tmp_path, fmt):
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
-def test_signed_years_read_by_sparks_patterns_as_spark_reads_them(spark, tmp_path, fmt):
+def test_signed_years_read_by_sparks_patterns_as_spark_reads_them(
+    spark, tmp_path, corrected_time_parser, fmt
+):
     """A `-` before a pattern's year (not `-0000`), a `+` before more digits than `yyyy`
     takes: read as Spark reads them (compared as texts: Python has no year before 1)."""
     texts = ["-1975-11-14", "+12345-01-02", "+1975-01-02", "-0000-01-01", "-001-01-01"]
