@@ -674,7 +674,10 @@ impl RecordSource for CsvRecords {
     /// file delimited by them is blank, as univocity's parser skips it).
     fn is_blank(&self) -> bool {
         if self.options.conventions == Conventions::Spark {
-            return self.raw_bytes().iter().all(|&c| c != 0 && c <= b' ');
+            let blank = |c: &u8| *c != 0 && *c <= b' ';
+            // the fields first: a record's first byte mostly tells
+            return self.record().iter().all(|f| f.iter().all(blank))
+                && self.raw_bytes().iter().all(blank);
         }
         self.record().count() == 1
             && self

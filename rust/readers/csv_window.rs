@@ -134,6 +134,8 @@ pub(crate) struct CsvWindow {
     /// split does not take is split again by its rules after csv-core's parser; `None`:
     /// csv-core's (and pyarrow's) reading.
     spark: Option<SparkFields>,
+    /// Spark's rules trim whitespace around fields (the quick split's loop that does).
+    trims: bool,
     /// The dialect lets the split read plain records (else every record is parsed).
     split: bool,
     buf: Vec<u8>,
@@ -193,6 +195,7 @@ impl CsvWindow {
             escape,
             comment: None,
             spark: None,
+            trims: false,
             split,
             buf: vec![0; 2 * READ_BUFFER],
             filled: 0,
@@ -218,6 +221,7 @@ impl CsvWindow {
     /// The same window, reading fields as Spark's CSV reader reads them (`Some`: see
     /// `SparkFields`).
     pub fn reading_as_spark(mut self, spark: Option<SparkFields>) -> Self {
+        self.trims = spark.as_ref().is_some_and(SparkFields::trims);
         self.spark = spark;
         self
     }
@@ -409,16 +413,27 @@ impl CsvWindow {
     /// breaks before a record are skipped; an unquoted field runs to a delimiter or line break;
     /// a quoted one to its closing quote, which a delimiter or line break must follow here.
     fn split_record(&mut self) -> bool {
+        if self.trims {
+            self.split_trimming::<true>()
+        } else {
+            self.split_trimming::<false>()
+        }
+    }
+
+    /// `split_record`, trimming whitespace as Spark's options ask if `TRIM` (compiled
+    /// apart: the loop without trimming has none of its checks).
+    #[inline(always)]
+    fn split_trimming<const TRIM: bool>(&mut self) -> bool {
         let b = &self.buf[self.pos..self.filled];
         let mut i = leading_line_breaks(b);
         if i == b.len() {
             return false;
         }
         self.record.clear();
-        let (lead, trail) = self
-            .spark
-            .as_ref()
-            .map_or((false, false), |s| (s.trim_leading, s.trim_trailing));
+        let (lead, trail) = match &self.spark {
+            Some(s) if TRIM => (s.trim_leading, s.trim_trailing),
+            _ => (false, false),
+        };
         let blank = |c: u8| is_blank(c, self.delimiter);
         loop {
             if lead {
