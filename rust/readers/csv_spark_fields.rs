@@ -270,6 +270,8 @@ mod tests {
                 .flat_map(|_| pieces[(next() % pieces.len() as u64) as usize].to_vec())
                 .collect();
             for (lead, trail, empty) in [
+                (false, false, None),
+                (false, false, Some("E")),
                 (true, false, None),
                 (false, true, Some("E")),
                 (true, true, None),
