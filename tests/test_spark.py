@@ -773,12 +773,14 @@ def test_signed_years_read_by_sparks_patterns_as_spark_reads_them(
 
 
 def test_json_numbers_past_a_doubles_range_are_infinities_as_spark_reads_them(spark, tmp_path):
-    """`1E400` is infinity to Spark's JSON reader (Java's parseDouble), inferred a double;
-    a column of another type refuses it as a bad value (the row's other values kept)."""
+    """`1E400` (or 400 digits) is infinity to Spark's JSON reader (Java's parseDouble),
+    inferred a double; a column of another type refuses it as a bad value (the row's other
+    values kept)."""
     lines = [
         '{"a": 1E400, "b": 1.5, "c": [1e999], "d": {"x": -1E400}}',
         '{"a": -1e999, "b": 1e-400, "c": [2], "d": {"x": 1}}',
         '{"a": 2, "b": 2, "c": [], "d": {"x": 2.5}}',
+        '{"a": ' + "9" * 400 + ', "b": 3, "c": [-' + "1" * 320 + '], "d": {"x": 3}}',
     ]
     (tmp_path / "a.json").write_text("\n".join(lines) + "\n")
     path = str(tmp_path)

@@ -371,7 +371,7 @@ pub(crate) fn respell_for_serde<'o>(
     let comments = how.comments && memchr::memchr(b'/', b).is_some();
     let zeros = how.leading_zeros && finder(b"0");
     let non_numeric = how.non_numeric && (finder(b"NaN") || finder(b"Inf") || finder(b"INF"));
-    let overflow = how.overflow && has_long_exponent(b);
+    let overflow = how.overflow && may_overflow(b);
     if !(quotes || comments || zeros || non_numeric || overflow || finder(b"-0")) {
         return None;
     }
@@ -472,17 +472,27 @@ pub(crate) fn respell_for_serde<'o>(
     respelled.then_some(out.as_str())
 }
 
-/// Whether `b` may hold a number with a positive exponent of three digits or more (`1e400`,
-/// `2E+308`): a digit or `.`, an `e` or `E`, maybe `+`, three digits.
-fn has_long_exponent(b: &[u8]) -> bool {
-    memchr::memchr2_iter(b'e', b'E', b).any(|k| {
-        let before = k.checked_sub(1).map(|j| b[j]);
-        let after = &b[k + 1..];
-        let after = after.strip_prefix(b"+").unwrap_or(after);
-        before.is_some_and(|c| c.is_ascii_digit() || c == b'.')
-            && after.len() >= 3
-            && after[..3].iter().all(u8::is_ascii_digit)
-    })
+/// Whether `b` may hold a number past a double's range: one with a positive exponent of
+/// three digits or more (`1e400`, `2E+308`: a digit or `.`, an `e` or `E`, maybe `+`, three
+/// digits), or a run of more digits than a double's largest integer has (309).
+fn may_overflow(b: &[u8]) -> bool {
+    const MAX_DIGITS: usize = 309;
+    let long_run = b.len() >= MAX_DIGITS && {
+        let mut run = 0;
+        b.iter().any(|c| {
+            run = if c.is_ascii_digit() { run + 1 } else { 0 };
+            run >= MAX_DIGITS
+        })
+    };
+    long_run
+        || memchr::memchr2_iter(b'e', b'E', b).any(|k| {
+            let before = k.checked_sub(1).map(|j| b[j]);
+            let after = &b[k + 1..];
+            let after = after.strip_prefix(b"+").unwrap_or(after);
+            before.is_some_and(|c| c.is_ascii_digit() || c == b'.')
+                && after.len() >= 3
+                && after[..3].iter().all(u8::is_ascii_digit)
+        })
 }
 
 /// The length and value of the number at `i` of `b` if it is one (JSON's syntax, ending
@@ -1629,6 +1639,15 @@ mod tests {
             Some((9, f64::NEG_INFINITY))
         );
         assert_eq!(overflowing_number(b"1e400x", 0), None);
+        // an integer of more digits than a double's largest
+        let long = format!("{{\"a\": -{}}}", "9".repeat(320));
+        let want = format!("{{\"a\": \"{}\"}}", "~".repeat(319));
+        assert_eq!(
+            respell_for_serde(&long, &mut out, SPARK),
+            Some(want.as_str())
+        );
+        let fits = format!("{{\"a\": {}}}", "9".repeat(300));
+        assert_eq!(respell_for_serde(&fits, &mut out, SPARK), None);
     }
 
     /// Spark's `allowComments`, `allowNumericLeadingZeros` and `allowNonNumericNumbers`
