@@ -1356,7 +1356,7 @@ def test_csv_records_short_or_long_of_fields_are_malformed_as_to_spark(spark, tm
         with pytest.raises(Exception, match="Malformed CSV record"):
             theirs.csv(str(tmp_path)).collect()
         for read in readers:
-            with pytest.raises(Exception, match="the record has 2 fields, the header 3"):
+            with pytest.raises(Exception, match="the record has 2 fields, the schema 3"):
                 read().collect()
 
 

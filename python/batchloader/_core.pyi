@@ -297,7 +297,12 @@ class FileReader:
     field that starts with it, is data. `names` (CSV without a header): the columns its
     fields go to, by position, as a header's names would take them (Spark maps a schema
     onto such a file so); without them, a file without a header is Drill's `columns`
-    list. NDJSON beyond the standard, as Spark's JSON reader options say:
+    list. With a header, `names` need `enforce_schema` (Spark's `enforceSchema`): True, they
+    take the fields and the header is read past; False, the same once the header is found to
+    give them, in any case, at every position and as many (or at `checked_fields` only),
+    else the file is refused (an `InputError`, whatever `on_error` says); a `byte_range`
+    past the header does not check it. NDJSON beyond the standard, as Spark's JSON reader
+    options say:
     `allow_comments` (`allowComments`: `/* */` and `//` comments; not with `multiline`),
     `allow_numeric_leading_zeros` (`007` is 7), `allow_non_numeric_numbers` (`NaN`,
     `Infinity`...: on; off they are bad input), `allow_single_quotes` (None: under Spark's
@@ -346,6 +351,8 @@ class FileReader:
         ignore_leading_whitespace: bool = False,
         ignore_trailing_whitespace: bool = False,
         empty_value: str | None = None,
+        enforce_schema: bool | None = None,
+        checked_fields: Sequence[int] | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -41,7 +41,7 @@ from batchloader.coalesce import BatchLimits, coalesce, columns_bound, type_arra
 from batchloader.column_paths import path_steps, type_at_path
 from batchloader.errors import InputError
 from batchloader.hive_partitions import HiveLayout
-from batchloader.projection import parse_projection
+from batchloader.projection import Projection, parse_projection
 from batchloader.schema import (
     DEFAULT_NULL_TYPE,
     ImplicitColumns,
@@ -464,17 +464,40 @@ CSV_COLUMNS = "columns"
 
 
 def _positional_names(
-    header: bool, schema: pa.Schema | None, corrupt_column: str
+    header: bool,
+    schema: pa.Schema | None,
+    left_out: Sequence[str],
+    enforce_schema: bool | None,
+    given: Sequence[str] | None = None,
 ) -> list[str] | None:
-    """The names a CSV file without a header gives its fields, by position: those of
-    `schema` (the corrupt-record column left out), unless it has Drill's `columns` list or
-    there is a header or no schema."""
-    if header or schema is None or not len(schema):
+    """The names a CSV file's fields take by position: `given`, else those of `schema` but
+    the columns `left_out` (the corrupt-record column, hive partition keys: as Spark's data
+    schema leaves them out), for a file without a header, or with one and `enforce_schema`
+    (not None); else None (the header's names, or Drill's `columns` list: no schema, or one
+    that has `columns`)."""
+    if header and enforce_schema is None:
         return None
-    names = [n for n in schema.names if n.lower() != corrupt_column.lower()]
+    if given is not None:
+        return list(given) or None
+    if schema is None or not len(schema):
+        return None
+    out = {n.lower() for n in left_out}
+    names = [n for n in schema.names if n.lower() not in out]
     if not names or any(n.lower() == CSV_COLUMNS for n in names):
         return None
     return names
+
+
+def _checked_fields(
+    header: bool, enforce_schema: bool | None, names: list[str] | None, projection: Projection
+) -> list[int] | None:
+    """The header fields `enforce_schema=False` checks against the schema's `names`, by
+    position, where a projection keeps only some of them (as Spark checks those it reads);
+    None: all of them, and their count (or nothing to check)."""
+    if not header or enforce_schema is not False or names is None:
+        return None
+    kept = [i for i, name in enumerate(names) if projection.is_projected(name)]
+    return None if len(kept) == len(names) else kept
 
 
 class Scan:
@@ -527,6 +550,8 @@ class Scan:
         empty_value: str | None = None,
         ignore_leading_whitespace: bool = False,
         ignore_trailing_whitespace: bool = False,
+        enforce_schema: bool | None = None,
+        positional_names: Sequence[str] | None = None,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -596,12 +621,6 @@ class Scan:
                 f"schema= has {named[0].name!r} as {named[0].type}: permissive mode keeps "
                 "malformed lines there, so it must be a string (utf8) column"
             )
-        #: the columns of a CSV file without a header, by position: schema= mapped onto its
-        #: fields as Spark's CSV reader maps it (None: Drill's `columns` list, without a
-        #: schema or with one that has `columns`)
-        self.positional_names = _positional_names(
-            header, defined_schema or schema, corrupt_record_column
-        )
         if on_error == "permissive" and reader is None and columns is None and not named:
             # malformed lines are kept whole: the column exists from the start (where the
             # schema puts it, if it names it, as Spark's readers are asked for it)
@@ -643,6 +662,29 @@ class Scan:
         self.json_syntax = json_syntax_of(json_syntax, multiline)
         implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
         self.projection = parse_projection(columns)
+        if enforce_schema not in (None, True, False):
+            raise ValueError(f"enforce_schema must be True, False or None, not {enforce_schema!r}")
+        #: the columns of a CSV file's fields, by position: schema= mapped onto them as
+        #: Spark's CSV reader maps it (or `positional_names=`, where schema= is a projection
+        #: of them), for a file without a header, or with one and `enforce_schema` (None:
+        #: the header's names, or Drill's `columns` list, without a schema or with one that
+        #: has `columns`)
+        self.positional_names = _positional_names(
+            header,
+            defined_schema or schema,
+            [corrupt_record_column, *(self.hive.names if self.hive else ())],
+            enforce_schema,
+            positional_names,
+        )
+        #: Spark's `enforceSchema` (CSV with a header and a schema): None, the header's names
+        #: find the columns; True, the schema's take the fields by position (the header read
+        #: past); False, the same once the header is found to name them so (`InputError`
+        #: otherwise)
+        self.enforce_schema = enforce_schema if self.positional_names and header else None
+        #: the header fields `enforce_schema=False` checks (None: all)
+        self.checked_fields = _checked_fields(
+            header, self.enforce_schema, self.positional_names, self.projection
+        )
         if self.hive is not None:
             partition_depth = len(self.hive.names)
         elif partition_depth is None:
@@ -837,6 +879,8 @@ class Scan:
             escape=self.escape,
             comment=None if fmt == "ndjson" else self.comment,
             names=None if fmt == "ndjson" else self.positional_names,
+            enforce_schema=None if fmt == "ndjson" else self.enforce_schema,
+            checked_fields=None if fmt == "ndjson" else self.checked_fields,
             byte_range=self.byte_range,
             multiline=self.multiline and fmt == "ndjson",
             null_values=None if fmt == "ndjson" else self.null_values,

@@ -419,6 +419,7 @@ class ScanPlan:
         modified_before: str | dt.datetime | None = None,
         modified_after: str | dt.datetime | None = None,
         recursive_file_lookup: bool = False,
+        enforce_schema: bool | None = True,
         **scan_options: Any,
     ) -> None:
         from batchloader.scan import expand_paths, hive_layout, partition_depth_of, scan_root
@@ -440,6 +441,12 @@ class ScanPlan:
         #: CSV columns the user did not type get the types Spark's `inferSchema` gives the
         #: sample's fields (`_infer_csv_types`), their timestamps in `time_zone`
         self.infer_schema = infer_schema
+        if scan_options.get("schema") is not None:
+            # Spark's `enforceSchema` (on by default): the schema the user gave takes a CSV
+            # file's fields by position, its header read past (False: once it is found to
+            # name them so); None: by the header's names. A schema the sample found is the
+            # header's own names: by name.
+            scan_options["enforce_schema"] = enforce_schema
         #: CSV inference types a column of dates (by `date_format`, else `yyyy-MM-dd`)
         #: date, where otherwise they are timestamps (Spark's `preferDate`, on by default)
         self.prefer_date = prefer_date
@@ -576,6 +583,10 @@ class ScanPlan:
             text_guesses=guessed,
             strict_schema=True,
         )
+        if probe.positional_names is not None:
+            # a CSV file's fields by position: the whole schema's, where the executors'
+            # `schema` is the projection's
+            self.options["positional_names"] = probe.positional_names
         self.options.pop("limit", None)
         return probe
 
@@ -966,7 +977,11 @@ def read(
     `skipped_lines` is.
 
     `schema=` (types for the columns it names, as in `Scan`) may also be a Spark
-    `StructType` or a DDL string (`"id long, address struct<city: string>"`). JSON is read
+    `StructType` or a DDL string (`"id long, address struct<city: string>"`). A CSV file with
+    a header reads as Spark reads it under a schema (`enforce_schema=True`, Spark's
+    `enforceSchema` default): the schema's columns take its fields by position, the header
+    read past (`enforce_schema=False`: once the header is found to name them so, in any
+    case; None: by the header's names, `Scan`'s rule). JSON is read
     with `json_conventions="spark"` unless told otherwise: a whole number into a timestamp
     is seconds since the epoch, a binary value base64, as Spark's JSON reader reads them;
     CSV with Spark's escape, a backslash, and `csv_conventions="spark"`; both take the date
@@ -1092,6 +1107,7 @@ _BOOL_OPTIONS = (
     "prefer_date",
     "ignore_leading_whitespace",
     "ignore_trailing_whitespace",
+    "enforce_schema",
 )
 _TEXT_OPTIONS = (
     "format",
@@ -1144,6 +1160,7 @@ _SPARK_NAMES = {
     "emptyvalue": "empty_value",
     "ignoreleadingwhitespace": "ignore_leading_whitespace",
     "ignoretrailingwhitespace": "ignore_trailing_whitespace",
+    "enforceschema": "enforce_schema",
 }
 
 
@@ -1251,6 +1268,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "nanValue",
                 "positiveInf",
                 "negativeInf",
+                "enforceSchema",
                 "samplingRatio",
                 *(spark for spark, _ in JSON_SYNTAX.values()),
                 *_INT_OPTIONS,

@@ -12,8 +12,8 @@ use super::writers::PyResultSetLoader;
 use crate::readers::csv_inference::InferenceOptions;
 use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
 use crate::readers::{
-    Conventions, CsvOptions, CsvReader, FloatTexts, InputError, JsonSyntax, NdjsonReader, OnError,
-    ReadError, SparkFields, TimeFormats, TimePattern,
+    Conventions, CsvOptions, CsvReader, FloatTexts, HeaderNames, InputError, JsonSyntax,
+    NdjsonReader, OnError, ReadError, SparkFields, TimeFormats, TimePattern,
 };
 
 static INPUT_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -265,7 +265,8 @@ impl PyFileReader {
                         allow_numeric_leading_zeros=false, allow_non_numeric_numbers=true,
                         allow_single_quotes=None, nan_value=None, positive_inf=None,
                         negative_inf=None, ignore_leading_whitespace=false,
-                        ignore_trailing_whitespace=false, empty_value=None))]
+                        ignore_trailing_whitespace=false, empty_value=None,
+                        enforce_schema=None, checked_fields=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -302,6 +303,8 @@ impl PyFileReader {
         ignore_leading_whitespace: bool,
         ignore_trailing_whitespace: bool,
         empty_value: Option<&str>,
+        enforce_schema: Option<bool>,
+        checked_fields: Option<Vec<usize>>,
     ) -> PyResult<Self> {
         let syntax = JsonSyntax {
             comments: allow_comments,
@@ -375,11 +378,22 @@ impl PyFileReader {
                 "comment skips CSV lines that start with it: JSON has no comments",
             ));
         }
-        if names.is_some() && (csv.is_none() || header) {
+        if names.is_some() && (csv.is_none() || header && enforce_schema.is_none()) {
             return Err(PyValueError::new_err(
-                "names name the fields of a CSV file without a header, by position",
+                "names name the fields of a CSV file by position: one without a header, or \
+                 one with a header and enforce_schema (Spark's enforceSchema)",
             ));
         }
+        if checked_fields.is_some() && enforce_schema != Some(false) {
+            return Err(PyValueError::new_err(
+                "checked_fields are the header fields enforce_schema=False checks",
+            ));
+        }
+        let header_names = match enforce_schema {
+            None => HeaderNames::Kept,
+            Some(true) => HeaderNames::Replaced,
+            Some(false) => HeaderNames::Checked(checked_fields),
+        };
         if null_values.is_some() && csv.is_none() {
             return Err(PyValueError::new_err(
                 "null_values reads CSV fields as nulls: JSON has its own null",
@@ -437,7 +451,7 @@ impl PyFileReader {
             }),
             Some(options) => CsvReader::open(&source, range, options, on_error).map(|r| {
                 let r = match names {
-                    Some(names) => r.with_names(names),
+                    Some(names) => r.with_names(names, header_names),
                     None => r,
                 };
                 AnyReader::Csv(Box::new(

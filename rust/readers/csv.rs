@@ -173,12 +173,32 @@ impl Default for CsvOptions {
     }
 }
 
+/// How the names a schema gives a CSV file's fields by position ([`CsvReader::with_names`])
+/// meet its header: Spark's `enforceSchema`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum HeaderNames {
+    /// The header's names find the columns; the schema's are not used (Drill's rule).
+    #[default]
+    Kept,
+    /// The schema's names replace the header's, which is read past (Spark's `enforceSchema`,
+    /// its default).
+    Replaced,
+    /// As `Replaced`, once the header is found to give the schema's names at the positions
+    /// listed (`None`: at every position, and as many fields), in any case; else the file is
+    /// refused (Spark's `enforceSchema=false`; with a projection, Spark checks only the fields
+    /// it keeps).
+    Checked(Option<Vec<usize>>),
+}
+
 /// The records of a CSV input (the record source of [`CsvReader`]).
 pub struct CsvRecords {
     window: CsvWindow,
     path: String,
     options: CsvOptions,
     names: Option<Vec<String>>,
+    /// A schema's names for the fields of a file with a header, by position, and how they
+    /// meet the header's (`with_names`).
+    schema_names: Option<(Vec<String>, HeaderNames)>,
     /// Where the header record starts in the input (after any blank lines), once read.
     header_offset: u64,
     /// A byte range's header names come from the file's first record: where that record
@@ -311,7 +331,7 @@ impl CsvRecords {
 
     /// What named the columns, in messages: the header, or the schema (`with_names`).
     fn names_given_by(&self) -> &'static str {
-        if self.options.header {
+        if self.options.header && self.schema_names.is_none() {
             "the header"
         } else {
             "the schema"
@@ -354,6 +374,13 @@ impl CsvRecords {
     /// case) takes its index as a suffix (`a0`, `A3`) where it is otherwise refused.
     fn set_names(&mut self) -> Result<(), InputError> {
         self.header_offset = self.window.record_offset();
+        if let Some((names, rule)) = &self.schema_names {
+            if let HeaderNames::Checked(positions) = rule {
+                self.check_header(names, positions.as_deref())?;
+            }
+            self.names = Some(names.clone());
+            return Ok(());
+        }
         let mut given = Vec::new();
         for (i, f) in self.record().iter().enumerate() {
             let text = self.text(f, i)?;
@@ -383,6 +410,52 @@ impl CsvRecords {
             names.push(name);
         }
         self.names = Some(names);
+        Ok(())
+    }
+
+    /// Refuse the file unless its header (the current record) gives `names` at `positions`
+    /// (all: also as many fields), in any case (lower-cased as Java's `Locale.ROOT` does),
+    /// as Spark's CSV reader checks a header under `enforceSchema=false`.
+    fn check_header(
+        &self,
+        names: &[String],
+        positions: Option<&[usize]>,
+    ) -> Result<(), InputError> {
+        let mut header = Vec::new();
+        for (i, f) in self.record().iter().enumerate() {
+            header.push(self.text(f, i)?);
+        }
+        let listed = || {
+            format!(
+                "header: {}; schema: {}",
+                header.join(", "),
+                names.join(", ")
+            )
+        };
+        if positions.is_none() && header.len() != names.len() {
+            let message = format!(
+                "the header has {} fields, the schema {} ({}): with enforce_schema=False (Spark's \
+                 enforceSchema) they must name the same fields",
+                header.len(),
+                names.len(),
+                listed()
+            );
+            return Err(self.error(None, message));
+        }
+        let all: Vec<usize> = (0..names.len()).collect();
+        for &i in positions.unwrap_or(&all) {
+            let found = header.get(i).copied().unwrap_or_default();
+            if found.to_lowercase() != names[i].to_lowercase() {
+                let message = format!(
+                    "the header names field {} '{found}' where the schema has '{}' ({}): with \
+                     enforce_schema=False (Spark's enforceSchema) they must name the same fields",
+                    i + 1,
+                    names[i],
+                    listed()
+                );
+                return Err(self.at_field(i.min(header.len()), self.error(None, message)));
+            }
+        }
         Ok(())
     }
 
@@ -893,6 +966,7 @@ impl CsvReader {
             path: path.to_string(),
             options,
             names: None,
+            schema_names: None,
             header_offset: 0,
             header_at: None,
             ids: None,
@@ -918,10 +992,18 @@ impl CsvReader {
     /// Name the fields of a file without a header by position (`names`: a schema's columns,
     /// as Spark's CSV reader maps a schema onto such a file): its records are read as a
     /// header's names would read them, record counts checked against `names`, instead of
-    /// into Drill's `columns` list. Nothing changes for a file with a header.
-    pub fn with_names(mut self, names: Vec<String>) -> Self {
+    /// into Drill's `columns` list. A file with a header: as `header` says
+    /// ([`HeaderNames`]); a byte range that starts past the header does not check it (it
+    /// does not start the file, as Spark checks only the split that does).
+    pub fn with_names(mut self, names: Vec<String>, header: HeaderNames) -> Self {
         if !self.src.options.header {
             self.src.names = Some(names);
+        } else if header != HeaderNames::Kept {
+            if self.src.names.is_some() {
+                // the header was read by `open`, for a range past it
+                self.src.names = Some(names.clone());
+            }
+            self.src.schema_names = Some((names, header));
         }
         self
     }

@@ -23,7 +23,7 @@ mod temporal;
 pub mod time_pattern;
 
 pub use conventions::{Conventions, FloatTexts};
-pub use csv::{CsvOptions, CsvReader, SparkFields};
+pub use csv::{CsvOptions, CsvReader, HeaderNames, SparkFields};
 pub use json::JsonSyntax;
 pub use ndjson::{InputError, NdjsonReader, OnError, ReadError};
 #[cfg(feature = "python")]

@@ -8,7 +8,7 @@ use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 
-use super::csv::{CsvOptions, CsvReader};
+use super::csv::{CsvOptions, CsvReader, HeaderNames};
 use super::input::Source;
 use super::ndjson::{NdjsonReader, OnError, ReadError};
 use crate::loader::{LoaderOptions, Projection, ResultSetLoader};
@@ -2244,7 +2244,8 @@ fn csv_dialects_are_checked_and_a_self_escaping_quote_is_the_doubled_quote() {
 /// A CSV file without a header read `with_names`: its fields go to the named columns by
 /// position (converted to their types), not to Drill's `columns` list; a record with more
 /// fields than names is bad, as one with fewer under Spark's conventions, each naming the
-/// schema; with a header, the names are the header's and `with_names` changes nothing.
+/// schema; with a header, the names are the header's and `with_names` changes nothing
+/// while the header's names are `Kept`.
 #[test]
 fn a_headerless_csv_with_names_maps_its_fields_by_position() {
     use super::Conventions;
@@ -2254,7 +2255,8 @@ fn a_headerless_csv_with_names_maps_its_fields_by_position() {
     ]));
     let read = |text: &str, header: bool, conventions: Conventions| {
         let r = csv_of(text, header, conventions, OnError::Error);
-        fill_once_by(&mut r.with_names(vec!["a".into(), "b".into()]), &schema)
+        let names = vec!["a".into(), "b".into()];
+        fill_once_by(&mut r.with_names(names, HeaderNames::Kept), &schema)
     };
     let b = read("1,x\n2,y\n", false, Conventions::Arrow).unwrap();
     assert_eq!(b.schema().fields().len(), 2, "no `columns` list");
@@ -2286,4 +2288,85 @@ fn a_headerless_csv_with_names_maps_its_fields_by_position() {
     let b = read("b,a\nx,1\n", true, Conventions::Arrow).unwrap();
     let a = b.column_by_name("a").unwrap().as_primitive::<Int64Type>();
     assert_eq!((a.len(), a.value(0)), (1, 1));
+}
+
+/// A CSV file with a header read `with_names` as Spark's `enforceSchema` reads it (probed on
+/// Spark 4.3): `Replaced`, the schema's names take the fields by position and the header's
+/// are read past, whatever they say (`Customer ID` is `customer_id`; `b,a` swaps nothing);
+/// `Checked`, the same once the header gives the schema's names (any case), where another
+/// name, or another number of fields, refuses the file (whatever `on_error` says), naming
+/// both; with positions listed (a projection), only those are checked.
+#[test]
+fn a_csv_header_meets_a_schemas_names_as_spark_enforces_the_schema() {
+    use super::Conventions;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("customer_id", DataType::Int64, true),
+        Field::new("amount", DataType::Utf8, true),
+    ]));
+    let read = |text: &str, rule: HeaderNames| {
+        let r = csv_of(text, true, Conventions::Spark, OnError::Skip);
+        let names = vec!["customer_id".into(), "amount".into()];
+        fill_once_by(&mut r.with_names(names, rule), &schema)
+    };
+    let values = |b: &RecordBatch| {
+        let id = b
+            .column_by_name("customer_id")
+            .unwrap()
+            .as_primitive::<Int64Type>();
+        let amount = b.column_by_name("amount").unwrap().as_string::<i32>();
+        let ids: Vec<Option<i64>> = id.iter().collect();
+        let amounts: Vec<Option<String>> = amount.iter().map(|a| a.map(String::from)).collect();
+        (b.num_columns(), ids, amounts)
+    };
+    let both = |ids: Vec<Option<i64>>, amounts: [&str; 1]| {
+        (
+            2,
+            ids,
+            amounts
+                .iter()
+                .map(|a| Some(a.to_string()))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let b = read("Customer ID,Amount\n1,2.5\n", HeaderNames::Replaced).unwrap();
+    assert_eq!(values(&b), both(vec![Some(1)], ["2.5"]));
+    let b = read("amount,customer_id\n8,7.5\n", HeaderNames::Replaced).unwrap();
+    assert_eq!(values(&b), both(vec![Some(8)], ["7.5"]));
+    let b = read("\nCUSTOMER_ID,amount\n3,x\n", HeaderNames::Checked(None)).unwrap();
+    assert_eq!(values(&b), both(vec![Some(3)], ["x"]));
+    let refused = |text: &str, rule: HeaderNames| match read(text, rule) {
+        Err(ReadError::Input(e)) => e,
+        other => panic!("{text:?} read: {other:?}"),
+    };
+    let e = refused("Customer ID,Amount\n1,2.5\n", HeaderNames::Checked(None));
+    assert_eq!((e.line, e.column), (1, Some(1)));
+    assert!(
+        e.message
+            .contains("field 1 'Customer ID' where the schema has 'customer_id'")
+            && e.message
+                .contains("header: Customer ID, Amount; schema: customer_id, amount"),
+        "{}",
+        e.message
+    );
+    let e = refused("customer_id,amount,x\n1,2,3\n", HeaderNames::Checked(None));
+    assert!(
+        e.message.contains("the header has 3 fields, the schema 2"),
+        "{}",
+        e.message
+    );
+    // a projection of the first field: the second is not checked, nor the count
+    let b = read(
+        "customer_id,y,z\n1,2,3\n",
+        HeaderNames::Checked(Some(vec![0])),
+    )
+    .unwrap();
+    assert_eq!(
+        b.num_rows(),
+        0,
+        "a record of 3 fields under a schema of 2 is bad (skipped)"
+    );
+    let b = read("customer_id,y\n1,2\n", HeaderNames::Checked(Some(vec![0]))).unwrap();
+    assert_eq!(values(&b), both(vec![Some(1)], ["2"]));
+    let e = refused("customer_id,y\n1,2\n", HeaderNames::Checked(Some(vec![1])));
+    assert!(e.message.contains("field 2 'y'"), "{}", e.message);
 }
