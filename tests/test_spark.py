@@ -345,6 +345,47 @@ def test_empty_csv_fields_are_nulls_as_spark_reads_them(spark, tmp_path):
         assert rows_of(source.load(str(folder))) == reference
 
 
+#: the file columns `read` adds after the data columns
+FILE_COLUMNS = ("fqn", "filepath", "filename", "suffix")
+
+
+def _data_schema(df) -> str:
+    """The DataFrame's schema without the file columns, as Spark spells it."""
+    return df.drop(*FILE_COLUMNS).schema.simpleString()
+
+
+def test_inferred_json_columns_come_in_sparks_order(spark, tmp_path):
+    """Spark's JSON inference orders a struct's members by name (Java's order: upper case
+    before `_` before lower case, then the rest by code unit), at every depth and at the top
+    level, the corrupt record column among them; so does `read` (file columns after them),
+    on both paths. The columns the user typed come first, as given; a projection keeps its
+    own order, and a struct it takes whole has its members in Spark's."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.json").write_text(
+        '{"zeta": 1, "Beta": {"y": 1, "x": [{"q": 1, "p": 2}]}, "alpha": "s", "_id": 3, '
+        '"\u00dcmlaut": 1, "\u00e9mile": 2}\n{"mid": true, "alpha": "t"}\n{bad\n'
+    )
+    theirs = spark.read.json(str(data))
+    want = theirs.schema.simpleString()
+    assert want.startswith("struct<Beta:struct<x:array<struct<p:bigint,q:bigint>>,y:bigint>")
+    ours = bls.read(spark, str(data), on_error="permissive")
+    assert _data_schema(ours) == want
+    assert ours.columns[-len(FILE_COLUMNS) :] == list(FILE_COLUMNS)
+    assert rows_of(ours.drop(*FILE_COLUMNS)) == rows_of(theirs)
+    if HAS_PYTHON_DATA_SOURCES:
+        bls.register(spark)
+        source = spark.read.format("batchloader").option("mode", "PERMISSIVE").load(str(data))
+        assert _data_schema(source) == want
+    typed = bls.read(spark, str(data), schema="zeta long, Beta string", on_error="skip")
+    inferred = ["_id", "alpha", "mid", "\u00dcmlaut", "\u00e9mile"]
+    assert typed.drop(*FILE_COLUMNS).columns == ["zeta", "Beta", *inferred]
+    projected = bls.read(spark, str(data), columns=["zeta", "Beta"], on_error="skip")
+    assert _data_schema(projected) == (
+        "struct<zeta:bigint,Beta:struct<x:array<struct<p:bigint,q:bigint>>,y:bigint>>"
+    )
+
+
 def test_whole_numbers_past_int64_are_decimals_as_spark_infers_them(spark, tmp_path):
     """A column (a struct member, list elements) with whole numbers past int64 (a uint64
     id) is a `decimal(p,0)` that keeps every digit, as Spark infers it, not a double that

@@ -10,6 +10,8 @@ from batchloader.spark_inference import (
     Inference,
     declare,
     float_paths,
+    java_name_order,
+    members_in_sparks_order,
     merged_type,
     preferred_decimal,
     type_at,
@@ -197,3 +199,27 @@ def test_texts_at_paths_leave_out_nulls_and_the_members_of_null_structs(tmp_path
         "s.f": ["1.50", "-0.0"],
         "l[][]": ["1e30", "2"],
     }
+
+
+def test_names_order_as_javas_compare_to_orders_them():
+    """By UTF-16 code unit, as Java's `String.compareTo`: upper case before `_` before lower
+    case, and a character past the BMP (its surrogates, 0xD83D...) before U+FFFD, where
+    code points would put it after."""
+    names = ["b", "\U0001f600", "_x", "B", "\ufffd", "a", "\u00e9", "ab", ""]
+    ordered = sorted(names, key=java_name_order)
+    assert ordered == ["", "B", "_x", "a", "ab", "b", "\u00e9", "\U0001f600", "\ufffd"]
+    assert sorted(names) != ordered  # code points differ at the last two
+
+
+def test_struct_members_at_every_depth_take_sparks_order():
+    inner = pa.struct([("q", pa.int64()), ("p", pa.utf8())])
+    t = pa.struct([("y", pa.list_(inner)), ("X", pa.int64()), ("m", pa.map_(pa.utf8(), inner))])
+    want = pa.struct(
+        [
+            ("X", pa.int64()),
+            ("m", pa.map_(pa.utf8(), inner)),  # Spark infers no maps: left as it is
+            ("y", pa.list_(pa.struct([("p", pa.utf8()), ("q", pa.int64())]))),
+        ]
+    )
+    assert members_in_sparks_order(t) == want
+    assert members_in_sparks_order(pa.int64()) == pa.int64()

@@ -30,7 +30,7 @@ from batchloader.column_paths import member_path, path_steps, top_name
 from batchloader.errors import BatchLoaderError
 from batchloader.file_filters import FileFilter
 from batchloader.hive_partitions import HiveLayout
-from batchloader.projection import split_paths
+from batchloader.projection import Projection, split_paths
 from batchloader.scan import JSON_SYNTAX, SPARK_JSON_SYNTAX
 from batchloader.schema import (
     ImplicitColumns,
@@ -41,6 +41,8 @@ from batchloader.spark_inference import (
     Inference,
     declare,
     float_paths,
+    java_name_order,
+    members_in_sparks_order,
     spark_canonical_field,
     type_at,
 )
@@ -547,16 +549,15 @@ class ScanPlan:
         if _sparks_json_rules(scan_options):
             typed = {f.name.lower() for f in scan_options.get("schema") or []}
             reader_schema, learnt = self._as_spark_infers(reader_schema, typed, learnt, guessed)
+            if not _csv_files(self.files, scan_options):
+                # (Spark's CSV reader keeps the header's order)
+                reader_schema = _in_sparks_order(reader_schema, typed, probe.projection)
             if self.drop_field_if_all_null:
                 guessed = []  # every guessed type is of a field left out
-            kept = {f.name.lower(): f for f in reader_schema}
             readers = {c.name.lower() for c in probe.tracker.output_columns() if not c.implicit}
+            # the reader columns first, in their order, as the executors' scans give them
             self.schema = pa.schema(
-                [
-                    kept.get(f.name.lower(), f)
-                    for f in probe.schema
-                    if f.name.lower() in kept or f.name.lower() not in readers
-                ],
+                [*reader_schema, *(f for f in probe.schema if f.name.lower() not in readers)],
                 metadata=probe.schema.metadata,
             )
         #: the implicit columns of the output, by lower-cased name: what they hold
@@ -1011,6 +1012,26 @@ def read(
     plan.text_kept = text_kept
     df = _dataframe(spark, plan)
     return df if where is None else df.where(where)
+
+
+def _in_sparks_order(schema: pa.Schema, typed: set[str], projection: Projection) -> pa.Schema:
+    """A JSON sample's reader columns in the order Spark's JSON inference gives them, where
+    the projection does not order them: the columns the user typed (`typed`, lower-case
+    names) first, as given; the inferred ones by name (`java_name_order`, for a wildcard
+    projection), each struct's members by name at every depth (for a column projected
+    whole)."""
+    ordered = []
+    for f in schema:
+        column = projection.get(f.name)
+        whole = projection.kind == "all" or (column is not None and column.projects_all_members)
+        if f.name.lower() not in typed and whole:
+            f = f.with_type(members_in_sparks_order(f.type))
+        ordered.append(f)
+    if projection.kind == "all":
+        inferred = [f for f in ordered if f.name.lower() not in typed]
+        inferred.sort(key=lambda f: java_name_order(f.name))
+        ordered = [f for f in ordered if f.name.lower() in typed] + inferred
+    return pa.schema(ordered, metadata=schema.metadata)
 
 
 def _inferred_arrow_type(ddl: str, time_zone: str) -> pa.DataType:

@@ -160,6 +160,23 @@ def spark_canonical_type(
     return pa.utf8() if as_strings and not pa.types.is_map(t) else t
 
 
+def java_name_order(name: str) -> bytes:
+    """A sort key ordering names as Java's `String.compareTo` does (by UTF-16 code unit),
+    which Spark's JSON inference orders struct members by."""
+    return name.encode("utf-16-be", "surrogatepass")
+
+
+def members_in_sparks_order(t: pa.DataType) -> pa.DataType:
+    """Type `t` with the members of every struct in it (through lists) in the order Spark's
+    JSON inference gives them: by name (`java_name_order`)."""
+    if pa.types.is_struct(t):
+        members = sorted(t, key=lambda f: java_name_order(f.name))
+        return pa.struct([f.with_type(members_in_sparks_order(f.type)) for f in members])
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(members_in_sparks_order(t.value_type)))
+    return t
+
+
 def declare(schema: pa.Schema, top: str, t: pa.DataType) -> pa.Schema:
     """`schema` with column `top` (by name, any case) declared `t` too (`merged_type`)."""
     names = [n.lower() for n in schema.names]
