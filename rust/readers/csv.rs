@@ -323,10 +323,23 @@ impl CsvRecords {
         let fields = self.record().count();
         let message = format!(
             "the record has {fields} fields, {} {names} (Spark's CSV reader takes a record \
-             short of fields as malformed)",
-            self.names_given_by()
+             short of fields as malformed){}",
+            self.names_given_by(),
+            self.by_position_hint()
         );
         self.at_field(fields, self.error(None, message))
+    }
+
+    /// For a file with a header whose fields a schema's names take by position, what a
+    /// message on its record's field count adds: why, and how to read by the header's names.
+    fn by_position_hint(&self) -> &'static str {
+        if self.options.header && self.schema_names.is_some() {
+            "; the schema's columns take the fields by position, the header's names aside, as \
+             Spark's CSV reader takes them (enforceSchema): enforce_schema=None finds them by \
+             the header's names"
+        } else {
+            ""
+        }
     }
 
     /// What named the columns, in messages: the header, or the schema (`with_names`).
@@ -827,10 +840,11 @@ impl RecordSource for CsvRecords {
         let ids = self.ids.as_ref().expect("resolved");
         if self.record().count() > ids.len() {
             let message = format!(
-                "the record has {} fields, {} {}",
+                "the record has {} fields, {} {}{}",
                 self.record().count(),
                 self.names_given_by(),
-                ids.len()
+                ids.len(),
+                self.by_position_hint()
             );
             // named at the first field the header has no name for
             return Err(self.at_field(ids.len(), self.error(None, message)));

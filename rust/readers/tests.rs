@@ -2365,6 +2365,26 @@ fn a_csv_header_meets_a_schemas_names_as_spark_enforces_the_schema() {
         0,
         "a record of 3 fields under a schema of 2 is bad (skipped)"
     );
+    let mut strict = csv_of(
+        "id,amount,x\n1,2,3\n",
+        true,
+        Conventions::Spark,
+        OnError::Error,
+    );
+    strict = strict.with_names(
+        vec!["customer_id".into(), "amount".into()],
+        HeaderNames::Replaced,
+    );
+    let Err(ReadError::Input(e)) = fill_once_by(&mut strict, &schema) else {
+        panic!("a record of 3 fields under a schema of 2 read");
+    };
+    assert!(
+        e.message
+            .contains("3 fields, the schema 2; the schema's columns take the fields by")
+            && e.message.contains("enforce_schema=None"),
+        "{}",
+        e.message
+    );
     let b = read("customer_id,y\n1,2\n", HeaderNames::Checked(Some(vec![0]))).unwrap();
     assert_eq!(values(&b), both(vec![Some(1)], ["2"]));
     let e = refused("customer_id,y\n1,2\n", HeaderNames::Checked(Some(vec![1])));
