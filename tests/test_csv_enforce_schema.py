@@ -122,6 +122,29 @@ def test_a_projection_of_a_schema_by_position_reads_its_fields_as_spark(spark, t
     assert rows(ours, ["z", "x"]) == rows(theirs, ["z", "x"]) == [(3, 1), (6, 4)]
 
 
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
+@pytest.mark.parametrize("header", [False, True])
+def test_a_projection_reads_records_of_any_length_as_spark_prunes_columns(
+    spark, tmp_path, mode, header
+):
+    """Spark's CSV reader parses only the columns a query takes (its column pruning): a
+    record longer or shorter than the schema is no malformed record then, nor is a bad
+    value in a column left out, the corrupt record column asked for or not; with every
+    column taken it is (found by a differential fuzz of `read` and Spark)."""
+    text = ("c0,c1\n" if header else "") + "1.5,\nx,3,\n,4\n6,6\n1.5,x,7\n8\n"
+    path = write_files(tmp_path / "f", {"r.csv": text})
+    ddl = "c0 string, c1 double"
+    on_error = {"PERMISSIVE": "permissive", "DROPMALFORMED": "skip"}[mode]
+    for columns in (["c0"], ["c0", "c1"], ["c0", "_corrupt_record"]):
+        full = f"{ddl}, _corrupt_record string" if "_corrupt_record" in columns else ddl
+        reader = spark.read.schema(full).options(header=str(header).lower(), mode=mode)
+        theirs = reader.csv(path).select(*columns)
+        ours = bls.read(spark, path, header=header, schema=full, columns=columns, on_error=on_error)
+        want = rows(theirs, columns)
+        assert rows(ours, columns) == want, columns
+        assert len(want) == (3 if columns == ["c0", "c1"] and mode == "DROPMALFORMED" else 6)
+
+
 def test_hive_partition_columns_in_the_schema_take_no_field_as_in_spark(spark, tmp_path):
     """Spark's data schema leaves a schema's partition columns out: the fields go to the
     others by position, with a header or without one."""

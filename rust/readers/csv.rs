@@ -19,7 +19,7 @@ use super::lines::{leading_line_breaks, line_breaks};
 use super::numbers::{plain_float, plain_int};
 use super::temporal::{parse_plain_timestamp, TextZone};
 use super::time_pattern::TimeFormats;
-use crate::loader::{ColumnId, ElementFate, LoaderError, ResultSetLoader, Value, ROOT};
+use crate::loader::{ColumnId, ElementFate, LoaderError, Projection, ResultSetLoader, Value, ROOT};
 
 /// The one column of a header-less CSV file.
 pub const COLUMNS: &str = "columns";
@@ -208,6 +208,11 @@ pub struct CsvRecords {
     ids: Option<Vec<Option<ColumnId>>>,
     /// The header fields the projection keeps, in order (from `ids`).
     targets: Vec<Target>,
+    /// Under Spark's conventions, the projection lists some of the named fields only: Spark's
+    /// CSV reader then parses only those (its column pruning), and a record's count of fields
+    /// does not make it malformed, whether the corrupt record column is asked for or not
+    /// (from `ids`).
+    prunes_fields: bool,
     records: u64,
     /// Lines of the file before this input (a byte range that does not start the file).
     base: input::LineBase,
@@ -500,6 +505,10 @@ impl CsvRecords {
             })
             .collect();
         self.window.last_needed = Some(self.last_target());
+        let listed = !matches!(l.projection(ROOT), Projection::All);
+        self.prunes_fields = self.options.conventions == Conventions::Spark
+            && listed
+            && self.targets.len() < ids.len();
         self.ids = Some(ids);
     }
 
@@ -838,7 +847,7 @@ impl RecordSource for CsvRecords {
                 .map_err(|e| super::driver::io_error(path, base.get() + self.window.line(), &e))?;
         }
         let ids = self.ids.as_ref().expect("resolved");
-        if self.record().count() > ids.len() {
+        if self.record().count() > ids.len() && !self.prunes_fields {
             let message = format!(
                 "the record has {} fields, {} {}{}",
                 self.record().count(),
@@ -849,7 +858,10 @@ impl RecordSource for CsvRecords {
             // named at the first field the header has no name for
             return Err(self.at_field(ids.len(), self.error(None, message)));
         }
-        if self.record().count() < ids.len() && self.options.conventions == Conventions::Spark {
+        if self.record().count() < ids.len()
+            && self.options.conventions == Conventions::Spark
+            && !self.prunes_fields
+        {
             return Err(self.short_record(ids.len()));
         }
         // One UTF-8 check for the whole record, fields cut from it at char boundaries;
@@ -985,6 +997,7 @@ impl CsvReader {
             header_at: None,
             ids: None,
             targets: Vec::new(),
+            prunes_fields: false,
             records: 0,
             base: input::LineBase::default(),
             one_line_records: false,

@@ -2390,3 +2390,51 @@ fn a_csv_header_meets_a_schemas_names_as_spark_enforces_the_schema() {
     let e = refused("customer_id,y\n1,2\n", HeaderNames::Checked(Some(vec![1])));
     assert!(e.message.contains("field 2 'y'"), "{}", e.message);
 }
+
+/// Under Spark's conventions, a projection listing some of the named fields reads as Spark's
+/// CSV reader prunes columns (probed on Spark 4.3): a record's count of fields makes it no
+/// bad record (a long one's extra fields unread, a short one's missing fields null), the
+/// corrupt record column asked for or not; with every field (or all of them) both are bad.
+/// Arrow's conventions (Drill's rule) refuse the long one whatever the projection.
+#[test]
+fn a_csv_projection_of_some_fields_takes_records_of_any_length_as_spark_prunes() {
+    use super::Conventions;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Utf8, true),
+        Field::new("_corrupt_record", DataType::Utf8, true),
+    ]));
+    let read = |conventions: Conventions, columns: &[&str]| {
+        let text = "1,x,z\n2\n3,y\n";
+        let r = csv_of(text, false, conventions, OnError::Skip);
+        let mut r = r.with_names(vec!["a".into(), "b".into()], HeaderNames::Kept);
+        let mut l = ResultSetLoader::new(LoaderOptions {
+            schema: Some(Arc::clone(&schema)),
+            projection: Projection::parse(columns).unwrap(),
+            ..LoaderOptions::default()
+        })
+        .unwrap();
+        l.start_batch().unwrap();
+        r.fill(&mut l).unwrap();
+        let b = l.harvest().unwrap();
+        let a = b.column_by_name("a").unwrap().as_primitive::<Int64Type>();
+        (a.iter().collect::<Vec<_>>(), r.skipped_lines())
+    };
+    let all = (vec![Some(3)], 2);
+    assert_eq!(
+        read(Conventions::Spark, &["a"]),
+        (vec![Some(1), Some(2), Some(3)], 0)
+    );
+    assert_eq!(read(Conventions::Spark, &["a", "b"]), all);
+    let pruned = (vec![Some(1), Some(2), Some(3)], 0);
+    assert_eq!(read(Conventions::Spark, &["a", "_corrupt_record"]), pruned);
+    assert_eq!(
+        read(Conventions::Spark, &["b", "a", "_corrupt_record"]),
+        all
+    );
+    assert_eq!(read(Conventions::Spark, &["*"]), all);
+    assert_eq!(
+        read(Conventions::Arrow, &["a"]),
+        (vec![Some(2), Some(3)], 1)
+    );
+}
