@@ -223,3 +223,5 @@ def test_the_file_reader_takes_names_for_a_header_with_enforce_schema_only(tmp_p
             fr, format="csv", header=True, names=["a"], enforce_schema=True, checked_fields=[0]
         )
     assert Scan(path, header=True, enforce_schema=True).positional_names is None  # no schema
+    with pytest.raises(ValueError, match="empty_strings_as_nulls reads JSON's empty strings"):
+        FileReader(fr, format="csv", empty_strings_as_nulls=True)

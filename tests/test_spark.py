@@ -252,6 +252,37 @@ def test_mixed_types_after_a_malformed_line_are_strings_as_spark_infers_them(spa
         assert _typed_rows(source.load(data)) == reference
 
 
+#: files of empty strings beside other values: the types and values Spark gives them
+EMPTY_STRING_FILES = {
+    "bigint": ['{"a": 1, "b": "x"}', '{"a": "", "b": "y"}', '{"a": 2, "b": "z"}'],
+    "string": ['{"a": ""}', '{"a": null}'],
+    "double": ['{"a": ""}', '{"a": 1.5}'],
+    "struct": ['{"a": {"b": 1}}', '{"a": ""}'],
+    "list": ['{"a": [1, ""]}', '{"a": [2]}'],
+    "conflict": ['{"a": true}', '{"a": ""}', '{"a": [1]}'],
+}
+
+
+@pytest.mark.parametrize("name", list(EMPTY_STRING_FILES))
+def test_empty_strings_type_no_column_as_spark_infers_them(spark, tmp_path, name):
+    """Spark's JSON inference takes `""` for a null: beside numbers, structs or lists it is
+    no string, and the column is what the rest make it; reading it there is then bad input
+    (a null in its row, the line in the corrupt record column), as Spark reads it. Alone,
+    or beside other types, the column is a string."""
+    path = tmp_path / "f.json"
+    path.write_text("\n".join(EMPTY_STRING_FILES[name]) + "\n")
+    theirs = spark.read.json(str(path))
+    ours = bls.read(spark, str(path), on_error="permissive")
+    data = ours.drop(*FILE_COLUMNS)
+    assert data.drop("_corrupt_record").schema == theirs.schema
+    assert rows_of(data.drop("_corrupt_record")) == rows_of(theirs)
+    corrupt = [r["_corrupt_record"] for r in data.collect() if r["_corrupt_record"]]
+    full = theirs.schema.add("_corrupt_record", "string")
+    with_corrupt = spark.read.schema(full).json(str(path)).collect()
+    assert sorted(corrupt) == sorted(r["_corrupt_record"] for r in with_corrupt if r[-1])
+    assert (len(corrupt) > 0) == (name not in ("string", "conflict"))
+
+
 def test_fields_of_mixed_types_are_strings_as_spark_infers_them(spark, tmp_path):
     """A field whose values have types no one type holds (a number and a string, in one
     file or in two; a struct member; list elements; a struct, a list and a string) is a

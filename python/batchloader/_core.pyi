@@ -301,7 +301,9 @@ class FileReader:
     take the fields and the header is read past; False, the same once the header is found to
     give them, in any case, at every position and as many (or at `checked_fields` only),
     else the file is refused (an `InputError`, whatever `on_error` says); a `byte_range`
-    past the header does not check it. NDJSON beyond the standard, as Spark's JSON reader
+    past the header does not check it. `empty_strings_as_nulls` (NDJSON): `""` reads as a
+    null wherever it is, so it types no column, as Spark's JSON inference takes it (for a
+    sample that types columns). NDJSON beyond the standard, as Spark's JSON reader
     options say:
     `allow_comments` (`allowComments`: `/* */` and `//` comments; not with `multiline`),
     `allow_numeric_leading_zeros` (`007` is 7), `allow_non_numeric_numbers` (`NaN`,
@@ -353,6 +355,7 @@ class FileReader:
         empty_value: str | None = None,
         enforce_schema: bool | None = None,
         checked_fields: Sequence[int] | None = None,
+        empty_strings_as_nulls: bool = False,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

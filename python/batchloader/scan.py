@@ -552,6 +552,7 @@ class Scan:
         ignore_trailing_whitespace: bool = False,
         enforce_schema: bool | None = None,
         positional_names: Sequence[str] | None = None,
+        empty_strings_as_nulls: bool = False,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -660,6 +661,9 @@ class Scan:
         self.ignore_corrupt_files = ignore_corrupt_files
         #: the JSON the NDJSON reader takes beyond the standard's (`JSON_SYNTAX`)
         self.json_syntax = json_syntax_of(json_syntax, multiline)
+        #: the NDJSON reader reads `""` as a null wherever it is: it types no column, as
+        #: Spark's JSON inference takes it (`batchloader.spark`'s sample)
+        self.empty_strings_as_nulls = empty_strings_as_nulls
         implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
         self.projection = parse_projection(columns)
         if enforce_schema not in (None, True, False):
@@ -897,8 +901,11 @@ class Scan:
         )
 
     def _format_options(self, fmt: str) -> dict[str, Any]:
-        """The reader options only one format takes: JSON's syntax, CSV's field options."""
-        return dict(self.json_syntax) if fmt == "ndjson" else dict(self.csv_field_options)
+        """The reader options only one format takes: JSON's syntax and empty strings, CSV's
+        field options."""
+        if fmt == "ndjson":
+            return dict(self.json_syntax, empty_strings_as_nulls=self.empty_strings_as_nulls)
+        return dict(self.csv_field_options)
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:
         """Room to keep in each loader batch for the columns the scan adds to it: the file

@@ -527,6 +527,10 @@ class ScanPlan:
             sampled = sampled or self.files  # none kept: the schema still comes from the files
         # the sample may grow the schema (a column of a later file): the union is the schema
         sampling = dict(scan_options, allow_schema_change=True)
+        if _sparks_json_rules(scan_options):
+            # Spark's JSON inference takes `""` for a null: it types no field (`1` and `""`
+            # make a bigint, in which the executors then find `""` bad, as Spark's reader does)
+            sampling["empty_strings_as_nulls"] = True
         if sample_rows is not None and len(sampled) > 1:
             # rows from files spread over the list (a column later files brought is met),
             # as many from each as the sample's size allows

@@ -266,7 +266,8 @@ impl PyFileReader {
                         allow_single_quotes=None, nan_value=None, positive_inf=None,
                         negative_inf=None, ignore_leading_whitespace=false,
                         ignore_trailing_whitespace=false, empty_value=None,
-                        enforce_schema=None, checked_fields=None))]
+                        enforce_schema=None, checked_fields=None,
+                        empty_strings_as_nulls=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -305,6 +306,7 @@ impl PyFileReader {
         empty_value: Option<&str>,
         enforce_schema: Option<bool>,
         checked_fields: Option<Vec<usize>>,
+        empty_strings_as_nulls: bool,
     ) -> PyResult<Self> {
         let syntax = JsonSyntax {
             comments: allow_comments,
@@ -394,6 +396,11 @@ impl PyFileReader {
             Some(true) => HeaderNames::Replaced,
             Some(false) => HeaderNames::Checked(checked_fields),
         };
+        if empty_strings_as_nulls && csv.is_some() {
+            return Err(PyValueError::new_err(
+                "empty_strings_as_nulls reads JSON's empty strings as nulls: CSV has null_values",
+            ));
+        }
         if null_values.is_some() && csv.is_none() {
             return Err(PyValueError::new_err(
                 "null_values reads CSV fields as nulls: JSON has its own null",
@@ -445,6 +452,7 @@ impl PyFileReader {
                         .with_null_type(null_type)
                         .with_conventions(json_conventions)
                         .with_syntax(syntax)
+                        .empty_strings_as_nulls(empty_strings_as_nulls)
                         .with_time_formats(formats)
                         .with_corrupt_column(corrupt_record_column),
                 ))

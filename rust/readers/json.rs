@@ -249,6 +249,8 @@ pub(crate) struct JsonWriter<'a> {
     /// Where the value that stopped the line starts (a byte offset), when a column that
     /// reads its values from their text refused it: serde's position is then past it.
     pub refused_at: Option<usize>,
+    /// An empty string is written as a null (see `NdjsonReader::empty_strings_as_nulls`).
+    pub empty_strings_null: bool,
 }
 
 /// The tokens Spark's JSON reader takes as floats (`allowNonNumericNumbers`, on by default;
@@ -1256,6 +1258,9 @@ impl<'de> DeserializeSeed<'de> for TextSeed<'_, '_> {
         // a slice of the text parsed: where it starts there
         let start = raw.as_ptr() as usize - self.w.parsed.as_ptr() as usize;
         let raw = self.w.as_written(start, raw.len());
+        if raw == "\"\"" && self.w.empty_strings_null {
+            return self.w.set(self.id, Value::Null);
+        }
         let written = if self.w.l.takes_number_text(self.id) {
             self.w.write_number_text(self.id, raw)
         } else {
@@ -1330,6 +1335,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_, '_> {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        if v.is_empty() && self.w.empty_strings_null {
+            return self.visit_unit();
+        }
         if let Some(id) = self.w.resolve(self.slot, Shape::Str)? {
             self.w.write_str(id, v)?;
         }

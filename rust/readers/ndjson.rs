@@ -59,6 +59,8 @@ pub struct JsonLines {
     respelled: String,
     /// Whether lines are tried on the one-pass path first (else all go through serde).
     one_pass: bool,
+    /// An empty string is a null wherever it is (`empty_strings_as_nulls`).
+    empty_strings_null: bool,
     /// Lines the one-pass path wrote (the others went through serde).
     pub(crate) one_pass_lines: u64,
     /// The input failed while the current line's end was looked for.
@@ -219,6 +221,7 @@ impl JsonLines {
             parsed,
             written: respelled.map(|_| text),
             refused_at: None,
+            empty_strings_null: self.empty_strings_null,
         };
         let mut de = serde_json::Deserializer::from_str(parsed);
         let parsed = ValueSeed::row(&mut writer)
@@ -305,7 +308,7 @@ impl RecordSource for JsonLines {
         // The common case in one pass (it checks the UTF-8 of the strings it reads); anything
         // else through serde, from the row's start.
         let found = self.lines.found();
-        if self.one_pass && self.try_one_pass(l, found) {
+        if self.one_pass && !self.empty_strings_null && self.try_one_pass(l, found) {
             return Ok(());
         }
         if let Err(e) = self.lines.find_end() {
@@ -315,7 +318,7 @@ impl RecordSource for JsonLines {
         }
         // A line whose end was not in the window was tried on what the window held: once
         // more whole, or a line longer than a read would always take the general path.
-        if self.one_pass && !found && self.try_one_pass(l, true) {
+        if self.one_pass && !self.empty_strings_null && !found && self.try_one_pass(l, true) {
             return Ok(());
         }
         self.write_general(l, None)
@@ -640,6 +643,7 @@ impl NdjsonReader {
             scratch: Vec::new(),
             respelled: String::new(),
             one_pass: true,
+            empty_strings_null: false,
             one_pass_lines: 0,
             read_error: None,
             places: None,
@@ -655,6 +659,15 @@ impl NdjsonReader {
     /// between batches.
     pub fn retyping_nulls(mut self, on: bool) -> Self {
         self.src.retype_nulls = on;
+        self
+    }
+
+    /// Read an empty string (`""`) as a null wherever it is: it types no column, as Spark's
+    /// JSON inference takes it (`1` and `""` make a bigint; `""` alone a string, as a
+    /// field seen only as null is). For a sample that types columns; its lines all go
+    /// through the general path.
+    pub fn empty_strings_as_nulls(mut self, on: bool) -> Self {
+        self.src.empty_strings_null = on;
         self
     }
 

@@ -2438,3 +2438,35 @@ fn a_csv_projection_of_some_fields_takes_records_of_any_length_as_spark_prunes()
         (vec![Some(2), Some(3)], 1)
     );
 }
+
+/// `empty_strings_as_nulls`: an empty string types no column, as Spark's JSON inference
+/// takes it: beside numbers the column is int64 and the `""` rows null, in structs and
+/// lists too; `""` alone leaves a column seen only as null. Without it, `""` makes the
+/// column utf8 and a number after it is bad input (in the first line's list already).
+#[test]
+fn empty_strings_read_as_nulls_type_no_column() {
+    let text = "{\"a\": \"\", \"s\": {\"x\": \"\"}, \"l\": [\"\", 1], \"e\": \"\"}\n\
+                {\"a\": 7, \"s\": {\"x\": 2.5}, \"l\": [2], \"e\": null}\n";
+    let mut r = ndjson_reader(text, OnError::Error).empty_strings_as_nulls(true);
+    let b = read_all_with(&mut r, LoaderOptions::default())
+        .unwrap()
+        .remove(0);
+    let a = b.column_by_name("a").unwrap().as_primitive::<Int64Type>();
+    assert_eq!(a.iter().collect::<Vec<_>>(), [None, Some(7)]);
+    let s = b.column_by_name("s").unwrap().as_struct();
+    let x = s.column_by_name("x").unwrap().as_primitive::<Float64Type>();
+    assert_eq!(x.iter().collect::<Vec<_>>(), [None, Some(2.5)]);
+    let l = b.column_by_name("l").unwrap().as_list::<i32>();
+    let items = l.values().as_primitive::<Int64Type>();
+    assert_eq!(items.iter().collect::<Vec<_>>(), [None, Some(1), Some(2)]);
+    assert_eq!(b.column_by_name("e").unwrap().null_count(), 2);
+    let Err(ReadError::Input(e)) = read_all(text, LoaderOptions::default(), OnError::Error) else {
+        panic!("a number after an empty string read into its utf8 column");
+    };
+    assert_eq!(e.line, 1, "{}", e.message);
+    assert!(
+        e.message.contains("'l[]': int value 1 does not fit Utf8"),
+        "{}",
+        e.message
+    );
+}
