@@ -411,10 +411,12 @@ def test_inferred_json_columns_come_in_sparks_order(spark, tmp_path):
     typed = bls.read(spark, str(data), schema="zeta long, Beta string", on_error="skip")
     inferred = ["_id", "alpha", "mid", "\u00dcmlaut", "\u00e9mile"]
     assert typed.drop(*FILE_COLUMNS).columns == ["zeta", "Beta", *inferred]
-    projected = bls.read(spark, str(data), columns=["zeta", "Beta"], on_error="skip")
+    projected = bls.read(spark, str(data), columns=["zeta", "filename", "Beta"], on_error="skip")
+    assert projected.columns == ["zeta", "filename", "Beta"]
     assert _data_schema(projected) == (
         "struct<zeta:bigint,Beta:struct<x:array<struct<p:bigint,q:bigint>>,y:bigint>>"
     )
+    assert [r["filename"] for r in projected.collect()] == ["a.json"] * 2
 
 
 def test_whole_numbers_past_int64_are_decimals_as_spark_infers_them(spark, tmp_path):

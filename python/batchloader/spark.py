@@ -553,17 +553,27 @@ class ScanPlan:
         if _sparks_json_rules(scan_options):
             typed = {f.name.lower() for f in scan_options.get("schema") or []}
             reader_schema, learnt = self._as_spark_infers(reader_schema, typed, learnt, guessed)
-            if not _csv_files(self.files, scan_options):
-                # (Spark's CSV reader keeps the header's order)
+            # (Spark's CSV reader keeps the header's order)
+            ordered = not _csv_files(self.files, scan_options)
+            if ordered:
                 reader_schema = _in_sparks_order(reader_schema, typed, probe.projection)
             if self.drop_field_if_all_null:
                 guessed = []  # every guessed type is of a field left out
+            kept = {f.name.lower(): f for f in reader_schema}
             readers = {c.name.lower() for c in probe.tracker.output_columns() if not c.implicit}
-            # the reader columns first, in their order, as the executors' scans give them
-            self.schema = pa.schema(
-                [*reader_schema, *(f for f in probe.schema if f.name.lower() not in readers)],
-                metadata=probe.schema.metadata,
-            )
+            if ordered and probe.projection.kind == "all":
+                # the reader columns first, in their new order, as the executors' scans give
+                # them (a wildcard's file columns come after them)
+                others = [f for f in probe.schema if f.name.lower() not in readers]
+                fields = [*reader_schema, *others]
+            else:
+                # the projection's order, file columns among the others
+                fields = [
+                    kept.get(f.name.lower(), f)
+                    for f in probe.schema
+                    if f.name.lower() in kept or f.name.lower() not in readers
+                ]
+            self.schema = pa.schema(fields, metadata=probe.schema.metadata)
         #: the implicit columns of the output, by lower-cased name: what they hold
         self.implicit_columns = {
             c.name.lower(): c.implicit
