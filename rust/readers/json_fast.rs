@@ -93,6 +93,8 @@ pub(crate) struct Known<'a> {
     pub formats: &'a TimeFormats,
     /// `NaN`, `Infinity`... are floats (else the general path refuses them).
     pub non_numeric: bool,
+    /// An empty string is a null (`NdjsonReader::empty_strings_as_nulls`).
+    pub empty_strings_null: bool,
 }
 
 impl Known<'_> {
@@ -638,6 +640,9 @@ impl<'a> Line<'a> {
     /// A string to column `id`: as text, or as the timestamp or date it spells.
     #[inline(always)]
     fn string(&mut self, id: ColumnId, text: &str) -> Quick {
+        if text.is_empty() && self.known.empty_strings_null {
+            return self.set(id, Value::Null);
+        }
         if let Some(written) = self.plain(id, Value::Str(text)) {
             return written;
         }

@@ -153,6 +153,7 @@ impl JsonLines {
             conventions: self.conventions,
             formats: &self.formats,
             non_numeric: self.syntax.non_numeric,
+            empty_strings_null: self.empty_strings_null,
         };
         let written = json_fast::write_common(
             text,
@@ -308,7 +309,7 @@ impl RecordSource for JsonLines {
         // The common case in one pass (it checks the UTF-8 of the strings it reads); anything
         // else through serde, from the row's start.
         let found = self.lines.found();
-        if self.one_pass && !self.empty_strings_null && self.try_one_pass(l, found) {
+        if self.one_pass && self.try_one_pass(l, found) {
             return Ok(());
         }
         if let Err(e) = self.lines.find_end() {
@@ -318,7 +319,7 @@ impl RecordSource for JsonLines {
         }
         // A line whose end was not in the window was tried on what the window held: once
         // more whole, or a line longer than a read would always take the general path.
-        if self.one_pass && !self.empty_strings_null && !found && self.try_one_pass(l, true) {
+        if self.one_pass && !found && self.try_one_pass(l, true) {
             return Ok(());
         }
         self.write_general(l, None)
@@ -664,8 +665,7 @@ impl NdjsonReader {
 
     /// Read an empty string (`""`) as a null wherever it is: it types no column, as Spark's
     /// JSON inference takes it (`1` and `""` make a bigint; `""` alone a string, as a
-    /// field seen only as null is). For a sample that types columns; its lines all go
-    /// through the general path.
+    /// field seen only as null is). For a sample that types columns.
     pub fn empty_strings_as_nulls(mut self, on: bool) -> Self {
         self.src.empty_strings_null = on;
         self
