@@ -303,8 +303,12 @@ class FileReader:
     else the file is refused (an `InputError`, whatever `on_error` says); a `byte_range`
     past the header does not check it. `empty_strings_as_nulls` (NDJSON): `""` reads as a
     null wherever it is, so it types no column, as Spark's JSON inference takes it (for a
-    sample that types columns). NDJSON beyond the standard, as Spark's JSON reader
-    options say:
+    sample that types columns). NDJSON lines end at `\\n` under
+    `json_conventions="arrow"` (JSON Lines' rule: a lone `\\r` is white space) and at
+    `\\n`, `\\r` or `\\r\\n` under `"spark"` (Hadoop's text lines, as Spark reads them);
+    `line_sep` (Spark's `lineSep`, not empty) ends them at exactly its text, a `\\n` then
+    being white space (not with `multiline`; one of several bytes cannot go with a
+    `byte_range`). NDJSON beyond the standard, as Spark's JSON reader options say:
     `allow_comments` (`allowComments`: `/* */` and `//` comments; not with `multiline`),
     `allow_numeric_leading_zeros` (`007` is 7), `allow_non_numeric_numbers` (`NaN`,
     `Infinity`...: on; off they are bad input), `allow_single_quotes` (None: under Spark's
@@ -356,6 +360,7 @@ class FileReader:
         enforce_schema: bool | None = None,
         checked_fields: Sequence[int] | None = None,
         empty_strings_as_nulls: bool = False,
+        line_sep: str | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -463,6 +463,26 @@ def builtin_format(path: str, format: Any = "auto") -> str:
 CSV_COLUMNS = "columns"
 
 
+def _line_sep(
+    line_sep: str | None, multiline: bool, byte_range: tuple[int, int] | None
+) -> str | None:
+    """`line_sep` checked: a text that is not empty, for lines (not `multiline`), of one
+    byte if the scan reads a byte range (a range cannot find where lines of a longer
+    separator start)."""
+    if line_sep is None:
+        return None
+    if not isinstance(line_sep, str) or not line_sep:
+        raise ValueError(f"line_sep is the text that ends NDJSON lines: not {line_sep!r}")
+    if multiline:
+        raise ValueError("line_sep ends JSON lines; multiline=True reads files as documents")
+    if byte_range is not None and len(line_sep.encode()) > 1:
+        raise ValueError(
+            f"byte_range: line_sep={line_sep!r} is of several bytes, which a range cannot "
+            "start lines at: read the file whole"
+        )
+    return line_sep
+
+
 def _positional_names(
     header: bool,
     schema: pa.Schema | None,
@@ -553,6 +573,7 @@ class Scan:
         enforce_schema: bool | None = None,
         positional_names: Sequence[str] | None = None,
         empty_strings_as_nulls: bool = False,
+        line_sep: str | None = None,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -664,6 +685,9 @@ class Scan:
         #: the NDJSON reader reads `""` as a null wherever it is: it types no column, as
         #: Spark's JSON inference takes it (`batchloader.spark`'s sample)
         self.empty_strings_as_nulls = empty_strings_as_nulls
+        #: the text that ends NDJSON lines, exactly (Spark's `lineSep`); None: `\n`, or
+        #: under `json_conventions="spark"` `\n`, `\r` and `\r\n`
+        self.line_sep = _line_sep(line_sep, multiline, byte_range)
         implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
         self.projection = parse_projection(columns)
         if enforce_schema not in (None, True, False):
@@ -904,7 +928,16 @@ class Scan:
         """The reader options only one format takes: JSON's syntax and empty strings, CSV's
         field options."""
         if fmt == "ndjson":
-            return dict(self.json_syntax, empty_strings_as_nulls=self.empty_strings_as_nulls)
+            return dict(
+                self.json_syntax,
+                empty_strings_as_nulls=self.empty_strings_as_nulls,
+                line_sep=self.line_sep,
+            )
+        if self.line_sep is not None:
+            raise ValueError(
+                f"line_sep={self.line_sep!r} ends NDJSON lines; CSV records end at \\n, \\r or "
+                "\\r\\n (a CSV file is among the files)"
+            )
         return dict(self.csv_field_options)
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:

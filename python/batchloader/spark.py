@@ -383,6 +383,23 @@ def _json_rules_on_json_only(files: list[str], scan_options: dict[str, Any], ask
         )
 
 
+def _line_sep_on_json_lines(files: list[str], scan_options: dict[str, Any]) -> None:
+    """Spark's `lineSep` (`line_sep`) for JSON lines: dropped with `multiline`, whose
+    documents Spark reads whatever it says; refused where a file is CSV, whose records end
+    at `\\n`, `\\r` or `\\r\\n` here (Spark's CSV `lineSep` is not taken)."""
+    if scan_options.get("line_sep") is None:
+        return
+    if scan_options.get("multiline"):
+        del scan_options["line_sep"]
+        return
+    csv = _csv_files(files, scan_options)
+    if csv:
+        raise ValueError(
+            f"line_sep (Spark's lineSep) ends JSON lines; {csv[0]} is CSV, which this "
+            "library reads with its records ended by \\n, \\r or \\r\\n only"
+        )
+
+
 def _check_sample_rows(sample_rows: int | None, scan_options: dict[str, Any]) -> None:
     """Refuse a sample that cannot give a schema: a negative count, or no row when nothing
     else names a data column (no `schema=`, every column projected), which would leave
@@ -465,6 +482,7 @@ class ScanPlan:
             )
         self.files = chosen.apply(expand_paths(paths, afresh=True))
         _json_rules_on_json_only(self.files, scan_options, any(options))
+        _line_sep_on_json_lines(self.files, scan_options)
         #: the remote files listed, with their sizes: an executor's scan takes them as
         #: files without asking the store (a request per file) or matching their names
         self.listed = {f: locations.size(f) for f in self.files if locations.is_remote(f)}
@@ -739,13 +757,18 @@ class ScanPlan:
     @staticmethod
     def _splittable(probe: Any) -> Callable[[str], bool]:
         """Which files may be split into byte ranges: by a built-in reader, uncompressed, not
-        JSON documents (`multiline`; a CSV split refuses quoted line breaks)."""
+        JSON documents (`multiline`; a CSV split refuses quoted line breaks), their lines
+        ended by one byte (a `line_sep` of one or none)."""
+
+        # lines ended by a separator of several bytes cannot be found from a range's start
+        line_sep = probe.line_sep
 
         def splittable(path: str) -> bool:
             return (
                 probe.reader is None
                 and not probe.multiline
                 and not path.lower().endswith(COMPRESSED_SUFFIXES)
+                and (line_sep is None or len(line_sep.encode()) == 1)
             )
 
         return splittable
@@ -1008,7 +1031,9 @@ def read(
     sample types are typed by Spark's inference rules (`ScanPlan`): a struct with no members
     is no column; `drop_field_if_all_null=True`, `primitives_as_string=True` and
     `prefers_decimal=True` are Spark's `dropFieldIfAllNull`, `primitivesAsString` and
-    `prefersDecimal`.
+    `prefersDecimal`. JSON lines end at `\\n`, `\\r` or `\\r\\n`, as Spark's reader ends
+    them; `line_sep` (Spark's `lineSep`) ends them at exactly its text instead (JSON only;
+    a file whose separator has several bytes is read by one task).
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])
@@ -1168,6 +1193,7 @@ _TEXT_OPTIONS = (
     "positive_inf",
     "negative_inf",
     "empty_value",
+    "line_sep",
 )
 
 #: Spark's names of options the data source knows by another (lower-cased, as they come)
@@ -1196,6 +1222,7 @@ _SPARK_NAMES = {
     "ignoreleadingwhitespace": "ignore_leading_whitespace",
     "ignoretrailingwhitespace": "ignore_trailing_whitespace",
     "enforceschema": "enforce_schema",
+    "linesep": "line_sep",
 }
 
 
@@ -1304,6 +1331,7 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
                 "positiveInf",
                 "negativeInf",
                 "enforceSchema",
+                "lineSep",
                 "samplingRatio",
                 *(spark for spark, _ in JSON_SYNTAX.values()),
                 *_INT_OPTIONS,

@@ -10,7 +10,7 @@ use super::arrow::type_from_py;
 use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
 use crate::readers::csv_inference::InferenceOptions;
-use crate::readers::input::{is_compressed, ByteRange, Opener, Source};
+use crate::readers::input::{is_compressed, ByteRange, LineEnds, Opener, Source};
 use crate::readers::{
     Conventions, CsvOptions, CsvReader, FloatTexts, HeaderNames, InputError, JsonSyntax,
     NdjsonReader, OnError, ReadError, SparkFields, TimeFormats, TimePattern,
@@ -232,7 +232,9 @@ macro_rules! on_reader {
 /// each matched whole (Spark's `nanValue`...; under `csv_conventions="spark"` `NaN`, `Inf`
 /// and `-Inf` unless given). `ignore_leading_whitespace`, `ignore_trailing_whitespace`,
 /// `empty_value` (CSV under `csv_conventions="spark"`): Spark's `ignoreLeadingWhiteSpace`,
-/// `ignoreTrailingWhiteSpace`, `emptyValue` (see `SparkFields`).
+/// `ignoreTrailingWhiteSpace`, `emptyValue` (see `SparkFields`). NDJSON lines end at `\n`
+/// (`json_conventions="arrow"`, JSON Lines) or at `\n`, `\r` and `\r\n` (`"spark"`, as
+/// Hadoop's text lines); `line_sep` (Spark's `lineSep`) ends them at exactly its text.
 #[pyclass(module = "batchloader._core", name = "FileReader")]
 pub struct PyFileReader {
     /// In a mutex so that the class is `Sync` (a file's reader is not): Python may free it
@@ -267,7 +269,7 @@ impl PyFileReader {
                         negative_inf=None, ignore_leading_whitespace=false,
                         ignore_trailing_whitespace=false, empty_value=None,
                         enforce_schema=None, checked_fields=None,
-                        empty_strings_as_nulls=false))]
+                        empty_strings_as_nulls=false, line_sep=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -307,6 +309,7 @@ impl PyFileReader {
         enforce_schema: Option<bool>,
         checked_fields: Option<Vec<usize>>,
         empty_strings_as_nulls: bool,
+        line_sep: Option<&str>,
     ) -> PyResult<Self> {
         let syntax = JsonSyntax {
             comments: allow_comments,
@@ -437,11 +440,16 @@ impl PyFileReader {
                 "multiline reads a JSON file whole: not CSV, not a byte_range",
             ));
         }
+        let line_ends = line_sep
+            .map(|sep| line_ends_of(sep, csv.is_some(), multiline, range.is_some()))
+            .transpose()?;
         // Opening reads (a range's first line, a CSV header): without the GIL, as `fill`
         // does (an opener takes it for each of its reads only)
         let inner = py.detach(|| match csv {
             None => if multiline {
                 NdjsonReader::open_documents(&source, on_error, discover)
+            } else if let Some(ends) = line_ends {
+                NdjsonReader::open_with_line_ends(&source, range, on_error, discover, ends)
             } else {
                 NdjsonReader::open(&source, range, on_error, discover)
             }
@@ -549,4 +557,32 @@ impl PyFileReader {
     fn ignored_members(&self) -> Vec<String> {
         on_reader!(&*self.reader(), r => r.ignored_members().to_vec())
     }
+}
+
+/// The line ends `line_sep` gives an NDJSON reader (Spark's `lineSep`): exactly its UTF-8
+/// bytes. Refused for CSV, JSON documents, an empty text, and a byte range where it has
+/// several bytes (a range cannot find where such lines start).
+fn line_ends_of(sep: &str, csv: bool, multiline: bool, range: bool) -> PyResult<LineEnds> {
+    if csv {
+        return Err(PyValueError::new_err(
+            "line_sep ends the lines of NDJSON; CSV records end at \\n, \\r or \\r\\n",
+        ));
+    }
+    if multiline {
+        return Err(PyValueError::new_err(
+            "line_sep ends JSON lines; with multiline=True the file is read as documents",
+        ));
+    }
+    if sep.is_empty() {
+        return Err(PyValueError::new_err("line_sep cannot be empty"));
+    }
+    let ends = LineEnds::Exact(Box::from(sep.as_bytes()));
+    if range && ends.split_byte().is_none() {
+        return Err(PyValueError::new_err(format!(
+            "byte_range: the lines end at {sep:?}, of {} bytes, which a range cannot start \
+             at: read the file whole",
+            sep.len()
+        )));
+    }
+    Ok(ends)
 }

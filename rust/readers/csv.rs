@@ -967,12 +967,12 @@ impl CsvReader {
             names = header.src.names.take();
             header_at = Some(header.src.header_offset);
         }
-        let (lines, base) = input::open_lines(source, range)?;
+        let (lines, base) = input::open_lines(source, range, &input::LineEnds::AnyBreak)?;
         let mut reader = Self::from_reader(lines, source.name(), options, on_error);
         if !base.starts_file() {
             reader.src.window.starts_inside_file();
         }
-        reader.src.base = base.ended_by_lone_cr();
+        reader.src.base = base;
         reader.src.names = names;
         reader.src.header_at = header_at;
         reader.src.one_line_records = range.is_some();

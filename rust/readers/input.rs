@@ -11,7 +11,7 @@ use percent_encoding::percent_decode_str;
 
 use super::compression::{decompress, refuse_non_text, Compression};
 use super::driver::InputError;
-use super::lines::line_breaks;
+pub use super::lines::LineEnds;
 
 /// Read buffer size: memory per open file, whatever the file's size. 256 KiB, not more:
 /// a read then stays in the core's L2 cache while it is parsed (1 MiB reads made the
@@ -122,18 +122,19 @@ fn decoded_name(name: &str) -> Cow<'_, str> {
 }
 
 /// The input of a reader: the whole of `source` ([`open`]), or with `range` the lines of an
-/// uncompressed `source` that start in it ([`open_range`]); and the lines before it, for
-/// error messages.
+/// uncompressed `source` that start in it ([`open_range`], lines ended by `ends`); and the
+/// lines before it, for error messages.
 pub fn open_lines(
     source: &Source,
     range: Option<ByteRange>,
+    ends: &LineEnds,
 ) -> Result<(Box<dyn BufRead + Send>, LineBase), InputError> {
     let failed = |e: io::Error| open_error(source.name(), &e);
     match range {
         None => Ok((open(source).map_err(failed)?, LineBase::default())),
         Some(range) => {
-            let (lines, first) = open_range(source, range).map_err(failed)?;
-            Ok((lines, LineBase::at(source, first)))
+            let (lines, first) = open_range(source, range, ends).map_err(failed)?;
+            Ok((lines, LineBase::at(source, first).ended_by(ends.clone())))
         }
     }
 }
@@ -167,14 +168,28 @@ pub fn is_compressed(path: &str) -> bool {
     Compression::of(&decoded_name(path)) != Compression::None
 }
 
-/// The lines of `source` that start in `range`, and the offset of the first of them.
-pub fn open_range(source: &Source, range: ByteRange) -> io::Result<(Box<dyn BufRead + Send>, u64)> {
+/// The lines of `source` that start in `range`, and the offset of the first of them. A
+/// range starts a line after its split byte (see [`LineEnds::split_byte`]: `\n` for
+/// `LineEnds::AnyBreak`, whose lines a `\n` always ends; none for a separator of several
+/// bytes, whose files are read whole).
+pub fn open_range(
+    source: &Source,
+    range: ByteRange,
+    ends: &LineEnds,
+) -> io::Result<(Box<dyn BufRead + Send>, u64)> {
     if is_compressed(source.name()) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "a compressed file cannot be read by byte ranges",
         ));
     }
+    let Some(split) = ends.split_byte() else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a file of lines ended by a separator of several bytes cannot be read by byte \
+             ranges",
+        ));
+    };
     let mut first = range.start;
     // The line that holds byte `start - 1` belongs to the range before, unless that byte
     // ends it.
@@ -183,12 +198,13 @@ pub fn open_range(source: &Source, range: ByteRange) -> io::Result<(Box<dyn BufR
         refuse_non_text(file.fill_buf()?)?;
     } else {
         let mut skipped = Vec::new();
-        first = range.start - 1 + file.read_until(b'\n', &mut skipped)? as u64;
+        first = range.start - 1 + file.read_until(split, &mut skipped)? as u64;
     }
     let lines = LineRange {
         inner: file,
         pos: first,
         end: range.end,
+        split,
         at_line_start: true,
         done: first >= range.end,
     };
@@ -207,11 +223,13 @@ pub(super) fn read_through<B: BufRead>(b: &mut B, out: &mut [u8]) -> io::Result<
     Ok(n)
 }
 
-/// Passes bytes through up to `end`, then up to the end of the line in progress.
+/// Passes bytes through up to `end`, then up to the end of the line in progress (its
+/// `split` byte).
 struct LineRange {
     inner: BufReader<Box<dyn Read + Send>>,
     pos: u64,
     end: u64,
+    split: u8,
     at_line_start: bool,
     done: bool,
 }
@@ -231,13 +249,13 @@ impl BufRead for LineRange {
             self.done = true;
             return Ok(&[]);
         }
-        let (pos, end) = (self.pos, self.end);
+        let (pos, end, split) = (self.pos, self.end, self.split);
         let buf = self.inner.fill_buf()?;
         let n = if pos < end {
             buf.len()
                 .min(usize::try_from(end - pos).unwrap_or(usize::MAX))
         } else {
-            memchr::memchr(b'\n', buf).map_or(buf.len(), |i| i + 1)
+            memchr::memchr(split, buf).map_or(buf.len(), |i| i + 1)
         };
         Ok(&buf[..n])
     }
@@ -246,7 +264,7 @@ impl BufRead for LineRange {
         if amt == 0 {
             return;
         }
-        self.at_line_start = self.inner.buffer()[amt - 1] == b'\n';
+        self.at_line_start = self.inner.buffer()[amt - 1] == self.split;
         self.pos += amt as u64;
         self.inner.consume(amt);
     }
@@ -258,8 +276,8 @@ impl BufRead for LineRange {
 pub struct LineBase {
     source: Option<Source>,
     offset: u64,
-    /// A lone `\r` ends a line too (CSV, where it ends a record); else only `\n` does.
-    lone_cr: bool,
+    /// What ends the lines counted.
+    ends: LineEnds,
     lines: std::sync::OnceLock<u64>,
 }
 
@@ -269,14 +287,15 @@ impl LineBase {
         LineBase {
             source: Some(source.clone()),
             offset,
-            lone_cr: false,
+            ends: LineEnds::Feed,
             lines: std::sync::OnceLock::new(),
         }
     }
 
-    /// Lines counted as CSV counts them: a lone `\r` ends one, as `\n` and `\r\n` do.
-    pub fn ended_by_lone_cr(mut self) -> Self {
-        self.lone_cr = true;
+    /// Lines counted as `ends` ends them (CSV's: a lone `\r` ends one, as `\n` and `\r\n`
+    /// do, `LineEnds::AnyBreak`).
+    pub fn ended_by(mut self, ends: LineEnds) -> Self {
+        self.ends = ends;
         self
     }
 
@@ -297,12 +316,13 @@ impl LineBase {
         };
         *self
             .lines
-            .get_or_init(|| count_lines(source, self.offset, self.lone_cr).unwrap_or(0))
+            .get_or_init(|| count_lines(source, self.offset, &self.ends).unwrap_or(0))
     }
 }
 
-/// The lines before byte `upto` of `source` (`lone_cr`: a lone `\r` ends one too).
-fn count_lines(source: &Source, upto: u64, lone_cr: bool) -> io::Result<u64> {
+/// The lines before byte `upto` of `source`, ended by `ends` (a separator of several bytes
+/// counted within each read only: such files are not read by ranges).
+fn count_lines(source: &Source, upto: u64, ends: &LineEnds) -> io::Result<u64> {
     let mut file = BufReader::with_capacity(READ_BUFFER, source.open_at(0)?).take(upto);
     let (mut lines, mut after_cr) = (0u64, false);
     loop {
@@ -310,11 +330,7 @@ fn count_lines(source: &Source, upto: u64, lone_cr: bool) -> io::Result<u64> {
         let Some(&last) = buf.last() else {
             return Ok(lines);
         };
-        lines += if lone_cr {
-            line_breaks(buf, after_cr)
-        } else {
-            memchr::memchr_iter(b'\n', buf).count() as u64
-        };
+        lines += ends.count_in(buf, after_cr);
         after_cr = last == b'\r';
         let n = buf.len();
         file.consume(n);
@@ -323,7 +339,7 @@ fn count_lines(source: &Source, upto: u64, lone_cr: bool) -> io::Result<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_lines, Source, READ_BUFFER};
+    use super::{count_lines, LineEnds, Source, READ_BUFFER};
 
     /// Lines before byte `upto`, counted byte by byte: `\r\n`, a lone `\r` and `\n` each end
     /// one (`lone_cr`), or `\n` alone does.
@@ -369,8 +385,13 @@ mod tests {
             text.len(),
         ] {
             for lone_cr in [false, true] {
+                let ends = if lone_cr {
+                    LineEnds::AnyBreak
+                } else {
+                    LineEnds::Feed
+                };
                 assert_eq!(
-                    count_lines(&Source::local(name), upto as u64, lone_cr).unwrap(),
+                    count_lines(&Source::local(name), upto as u64, &ends).unwrap(),
                     lines_before(&text, upto, lone_cr),
                     "up to {upto}, lone_cr {lone_cr}"
                 );

@@ -3,7 +3,50 @@
 
 use std::io::{self, BufRead, ErrorKind, Read};
 
+use memchr::memmem;
+
 use super::input::READ_BUFFER;
+
+/// What ends a line of an input.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum LineEnds {
+    /// `\n`, any `\r`s before it dropped from the line: JSON Lines' rule (a lone `\r` is
+    /// white space inside the line).
+    #[default]
+    Feed,
+    /// `\n`, `\r` or `\r\n`: the lines of Hadoop's text reader, which Spark reads JSON by
+    /// unless given a `lineSep`.
+    AnyBreak,
+    /// Exactly these bytes (Spark's `lineSep`), nothing else: a `\n` or `\r` is part of the
+    /// line. Not empty.
+    Exact(Box<[u8]>),
+}
+
+impl LineEnds {
+    /// The line breaks in `bytes` (`after_cr`: the byte before `bytes` is a `\r`, which only
+    /// [`LineEnds::AnyBreak`] looks at). A separator of several bytes is counted within
+    /// `bytes` only.
+    pub(crate) fn count_in(&self, bytes: &[u8], after_cr: bool) -> u64 {
+        match self {
+            LineEnds::Feed => memchr::memchr_iter(b'\n', bytes).count() as u64,
+            LineEnds::AnyBreak => line_breaks(bytes, after_cr),
+            LineEnds::Exact(sep) => memmem::find_iter(bytes, &sep[..]).count() as u64,
+        }
+    }
+
+    /// The byte a line break of one byte is (`\n` unless an exact separator of one byte
+    /// says otherwise): where a byte range of a file may start a line. `None` for a
+    /// separator of several bytes, which cannot be found from an arbitrary offset.
+    pub fn split_byte(&self) -> Option<u8> {
+        match self {
+            LineEnds::Feed | LineEnds::AnyBreak => Some(b'\n'),
+            LineEnds::Exact(sep) => match sep[..] {
+                [byte] => Some(byte),
+                _ => None,
+            },
+        }
+    }
+}
 
 /// Reads an input into a window of bytes and hands out its lines as slices of the window.
 /// Bytes are copied only when the window is refilled (the start of an unfinished line moves
@@ -11,17 +54,22 @@ use super::input::READ_BUFFER;
 /// [`READ_BUFFER`] bytes, so a `BufReader` of that capacity passes them straight through.
 ///
 /// A line's end can be left unsearched: a parser given [`rest`](Self::rest) that finds it
-/// on its own says where with [`line_is`](Self::line_is); anyone else calls
-/// [`find_end`](Self::find_end).
+/// on its own (its `\n`, or under [`LineEnds::AnyBreak`] its `\r` too) says where with
+/// [`line_is`](Self::line_is); anyone else calls [`find_end`](Self::find_end).
 pub struct LineWindow {
     input: Box<dyn BufRead + Send>,
     buf: Vec<u8>,
+    /// What ends a line.
+    ends: LineEnds,
     /// The current line starts at `start`; once found, it is `buf[start..end]`.
     start: usize,
     end: usize,
     found: bool,
     /// Where the bytes after the current line (and its line break) start, once found.
     next: usize,
+    /// The current line ended with a `\r` the window's last byte (`LineEnds::AnyBreak`): a
+    /// `\n` right after it belongs to that break, not to a line of its own.
+    feed_may_follow: bool,
     /// `buf[..filled]` holds what was read.
     filled: usize,
     /// `buf[start..searched]` holds no line break.
@@ -30,19 +78,35 @@ pub struct LineWindow {
 }
 
 impl LineWindow {
-    /// The lines of `input`.
+    /// The lines of `input`, ended by `\n` ([`LineEnds::Feed`]).
     pub fn new(input: Box<dyn BufRead + Send>) -> Self {
         LineWindow {
             input,
             buf: vec![0; 2 * READ_BUFFER],
+            ends: LineEnds::Feed,
             start: 0,
             end: 0,
             found: true,
             next: 0,
+            feed_may_follow: false,
             filled: 0,
             searched: 0,
             eof: false,
         }
+    }
+
+    /// Lines ended by `ends` from the next line on (set before the first, for a whole
+    /// input's lines to follow one rule).
+    pub fn set_ends(&mut self, ends: LineEnds) {
+        if let LineEnds::Exact(sep) = &ends {
+            assert!(!sep.is_empty(), "a line separator is not empty");
+        }
+        self.ends = ends;
+    }
+
+    /// What ends the lines.
+    pub fn ends(&self) -> &LineEnds {
+        &self.ends
     }
 
     /// Move to the next line, its end not looked for yet: `false` at the end of the input.
@@ -53,6 +117,18 @@ impl LineWindow {
         self.searched = self.next;
         if self.start == self.filled && !self.eof {
             self.read_more()?;
+        }
+        if std::mem::take(&mut self.feed_may_follow)
+            && self.start < self.filled
+            && self.buf[self.start] == b'\n'
+        {
+            // the `\n` of a `\r\n` the last read split
+            self.start += 1;
+            self.searched = self.start;
+            self.next = self.start;
+            if self.start == self.filled && !self.eof {
+                self.read_more()?;
+            }
         }
         if self.start == self.filled {
             self.end = self.start;
@@ -76,12 +152,19 @@ impl LineWindow {
     }
 
     /// The current line is the first `len` bytes of [`rest`](Self::rest), followed by its
-    /// `\n` or by the end of the input.
+    /// line break (`\n`; under [`LineEnds::AnyBreak`] `\r` or `\r\n` too) or by the end of
+    /// the input. Not for [`LineEnds::Exact`] lines.
     #[inline]
     pub fn line_is(&mut self, len: usize) {
         let end = self.start + len;
-        debug_assert!(end == self.filled || self.buf[end] == b'\n');
-        self.take_line(end, (end + 1).min(self.filled));
+        match self.buf[..self.filled].get(end) {
+            None => self.take_line(end, end),
+            Some(b'\r') => self.take_cr_line(end),
+            Some(c) => {
+                debug_assert!(*c == b'\n' && !matches!(self.ends, LineEnds::Exact(_)));
+                self.take_line(end, end + 1);
+            }
+        }
     }
 
     /// Find the current line's end, reading on as far as it goes. The last line of the
@@ -89,13 +172,31 @@ impl LineWindow {
     pub fn find_end(&mut self) -> io::Result<()> {
         while !self.found {
             let unsearched = &self.buf[self.searched..self.filled];
-            if let Some(i) = memchr::memchr(b'\n', unsearched) {
+            let hit = match &self.ends {
+                LineEnds::Feed => memchr::memchr(b'\n', unsearched).map(|i| (i, 1)),
+                LineEnds::AnyBreak => memchr::memchr2(b'\n', b'\r', unsearched).map(|i| (i, 0)),
+                LineEnds::Exact(sep) if sep.len() == 1 => {
+                    memchr::memchr(sep[0], unsearched).map(|i| (i, 1))
+                }
+                LineEnds::Exact(sep) => memmem::find(unsearched, sep).map(|i| (i, sep.len())),
+            };
+            if let Some((i, len)) = hit {
                 let at = self.searched + i;
-                self.take_line(at, at + 1);
+                match len {
+                    // a break of `LineEnds::AnyBreak`
+                    0 if self.buf[at] == b'\r' => self.take_cr_line(at),
+                    0 => self.take_line(at, at + 1),
+                    len => self.take_line(at, at + len),
+                }
             } else if self.eof {
                 self.take_line(self.filled, self.filled);
             } else {
-                self.searched = self.filled;
+                // a separator of several bytes may start in the last bytes searched
+                let overlap = match &self.ends {
+                    LineEnds::Exact(sep) => sep.len() - 1,
+                    _ => 0,
+                };
+                self.searched = self.filled.saturating_sub(overlap).max(self.start);
                 if let Err(e) = self.read_more() {
                     // the input is over: an empty line, then the end
                     self.take_line(self.start, self.filled);
@@ -107,8 +208,8 @@ impl LineWindow {
         Ok(())
     }
 
-    /// The current line, without its line break (`\n`, and any `\r` before it); empty if
-    /// its end was not found.
+    /// The current line, without its line break (and under [`LineEnds::Feed`] any `\r`
+    /// before it); empty if its end was not found.
     #[inline]
     pub fn line(&self) -> &[u8] {
         debug_assert!(self.found, "line() before its end was found");
@@ -120,11 +221,30 @@ impl LineWindow {
         self.start = (self.start + n).min(self.end);
     }
 
-    /// The current line ends at `end` (its `\r`s dropped); the next starts at `next`.
+    /// The current line ends at the `\r` at `at` (`LineEnds::AnyBreak`), alone or the
+    /// start of a `\r\n`; a `\n` the window does not hold yet is looked for by the next
+    /// `begin_line`.
+    #[inline]
+    fn take_cr_line(&mut self, at: usize) {
+        debug_assert_eq!(self.ends, LineEnds::AnyBreak);
+        match self.buf[..self.filled].get(at + 1) {
+            Some(b'\n') => self.take_line(at, at + 2),
+            Some(_) => self.take_line(at, at + 1),
+            None => {
+                self.feed_may_follow = !self.eof;
+                self.take_line(at, at + 1);
+            }
+        }
+    }
+
+    /// The current line ends at `end` (under `LineEnds::Feed` its `\r`s dropped); the next
+    /// starts at `next`.
     #[inline]
     fn take_line(&mut self, mut end: usize, next: usize) {
-        while end > self.start && self.buf[end - 1] == b'\r' {
-            end -= 1;
+        if matches!(self.ends, LineEnds::Feed) {
+            while end > self.start && self.buf[end - 1] == b'\r' {
+                end -= 1;
+            }
         }
         self.end = end;
         self.next = next;
@@ -201,6 +321,12 @@ mod tests {
     /// `parse`, every other line's end is found as a parser finds it (in `rest`, where it
     /// can: up to its `\n`, or to the end of the input).
     fn lines_of(text: &[u8], chunk: usize, parse: bool) -> Vec<Vec<u8>> {
+        lines_ended_by(text, chunk, parse, LineEnds::Feed)
+    }
+
+    /// [`lines_of`], the lines ended by `ends` (a parser finds a `\r` too under
+    /// `LineEnds::AnyBreak`; none parses `LineEnds::Exact` lines).
+    fn lines_ended_by(text: &[u8], chunk: usize, parse: bool, ends: LineEnds) -> Vec<Vec<u8>> {
         struct Trickle<'a>(&'a [u8], usize);
         impl io::Read for Trickle<'_> {
             fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
@@ -212,10 +338,18 @@ mod tests {
         }
         let input = io::BufReader::new(Trickle(text.to_vec().leak(), chunk));
         let mut window = LineWindow::new(Box::new(input));
+        let parse = parse && !matches!(ends, LineEnds::Exact(_));
+        let cr = ends == LineEnds::AnyBreak;
+        window.set_ends(ends);
         let mut out = Vec::new();
         while window.begin_line().unwrap() {
             let (rest, ends_input) = window.rest();
-            let parsed = match memchr::memchr(b'\n', rest) {
+            let end = if cr {
+                memchr::memchr2(b'\n', b'\r', rest)
+            } else {
+                memchr::memchr(b'\n', rest)
+            };
+            let parsed = match end {
                 Some(len) => Some(len),
                 None if ends_input => Some(rest.len()),
                 None => None,
@@ -267,6 +401,83 @@ mod tests {
                     "text of {} bytes, reads of {chunk}",
                     text.len()
                 );
+            }
+        }
+    }
+
+    /// Lines split at `\n`, `\r` and `\r\n` (`LineEnds::AnyBreak`) or at an exact
+    /// separator, as a plain split of the whole text splits them, whatever the reads (a
+    /// `\r\n` or a separator across two of them) and whether a parser finds the ends.
+    #[test]
+    fn lines_end_at_any_break_or_at_a_separator_whatever_the_reads() {
+        /// `text` split at each `sep` (several tried at a place: the first that matches),
+        /// without a last empty piece (as `str::lines` leaves it out).
+        fn split(text: &[u8], seps: &[&[u8]]) -> Vec<Vec<u8>> {
+            let (mut out, mut line, mut i) = (Vec::new(), Vec::new(), 0);
+            'bytes: while i < text.len() {
+                for sep in seps {
+                    if text[i..].starts_with(sep) {
+                        out.push(std::mem::take(&mut line));
+                        i += sep.len();
+                        continue 'bytes;
+                    }
+                }
+                line.push(text[i]);
+                i += 1;
+            }
+            if !line.is_empty() {
+                out.push(line);
+            }
+            out
+        }
+        let mut seed = 0x2545_f491_u64;
+        let mut text = Vec::new();
+        while text.len() < 2 * READ_BUFFER + 500 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let piece: &[u8] = match seed % 7 {
+                0 => b"\r",
+                1 => b"\n",
+                2 => b"\r\n",
+                3 => b"|",
+                4 => b"<>",
+                5 => b"<",
+                _ => b"{\"a\": 1}",
+            };
+            text.extend_from_slice(piece);
+        }
+        let texts: [&[u8]; 7] = [
+            b"",
+            b"\r",
+            b"a\r",
+            b"a\r\n\r\nb",
+            b"\r\r\n\n",
+            b"a<>",
+            &text,
+        ];
+        for text in texts {
+            let cases: [(LineEnds, Vec<&[u8]>); 4] = [
+                (LineEnds::AnyBreak, vec![b"\r\n", b"\r", b"\n"]),
+                (LineEnds::Exact(Box::from(&b"|"[..])), vec![b"|"]),
+                (LineEnds::Exact(Box::from(&b"<>"[..])), vec![b"<>"]),
+                (LineEnds::Exact(Box::from(&b"\r\n"[..])), vec![b"\r\n"]),
+            ];
+            for (ends, seps) in cases {
+                let expected = split(text, &seps);
+                for chunk in [1, 2, 3, 7, READ_BUFFER - 1, usize::MAX] {
+                    if chunk < 4 && text.len() > 100 {
+                        continue;
+                    }
+                    for parse in [false, true] {
+                        let got = lines_ended_by(text, chunk, parse, ends.clone());
+                        assert!(
+                            got == expected,
+                            "{ends:?}, text of {} bytes, reads of {chunk}, parse {parse}",
+                            text.len()
+                        );
+                    }
+                }
             }
         }
     }

@@ -16,7 +16,7 @@ use super::json::{
 };
 use super::json_documents::{Documents, RecordPlaces};
 use super::json_fast;
-use super::lines::LineWindow;
+use super::lines::{LineEnds, LineWindow};
 use super::time_pattern::TimeFormats;
 use arrow_schema::DataType;
 
@@ -59,6 +59,8 @@ pub struct JsonLines {
     respelled: String,
     /// Whether lines are tried on the one-pass path first (else all go through serde).
     one_pass: bool,
+    /// The lines' ends were given (`with_line_ends`), not left to the conventions.
+    ends_given: bool,
     /// An empty string is a null wherever it is (`empty_strings_as_nulls`).
     empty_strings_null: bool,
     /// Lines the one-pass path wrote (the others went through serde).
@@ -154,6 +156,8 @@ impl JsonLines {
             formats: &self.formats,
             non_numeric: self.syntax.non_numeric,
             empty_strings_null: self.empty_strings_null,
+            feed_ends_lines: !matches!(self.lines.ends(), LineEnds::Exact(_)),
+            cr_ends_lines: matches!(self.lines.ends(), LineEnds::AnyBreak),
         };
         let written = json_fast::write_common(
             text,
@@ -284,7 +288,12 @@ impl RecordSource for JsonLines {
         }
         // A line that starts an object is left for the one-pass path to find its end; any
         // other (blank, the first, not an object) is found now.
-        if self.line_no == 1 || self.lines.rest().0[0] != b'{' {
+        // (Lines ended by an exact separator are found first: the one-pass path does not
+        // look for one.)
+        if self.line_no == 1
+            || self.lines.rest().0[0] != b'{'
+            || matches!(self.lines.ends(), LineEnds::Exact(_))
+        {
             self.lines.find_end().map_err(read_error)?;
         }
         // A UTF-8 byte order mark (files saved by Windows tools) is not part of the JSON.
@@ -579,10 +588,26 @@ impl NdjsonReader {
         on_error: OnError,
         discover: bool,
     ) -> Result<Self, InputError> {
-        let (lines, base) = input::open_lines(source, range)?;
+        // `\n` ends the lines of both conventions' rules where a range starts
+        let (lines, base) = input::open_lines(source, range, &LineEnds::Feed)?;
         let mut reader = Self::from_reader(lines, source.name(), on_error, discover);
         reader.src.base = base;
         Ok(reader)
+    }
+
+    /// [`Self::open`], the lines ended by `ends` whatever the conventions (Spark's
+    /// `lineSep`). A `range` needs `ends` that [`LineEnds::split_byte`] starts lines at.
+    pub fn open_with_line_ends(
+        source: &input::Source,
+        range: Option<input::ByteRange>,
+        on_error: OnError,
+        discover: bool,
+        ends: LineEnds,
+    ) -> Result<Self, InputError> {
+        let (lines, base) = input::open_lines(source, range, &ends)?;
+        let mut reader = Self::from_reader(lines, source.name(), on_error, discover);
+        reader.src.base = base;
+        Ok(reader.with_line_ends(ends))
     }
 
     /// Open `source` as a file of JSON documents rather than lines (Spark's `multiLine`): a
@@ -594,7 +619,7 @@ impl NdjsonReader {
         on_error: OnError,
         discover: bool,
     ) -> Result<Self, InputError> {
-        let (raw, _) = input::open_lines(source, None)?;
+        let (raw, _) = input::open_lines(source, None, &LineEnds::Feed)?;
         Ok(Self::documents_from_reader(
             raw,
             source.name(),
@@ -644,6 +669,7 @@ impl NdjsonReader {
             scratch: Vec::new(),
             respelled: String::new(),
             one_pass: true,
+            ends_given: false,
             empty_strings_null: false,
             one_pass_lines: 0,
             read_error: None,
@@ -688,10 +714,39 @@ impl NdjsonReader {
     }
 
     /// Convert declared types by `conventions` where Arrow's rules and Spark's JSON reader
-    /// differ (a number into a timestamp, a string into binary; Arrow's by default).
+    /// differ (a number into a timestamp, a string into binary; Arrow's by default). Unless
+    /// `with_line_ends` gave them, lines end as the conventions' readers end them: at `\n`
+    /// (JSON Lines'), or under Spark's at `\n`, `\r` or `\r\n` (Hadoop's text lines).
     pub fn with_conventions(mut self, conventions: Conventions) -> Self {
         self.src.conventions = conventions;
+        if !self.src.ends_given && self.src.places.is_none() {
+            let ends = match conventions {
+                Conventions::Spark => LineEnds::AnyBreak,
+                Conventions::Arrow => LineEnds::Feed,
+            };
+            self.set_line_ends(ends);
+        }
         self
+    }
+
+    /// Lines end at `ends` whatever the conventions (Spark's `lineSep` is
+    /// `LineEnds::Exact`). Before the first line is read; for a byte range, give them to
+    /// [`Self::open_with_line_ends`]. Not for JSON documents (`open_documents`), whose
+    /// records are not lines of the file.
+    pub fn with_line_ends(mut self, ends: LineEnds) -> Self {
+        assert!(
+            self.src.places.is_none(),
+            "JSON documents have no line ends to give"
+        );
+        self.src.ends_given = true;
+        self.set_line_ends(ends);
+        self
+    }
+
+    fn set_line_ends(&mut self, ends: LineEnds) {
+        let base = std::mem::take(&mut self.src.base);
+        self.src.base = base.ended_by(ends.clone());
+        self.src.lines.set_ends(ends);
     }
 
     /// Take the JSON `syntax` allows beyond the standard's (Spark's `allowComments`,

@@ -1048,7 +1048,8 @@ fn lines_in_ranges(source: &Source, cuts: &[u64]) -> Vec<String> {
             start: w[0],
             end: w[1],
         };
-        let (mut input, _) = super::input::open_range(source, range).unwrap();
+        let (mut input, _) =
+            super::input::open_range(source, range, &super::input::LineEnds::Feed).unwrap();
         let mut line = String::new();
         while input.read_line(&mut line).unwrap() > 0 {
             out.push(std::mem::take(&mut line));
@@ -1278,9 +1279,13 @@ fn files_opened_by_an_opener_read_as_local_ones() {
 #[test]
 fn compressed_files_refuse_byte_ranges() {
     let range = super::input::ByteRange { start: 0, end: 10 };
-    let err = super::input::open_range(&Source::local("x.json.gz"), range)
-        .err()
-        .unwrap();
+    let err = super::input::open_range(
+        &Source::local("x.json.gz"),
+        range,
+        &super::input::LineEnds::Feed,
+    )
+    .err()
+    .unwrap();
     assert!(err.to_string().contains("compressed"));
 }
 
@@ -2469,4 +2474,204 @@ fn empty_strings_read_as_nulls_type_no_column() {
         "{}",
         e.message
     );
+}
+
+/// A row of ints `a` and `b`, or the text of a bad record.
+type ABRow = Result<(Option<i64>, Option<i64>), String>;
+
+/// The rows `reader` reads in permissive mode into ints `a`, `b` (two a batch).
+fn a_b_rows(mut reader: NdjsonReader) -> Vec<ABRow> {
+    use super::driver::CORRUPT_RECORD;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Int64, true),
+    ]));
+    let options = LoaderOptions {
+        schema: Some(schema),
+        row_limit: 2, // the lines' ends found across batches too
+        ..LoaderOptions::default()
+    };
+    let mut rows = Vec::new();
+    for batch in read_all_with(&mut reader, options).unwrap() {
+        let int = |name: &str| {
+            batch
+                .column_by_name(name)
+                .unwrap()
+                .as_primitive::<Int64Type>()
+                .clone()
+        };
+        let (a, b) = (int("a"), int("b"));
+        // (the corrupt record column comes with the first bad record)
+        let bad = batch
+            .column_by_name(CORRUPT_RECORD)
+            .map(|c| c.as_string::<i32>().clone());
+        for i in 0..batch.num_rows() {
+            rows.push(match bad.as_ref().filter(|bad| bad.is_valid(i)) {
+                Some(bad) => Err(bad.value(i).to_string()),
+                None => Ok((
+                    a.is_valid(i).then(|| a.value(i)),
+                    b.is_valid(i).then(|| b.value(i)),
+                )),
+            });
+        }
+    }
+    rows
+}
+
+/// Under Spark's conventions an NDJSON line ends at `\n`, `\r` or `\r\n`, as Hadoop's
+/// text lines that Spark's JSON reader reads (probed on Spark 4.3: `{"a":1}\r{"a":2}` is two
+/// rows, `{"a":1,\r"b":2}` two bad records); under Arrow's (JSON Lines) only at `\n`, a
+/// lone `\r` white space. The one-pass path and serde find the same lines.
+#[test]
+fn spark_json_lines_end_at_any_line_break() {
+    use super::Conventions;
+    let text = "{\"a\":1}\r{\"a\":2}\r\n{\"a\":3}\n{\"a\":4,\r\"b\":5}\r\r\n{\"a\":6, \"b\":7}\r";
+    for one_pass in [true, false] {
+        let reader = |conventions| {
+            ndjson_reader(text, OnError::Permissive)
+                .with_conventions(conventions)
+                .one_pass(one_pass)
+        };
+        assert_eq!(
+            a_b_rows(reader(Conventions::Spark)),
+            [
+                Ok((Some(1), None)),
+                Ok((Some(2), None)),
+                Ok((Some(3), None)),
+                Err("{\"a\":4,".to_string()),
+                Err("\"b\":5}".to_string()),
+                Ok((Some(6), Some(7))),
+            ],
+            "one_pass {one_pass}"
+        );
+        assert_eq!(
+            a_b_rows(reader(Conventions::Arrow)),
+            [
+                Err("{\"a\":1}\r{\"a\":2}".to_string()),
+                Ok((Some(3), None)),
+                Ok((Some(4), Some(5))),
+                Ok((Some(6), Some(7))),
+            ],
+            "one_pass {one_pass}"
+        );
+    }
+    // lines ended by `\r` or `\r\n` stay on the one-pass path as `\n` lines do (all but
+    // the first, which makes the column)
+    let one_pass_lines = |sep: &str| {
+        let text: String = (0..50).map(|i| format!("{{\"a\": {i}}}{sep}")).collect();
+        let mut r = ndjson_reader(&text, OnError::Error).with_conventions(Conventions::Spark);
+        let rows: usize = read_all_with(&mut r, LoaderOptions::default())
+            .unwrap()
+            .iter()
+            .map(RecordBatch::num_rows)
+            .sum();
+        (rows, r.one_pass_lines())
+    };
+    assert_eq!(one_pass_lines("\n"), (50, 49));
+    assert_eq!(one_pass_lines("\r"), (50, 49));
+    assert_eq!(one_pass_lines("\r\n"), (50, 49));
+    // errors count a `\r\n` as one line break, a lone `\r` as one
+    let text = "{\"a\":1}\r\n{\"a\":2}\r{\"a\":3}\r\n\r\n{\"a\":x}\n";
+    let mut r = ndjson_reader(text, OnError::Error).with_conventions(Conventions::Spark);
+    let err = read_all_with(&mut r, LoaderOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("line 5"), "{err}");
+}
+
+/// Lines ended by an exact separator (Spark's `lineSep`): nothing else ends one, so a `\n`
+/// or `\r` inside is white space between tokens; a line holding text after its object
+/// (`{"a":1}\n{"a":2}` with `|`) is a bad record, not its first object alone (Spark's
+/// parser reads the first and drops the rest without a word).
+#[test]
+fn lines_end_at_exactly_the_separator_given() {
+    use super::input::LineEnds;
+    use super::Conventions;
+    let text = "{\"a\":1}|{\"a\":\n2,\r\n\"b\":3}||\n|{\"a\":4}\n{\"a\":5}<>{\"a\":6}|";
+    for one_pass in [true, false] {
+        let reader = |sep: &str| {
+            ndjson_reader(text, OnError::Permissive)
+                .with_line_ends(LineEnds::Exact(Box::from(sep.as_bytes())))
+                .with_conventions(Conventions::Spark)
+                .one_pass(one_pass)
+        };
+        assert_eq!(
+            a_b_rows(reader("|")),
+            [
+                Ok((Some(1), None)),
+                Ok((Some(2), Some(3))),
+                Err("{\"a\":4}\n{\"a\":5}<>{\"a\":6}".to_string()),
+            ],
+            "one_pass {one_pass}"
+        );
+        assert_eq!(
+            a_b_rows(reader("<>")),
+            [
+                Err(text[..text.find("<>").unwrap()].to_string()),
+                Err("{\"a\":6}|".to_string()),
+            ],
+            "one_pass {one_pass}"
+        );
+    }
+}
+
+/// Byte ranges of a file whose lines end at `\r` (Spark's conventions) or at a separator of
+/// one byte read every line once, wherever the cuts; a separator of several bytes cannot
+/// start a range.
+#[test]
+fn byte_ranges_of_other_line_ends_read_every_line_once() {
+    use super::input::LineEnds;
+    use super::Conventions;
+    let dir = std::env::temp_dir().join(format!("bl-ranges-ends-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (None, "\r"),
+        (None, "\r\n"),
+        (Some(LineEnds::Exact(Box::from(&b"|"[..]))), "|"),
+    ];
+    for (ends, sep) in cases {
+        let text: String = (0..30).map(|i| format!("{{\"a\":{i}}}{sep}")).collect();
+        let path = dir.join("lines.json");
+        std::fs::write(&path, &text).unwrap();
+        let source = Source::local(path.to_str().unwrap());
+        for step in [1, 5, 13] {
+            let mut cuts: Vec<u64> = (0..text.len() as u64).step_by(step).collect();
+            cuts.push(text.len() as u64);
+            let mut got = Vec::new();
+            for w in cuts.windows(2) {
+                let range = super::input::ByteRange {
+                    start: w[0],
+                    end: w[1],
+                };
+                let r = match &ends {
+                    Some(ends) => NdjsonReader::open_with_line_ends(
+                        &source,
+                        Some(range),
+                        OnError::Permissive,
+                        true,
+                        ends.clone(),
+                    ),
+                    None => NdjsonReader::open(&source, Some(range), OnError::Permissive, true),
+                };
+                let r = r.unwrap().with_conventions(Conventions::Spark);
+                got.extend(a_b_rows(r));
+            }
+            let expected: Vec<_> = (0..30).map(|i| Ok((Some(i), None))).collect();
+            assert_eq!(got, expected, "{sep:?} cut every {step}");
+        }
+    }
+    let range = super::input::ByteRange { start: 3, end: 9 };
+    let several = LineEnds::Exact(Box::from(&b"<>"[..]));
+    let path = dir.join("lines.json");
+    let err = NdjsonReader::open_with_line_ends(
+        &Source::local(path.to_str().unwrap()),
+        Some(range),
+        OnError::Error,
+        true,
+        several,
+    )
+    .err()
+    .unwrap();
+    assert!(err.to_string().contains("several bytes"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

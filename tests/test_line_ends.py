@@ -1,0 +1,184 @@
+"""Where JSON lines end. Spark's JSON reader reads Hadoop's text lines, which end at `\\n`,
+`\\r` or `\\r\\n` (a file saved with old Mac line breaks is one row a line, and a `\\r` inside
+an object cuts it in two bad records), or, with its `lineSep` option, at exactly that text
+(where a `\\n` is white space between tokens). `batchloader.spark.read` and the data source
+read so, checked against Spark's own reader on the same files; `Scan` does under
+`json_conventions="spark"` and keeps JSON Lines' `\\n` under Arrow's. CSV's `lineSep` is
+not taken: it is refused by name."""
+
+from __future__ import annotations
+
+import itertools
+
+import pyarrow as pa
+import pytest
+
+import batchloader.spark as bls
+from batchloader import FileReader
+from batchloader.scan import Scan
+
+try:
+    import pyspark.sql.datasource  # noqa: F401
+
+    HAS_PYTHON_DATA_SOURCES = True
+except ImportError:  # Spark 3.5
+    HAS_PYTHON_DATA_SOURCES = False
+
+#: files of JSON lines ended in the ways Spark's reader ends them by default
+BREAKS = {
+    "lone returns": b'{"a":1}\r{"a":2}\r{"a":3}',
+    "returns and feeds": b'{"a":1}\r\n{"a":2}\n{"a":3}\r{"a":4,"b":[1,2]}\r\n',
+    "a return inside an object": b'{"a":1,\r"b":[2]}\n{"a":5}\n',
+    "blank lines of returns": b'{"a":1}\r\r\n\r{"a":2}\n\r',
+}
+
+#: (lineSep, the file's bytes): lines Spark ends at exactly the separator
+SEPARATED = {
+    "a bar": ("|", b'{"a":1}|{"a":\n2,\r\n"b":[3]}||\n|{"a":4}|'),
+    "a control character": ("\u0001", b'{"a":1}\x01{"a":2}\n\x01{"a":3}'),
+    # (the separator inside a string cuts it too, as Hadoop's line reader cuts it)
+    "two letters": ("ab", b'{"a":1}ab{"a":2,"s":"xaby"}ab{"a":3}ab'),
+    "a character of two bytes": ("\u00e9", '{"a":1}é{"a":2}é'.encode()),
+    "a Windows line break": ("\r\n", b'{"a":1}\r\n{"a":\r2,\n"b":[3]}\r\n\r\n{"a":4}'),
+}
+
+
+def write(folder, files: dict[str, bytes]) -> str:
+    folder.mkdir()
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    return str(folder)
+
+
+def rows(df, columns: list[str]) -> list[tuple]:
+    return sorted((tuple(r[c] for c in columns) for r in df.collect()), key=repr)
+
+
+def their_rows(spark, path: str, **options) -> tuple[list[str], list[tuple]]:
+    """Spark's rows of the JSON files under `path`, permissive, and its columns (its own
+    corrupt record column among them where a line is bad)."""
+    df = spark.read.options(mode="PERMISSIVE", **options).json(path)
+    return df.columns, rows(df, df.columns)
+
+
+@pytest.mark.parametrize("case", list(BREAKS))
+@pytest.mark.parametrize("split_bytes", [0, 8])
+def test_json_lines_end_where_sparks_reader_ends_them(spark, tmp_path, case, split_bytes):
+    path = write(tmp_path / "f", {"f.json": BREAKS[case]})
+    columns, want = their_rows(spark, path)
+    ours = bls.read(spark, path, on_error="permissive", split_bytes=split_bytes)
+    if split_bytes:
+        assert ours.rdd.getNumPartitions() > 1
+    assert rows(ours, columns) == want
+    # a row (good or bad) for each line that is not blank, the lines ended as Spark ends them
+    lines = BREAKS[case].replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+    assert len(want) == sum(1 for line in lines if line.strip())
+
+
+@pytest.mark.parametrize("case", list(SEPARATED))
+def test_line_sep_ends_lines_as_sparks_line_sep(spark, tmp_path, case):
+    sep, data = SEPARATED[case]
+    path = write(tmp_path / "f", {"f.json": data})
+    columns, want = their_rows(spark, path, lineSep=sep)
+    assert rows(bls.read(spark, path, on_error="permissive", line_sep=sep), columns) == want
+    # the same options through the data source's option names
+    named = bls.scan_options_from({"lineSep": sep, "mode": "PERMISSIVE"})
+    assert rows(bls.read(spark, path, **named), columns) == want
+
+
+def test_spark_splits_a_file_by_a_line_sep_of_one_byte_not_of_several(spark, tmp_path):
+    records = [f'{{"i":{i},"s":"{"x" * (i % 9)}"}}' for i in range(2000)]
+    for sep in ("\u0001", "<>"):
+        folder = tmp_path / f"f{len(sep)}"
+        path = write(folder, {"f.json": (sep.join(records) + sep).encode()})
+        ours = bls.read(spark, path, line_sep=sep, split_bytes=4096)
+        assert (ours.rdd.getNumPartitions() > 1) == (sep == "\u0001")
+        theirs = spark.read.options(lineSep=sep).json(path)
+        got = rows(ours, ["i", "s"])
+        assert got == rows(theirs, ["i", "s"]) and len(got) == 2000
+
+
+def test_multiline_reads_documents_whatever_the_line_sep_as_spark(spark, tmp_path):
+    path = write(tmp_path / "f", {"f.json": b'[{"a": 1},\n {"a": 2}]\n'})
+    theirs = spark.read.options(multiLine="true", lineSep="|").json(path)
+    ours = bls.read(spark, path, multiline=True, line_sep="|")
+    assert rows(ours, ["a"]) == rows(theirs, ["a"]) == [(1,), (2,)]
+
+
+def test_spark_read_refuses_a_csv_line_sep_by_name(spark, tmp_path):
+    path = write(tmp_path / "f", {"a.csv": b"a,b;1,2;"})
+    with pytest.raises(ValueError, match=r"line_sep \(Spark's lineSep\) ends JSON lines; .*a.csv"):
+        bls.read(spark, path, header=True, line_sep=";")
+
+
+@pytest.mark.skipif(not HAS_PYTHON_DATA_SOURCES, reason="Python data sources arrived in Spark 4")
+def test_the_spark_data_source_takes_line_sep(spark, tmp_path):
+    sep, data = SEPARATED["a bar"]
+    path = write(tmp_path / "f", {"f.json": data})
+    columns, want = their_rows(spark, path, lineSep=sep)
+    bls.register(spark)
+    reader = spark.read.format("batchloader").options(lineSep=sep, mode="PERMISSIVE")
+    assert (
+        rows(reader.schema("a long, b array<long>, _corrupt_record string").load(path), columns)
+        == want
+    )
+    csv = write(tmp_path / "c", {"a.csv": b"a;1;"})
+    with pytest.raises(Exception, match=r"ends JSON lines; .*a\.csv is CSV"):
+        spark.read.format("batchloader").options(lineSep=";", header="true").load(csv).collect()
+
+
+def scan_rows(path: str, columns: list[str], **options) -> list[dict]:
+    scan = Scan([path], columns=columns, **options)
+    return pa.Table.from_batches(list(scan), schema=scan.schema).to_pylist()
+
+
+def test_scan_ends_lines_by_its_conventions_or_its_line_sep(tmp_path):
+    """`Scan` keeps JSON Lines' rule under Arrow's conventions (a lone `\\r` is white space,
+    as pyarrow.json takes it inside a line); Spark's ends a line at it."""
+    path = str(tmp_path / "f.json")
+    (tmp_path / "f.json").write_bytes(b'{"a":1,\r"b":2}\r\n{"a":3}\n')
+    both = ["a", "b", "_corrupt_record"]
+    assert scan_rows(path, both, on_error="permissive") == [
+        {"a": 1, "b": 2, "_corrupt_record": None},
+        {"a": 3, "b": None, "_corrupt_record": None},
+    ]
+    assert scan_rows(path, both, on_error="permissive", json_conventions="spark") == [
+        {"a": None, "b": None, "_corrupt_record": '{"a":1,'},
+        {"a": None, "b": None, "_corrupt_record": '"b":2}'},
+        {"a": 3, "b": None, "_corrupt_record": None},
+    ]
+    (tmp_path / "f.json").write_bytes(b'{"a":1}|{"a":\n2}\r\n|')
+    for conventions in ("arrow", "spark"):
+        got = scan_rows(path, ["a"], line_sep="|", json_conventions=conventions)
+        assert got == [{"a": 1}, {"a": 2}]
+
+
+def test_line_sep_is_checked_where_it_is_given(tmp_path):
+    path = str(tmp_path / "f.json")
+    (tmp_path / "f.json").write_bytes(b'{"a":1}|{"a":2}|')
+    for bad in ("", 5):
+        with pytest.raises(ValueError, match="line_sep is the text that ends NDJSON lines"):
+            Scan([path], line_sep=bad)
+    with pytest.raises(ValueError, match="multiline=True reads files as documents"):
+        Scan([path], line_sep="|", multiline=True)
+    with pytest.raises(ValueError, match="a range cannot start lines at"):
+        Scan([path], line_sep="<>", byte_range=(0, 4))
+    with pytest.raises(ValueError, match="CSV records end at"):
+        FileReader(path, format="csv", line_sep="|")
+    with pytest.raises(ValueError, match="cannot be empty"):
+        FileReader(path, line_sep="")
+    with pytest.raises(ValueError, match="a range cannot start at"):
+        FileReader(path, line_sep="<>", byte_range=(0, 4))
+    with pytest.raises(ValueError, match="with multiline=True the file is read as documents"):
+        FileReader(path, line_sep="|", multiline=True)
+    (tmp_path / "a.csv").write_bytes(b"a\n1\n")
+    with pytest.raises(ValueError, match="ends NDJSON lines; CSV records end at"):
+        scan_rows(str(tmp_path / "a.csv"), ["a"], line_sep="|")
+    # the byte ranges of a one-byte separator read each line once, wherever the cuts
+    for cuts in ([0, 3, 9, 16], [0, 7, 8, 16], [0, 16]):
+        got = [
+            row
+            for start, end in itertools.pairwise(cuts)
+            for row in scan_rows(path, ["a"], line_sep="|", byte_range=(start, end))
+        ]
+        assert got == [{"a": 1}, {"a": 2}], cuts
