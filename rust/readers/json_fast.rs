@@ -49,10 +49,8 @@ type Quick<T = ()> = Result<T, GiveUp>;
 /// Write the line `text` starts with into the open row of `l` if every part of it is the
 /// common case: its length (up to its `\n`, or the whole of `text` if `ends_input`: the
 /// input's last line need not end with one). `None`: something is not (or `text` ends before
-/// the line does), and the row may hold part of the line (restart it). A `\n` (and with
-/// `cr_ends_lines` a `\r`) inside the object is never taken for whitespace: it ends the
-/// line, and the line is cut short. Without `feed_ends_lines`, `text` is the whole line
-/// (`ends_input`), whose `\n`s are white space. The
+/// the line does), and the row may hold part of the line (restart it). A `\n` inside the
+/// object is never taken for whitespace: it ends the line, and the line is cut short. The
 /// line need not be valid UTF-8: a byte that is not ASCII can only be inside a string, and
 /// every string kept, skipped or matched as a key is checked (or compared with a key that
 /// was).
@@ -97,11 +95,6 @@ pub(crate) struct Known<'a> {
     pub non_numeric: bool,
     /// An empty string is a null (`NdjsonReader::empty_strings_as_nulls`).
     pub empty_strings_null: bool,
-    /// A `\n` ends the line (else it is white space: lines ended by an exact separator,
-    /// `LineEnds::Exact`, which are given whole).
-    pub feed_ends_lines: bool,
-    /// A `\r` ends the line too (`LineEnds::AnyBreak`), rather than being white space.
-    pub cr_ends_lines: bool,
 }
 
 impl Known<'_> {
@@ -237,9 +230,7 @@ impl<'a> Line<'a> {
     fn peek_past_spaces(&mut self) -> Quick<u8> {
         while let Some(&c) = self.b.get(self.i) {
             // a line break ends the line: no token starts with it
-            let ends_line = (c == b'\n' && self.known.feed_ends_lines)
-                || (c == b'\r' && self.known.cr_ends_lines);
-            if !is_space(c) || ends_line {
+            if !is_space(c) || c == b'\n' {
                 return Ok(c);
             }
             self.i += 1;
@@ -266,8 +257,7 @@ impl<'a> Line<'a> {
         self.members(ROOT)?;
         let end = loop {
             match self.b.get(self.i) {
-                Some(b'\n') if self.known.feed_ends_lines => break self.i,
-                Some(b'\r') if self.known.cr_ends_lines => break self.i,
+                Some(b'\n') => break self.i,
                 Some(&c) if is_space(c) => self.i += 1,
                 None if ends_input => break self.i,
                 _ => return Err(GiveUp),

@@ -156,8 +156,6 @@ impl JsonLines {
             formats: &self.formats,
             non_numeric: self.syntax.non_numeric,
             empty_strings_null: self.empty_strings_null,
-            feed_ends_lines: !matches!(self.lines.ends(), LineEnds::Exact(_)),
-            cr_ends_lines: matches!(self.lines.ends(), LineEnds::AnyBreak),
         };
         let written = json_fast::write_common(
             text,
@@ -168,7 +166,7 @@ impl JsonLines {
             known,
             &mut self.scratch,
         );
-        match written {
+        match written.and_then(|len| self.line_read(text, len, found)) {
             Some(len) => {
                 if !found {
                     self.lines.line_is(len);
@@ -181,6 +179,31 @@ impl JsonLines {
                 self.discovery.retry_row();
                 false
             }
+        }
+    }
+
+    /// The length of the line the one-pass path read as the first `len` bytes of `text`
+    /// (`found`: the whole line), checked against what ends the lines, which the one-pass
+    /// path does not know: it takes white space up to a `\n`, or to the end of a line given
+    /// whole. `None` if a line break it took for white space ends the line sooner (a `\r`
+    /// under `LineEnds::AnyBreak`, but the one before its `\n`, which ends the line there),
+    /// or if a line given whole (`LineEnds::Exact`, where a `\n` is no break) goes on after
+    /// that `\n`.
+    #[inline]
+    fn line_read(&self, text: &[u8], len: usize, found: bool) -> Option<usize> {
+        if found {
+            return text[len..]
+                .iter()
+                .all(|&b| json_fast::is_space(b))
+                .then_some(len);
+        }
+        if !matches!(self.lines.ends(), LineEnds::AnyBreak) {
+            return Some(len);
+        }
+        match memchr::memchr(b'\r', &text[..len]) {
+            None => Some(len),
+            Some(at) if at + 1 == len => Some(at),
+            Some(_) => None,
         }
     }
 
