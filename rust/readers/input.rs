@@ -356,20 +356,8 @@ mod tests {
     #[test]
     fn lines_are_counted_across_read_buffers() {
         // `\r\n`s straddling every read's edge, among lone `\r`s and `\n`s
-        let mut text = Vec::new();
-        let mut seed = 0x9e37_79b9_u64;
-        while text.len() < 3 * READ_BUFFER {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let piece: &[u8] = match seed % 4 {
-                0 => b"\r",
-                1 => b"\n",
-                2 => b"\r\n",
-                _ => b"abc",
-            };
-            text.extend_from_slice(piece);
-        }
+        let pieces: [&[u8]; 4] = [b"\r", b"\n", b"\r\n", b"abc"];
+        let mut text = super::super::lines::pieced_text(0x9e37_79b9, 3 * READ_BUFFER, &pieces);
         for edge in 1..=2 {
             text[edge * READ_BUFFER - 1] = b'\r';
             text[edge * READ_BUFFER] = b'\n';

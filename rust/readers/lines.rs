@@ -313,6 +313,20 @@ pub(crate) fn read_into(
     }
 }
 
+/// At least `len` bytes of `pieces` one after another, picked by a xorshift from `seed`:
+/// a test's text of line breaks among other bytes.
+#[cfg(test)]
+pub(crate) fn pieced_text(mut seed: u64, len: usize, pieces: &[&[u8]]) -> Vec<u8> {
+    let mut text = Vec::new();
+    while text.len() < len {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        text.extend_from_slice(pieces[(seed % pieces.len() as u64) as usize]);
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -430,23 +444,8 @@ mod tests {
             }
             out
         }
-        let mut seed = 0x2545_f491_u64;
-        let mut text = Vec::new();
-        while text.len() < 2 * READ_BUFFER + 500 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let piece: &[u8] = match seed % 7 {
-                0 => b"\r",
-                1 => b"\n",
-                2 => b"\r\n",
-                3 => b"|",
-                4 => b"<>",
-                5 => b"<",
-                _ => b"{\"a\": 1}",
-            };
-            text.extend_from_slice(piece);
-        }
+        let pieces: [&[u8]; 7] = [b"\r", b"\n", b"\r\n", b"|", b"<>", b"<", b"{\"a\": 1}"];
+        let text = pieced_text(0x2545_f491, 2 * READ_BUFFER + 500, &pieces);
         let texts: [&[u8]; 7] = [
             b"",
             b"\r",
