@@ -86,6 +86,15 @@ def test_line_sep_ends_lines_as_sparks_line_sep(spark, tmp_path, case):
     assert rows(bls.read(spark, path, **named), columns) == want
 
 
+def test_spark_ends_a_line_comment_at_a_line_break_inside_a_separated_line(spark, tmp_path):
+    data = b'{"a":1 // c\n, "b":[2]}|{"a":3 /* x\n y */}|{"a":4, // c\r"b":[5]}|'
+    path = write(tmp_path / "f", {"f.json": data})
+    options = {"lineSep": "|", "allowComments": "true"}
+    columns, want = their_rows(spark, path, **options)
+    ours = bls.read(spark, path, on_error="permissive", **bls.scan_options_from(options))
+    assert rows(ours, columns) == want == [(1, [2]), (3, None), (4, [5])]
+
+
 def test_spark_splits_a_file_by_a_line_sep_of_one_byte_not_of_several(spark, tmp_path):
     records = [f'{{"i":{i},"s":"{"x" * (i % 9)}"}}' for i in range(2000)]
     for sep in ("\u0001", "<>"):

@@ -411,7 +411,12 @@ pub(crate) fn respell_for_serde<'o>(
                 continue;
             }
             b'/' if comments && !in_string => match b.get(i + 1) {
-                Some(b'/') => Some((b.len() - i, "")),
+                // to the line's end, or to a line break a line given whole holds
+                // (`LineEnds::Exact`), as Jackson ends it
+                Some(b'/') => Some((
+                    memchr::memchr2(b'\n', b'\r', &b[i..]).unwrap_or(b.len() - i),
+                    "",
+                )),
                 Some(b'*') => memchr::memmem::find(&b[i + 2..], b"*/").map(|k| (k + 4, "")),
                 _ => None,
             },

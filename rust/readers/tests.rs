@@ -2675,3 +2675,28 @@ fn byte_ranges_of_other_line_ends_read_every_line_once() {
     assert!(err.to_string().contains("several bytes"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// With comments allowed, a `//` comment in a line given whole (an exact separator) ends at
+/// its line break, as Jackson ends it for Spark: the members after it are read.
+#[test]
+fn a_line_comment_ends_at_a_line_break_inside_a_separated_line() {
+    use super::input::LineEnds;
+    use super::json::JsonSyntax;
+    let text = "{\"a\":1 // c\n, \"b\":2}|{\"a\":3 /* x\n y */}|{\"a\":4, // c\r\"b\":5}|";
+    let syntax = JsonSyntax {
+        comments: true,
+        ..JsonSyntax::default()
+    };
+    let reader = ndjson_reader(text, OnError::Permissive)
+        .with_line_ends(LineEnds::Exact(Box::from(&b"|"[..])))
+        .with_conventions(super::Conventions::Spark)
+        .with_syntax(syntax);
+    assert_eq!(
+        a_b_rows(reader),
+        [
+            Ok((Some(1), Some(2))),
+            Ok((Some(3), None)),
+            Ok((Some(4), Some(5)))
+        ]
+    );
+}
