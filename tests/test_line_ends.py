@@ -1,10 +1,10 @@
-"""Where JSON lines end. Spark's JSON reader reads Hadoop's text lines, which end at `\\n`,
-`\\r` or `\\r\\n` (a file saved with old Mac line breaks is one row a line, and a `\\r` inside
-an object cuts it in two bad records), or, with its `lineSep` option, at exactly that text
-(where a `\\n` is white space between tokens). `batchloader.spark.read` and the data source
-read so, checked against Spark's own reader on the same files; `Scan` does under
-`json_conventions="spark"` and keeps JSON Lines' `\\n` under Arrow's. CSV's `lineSep` is
-not taken: it is refused by name."""
+"""Where JSON lines and CSV records end. Spark's JSON reader reads Hadoop's text lines, which
+end at `\\n`, `\\r` or `\\r\\n` (a file saved with old Mac line breaks is one row a line, and a
+`\\r` inside an object cuts it in two bad records), or, with its `lineSep` option, at exactly
+that text (where a `\\n` is white space between tokens). Its CSV reader with `lineSep` ends a
+record at the separator whatever the quotes, line breaks being text. `batchloader.spark.read`
+and the data source read so, checked against Spark's own readers on the same files; `Scan`
+does under Spark's conventions and keeps JSON Lines' `\\n` under Arrow's."""
 
 from __future__ import annotations
 
@@ -114,10 +114,53 @@ def test_multiline_reads_documents_whatever_the_line_sep_as_spark(spark, tmp_pat
     assert rows(ours, ["a"]) == rows(theirs, ["a"]) == [(1,), (2,)]
 
 
-def test_spark_read_refuses_a_csv_line_sep_by_name(spark, tmp_path):
+#: (lineSep, header, the file's bytes): CSV records Spark ends at exactly the separator
+CSV_SEPARATED = {
+    "quotes do not protect it": (";", True, b'a,b;1,"x;y";2,q\r;;\n;3,  z ;'),
+    "line breaks are text": (";", True, b'a,b;1,"x\ny";\n3,z\r\n;'),
+    "no header": (";", False, b"1,2;3"),
+    "a Windows line break": ("\r\n", True, b'a,b\r\n1,"x\r\ny"\r\n2,q'),
+    "two letters": ("ab", True, b"x,yab1,2ab"),
+    "a character of two bytes": ("\u00e9", True, "a,bé1,xé2,y".encode()),
+    "a NUL": ("\x00", True, b"a,b\x001,2\x00"),
+}
+
+
+@pytest.mark.parametrize("case", list(CSV_SEPARATED))
+def test_csv_line_sep_ends_records_as_sparks_line_sep(spark, tmp_path, case):
+    sep, header, data = CSV_SEPARATED[case]
+    path = write(tmp_path / "f", {"f.csv": data})
+    # (a file without a header by Spark's column names: `read` gives Drill's `columns`)
+    ddl = None if header else "_c0 string, _c1 string"
+    theirs = spark.read.options(lineSep=sep, header=str(header).lower()).csv(path, schema=ddl)
+    ours = bls.read(spark, path, header=header, line_sep=sep, on_error="permissive", schema=ddl)
+    assert set(theirs.columns) <= set(ours.columns)
+    assert rows(ours, theirs.columns) == rows(theirs, theirs.columns)
+
+
+def test_csv_line_sep_types_and_splits_as_spark(spark, tmp_path):
+    """Inferred types, a schema's, comments, and a file split into byte ranges at a
+    one-byte separator (each record read once, the header once)."""
+    records = [f'{i},{i / 4},"t\nx"' for i in range(3000)]
+    data = ("id,score,text\u0001#a comment\u0001" + "\u0001".join(records)).encode()
+    path = write(tmp_path / "f", {"f.csv": data})
+    options = {"lineSep": "\u0001", "header": "true", "comment": "#", "inferSchema": "true"}
+    theirs = spark.read.options(**options).csv(path)
+    ours = bls.read(spark, path, split_bytes=8192, **bls.scan_options_from(options))
+    assert ours.rdd.getNumPartitions() > 1
+    assert ours.schema.fields[:3] == theirs.schema.fields  # (then the file columns)
+    got = rows(ours, theirs.columns)
+    assert got == rows(theirs, theirs.columns) and len(got) == 3000
+    ddl = "id int, score double, text string"
+    theirs = spark.read.options(**options).schema(ddl).csv(path)
+    ours = bls.read(spark, path, schema=ddl, **bls.scan_options_from(options))
+    assert rows(ours, theirs.columns) == rows(theirs, theirs.columns)
+
+
+def test_spark_read_refuses_a_csv_line_sep_with_multiline(spark, tmp_path):
     path = write(tmp_path / "f", {"a.csv": b"a,b;1,2;"})
-    with pytest.raises(ValueError, match=r"line_sep \(Spark's lineSep\) ends JSON lines; .*a.csv"):
-        bls.read(spark, path, header=True, line_sep=";")
+    with pytest.raises(ValueError, match=r"line_sep \(Spark's lineSep\) with multiline: .*a\.csv"):
+        bls.read(spark, path, header=True, line_sep=";", multiline=True)
 
 
 @pytest.mark.skipif(not HAS_PYTHON_DATA_SOURCES, reason="Python data sources arrived in Spark 4")
@@ -131,9 +174,10 @@ def test_the_spark_data_source_takes_line_sep(spark, tmp_path):
         rows(reader.schema("a long, b array<long>, _corrupt_record string").load(path), columns)
         == want
     )
-    csv = write(tmp_path / "c", {"a.csv": b"a;1;"})
-    with pytest.raises(Exception, match=r"ends JSON lines; .*a\.csv is CSV"):
-        spark.read.format("batchloader").options(lineSep=";", header="true").load(csv).collect()
+    csv = write(tmp_path / "c", {"a.csv": b"a,b;1,x;2,y"})
+    theirs = spark.read.options(lineSep=";", header="true").csv(csv)
+    ours = spark.read.format("batchloader").options(lineSep=";", header="true").load(csv)
+    assert rows(ours, theirs.columns) == rows(theirs, theirs.columns) == [("1", "x"), ("2", "y")]
 
 
 def scan_rows(path: str, columns: list[str], **options) -> list[dict]:
@@ -166,23 +210,29 @@ def test_line_sep_is_checked_where_it_is_given(tmp_path):
     path = str(tmp_path / "f.json")
     (tmp_path / "f.json").write_bytes(b'{"a":1}|{"a":2}|')
     for bad in ("", 5):
-        with pytest.raises(ValueError, match="line_sep is the text that ends NDJSON lines"):
+        with pytest.raises(ValueError, match="line_sep is the text that ends lines and records"):
             Scan([path], line_sep=bad)
-    with pytest.raises(ValueError, match="multiline=True reads files as documents"):
+    with pytest.raises(ValueError, match="multiline=True reads files whole"):
         Scan([path], line_sep="|", multiline=True)
     with pytest.raises(ValueError, match="a range cannot start lines at"):
         Scan([path], line_sep="<>", byte_range=(0, 4))
-    with pytest.raises(ValueError, match="CSV records end at"):
+    with pytest.raises(ValueError, match="it needs csv_conventions"):
         FileReader(path, format="csv", line_sep="|")
+    with pytest.raises(ValueError, match="holds the delimiter"):
+        FileReader(path, format="csv", line_sep=",", csv_conventions="spark")
     with pytest.raises(ValueError, match="cannot be empty"):
         FileReader(path, line_sep="")
     with pytest.raises(ValueError, match="a range cannot start at"):
         FileReader(path, line_sep="<>", byte_range=(0, 4))
-    with pytest.raises(ValueError, match="with multiline=True the file is read as documents"):
+    with pytest.raises(ValueError, match="with multiline=True a file is read whole"):
         FileReader(path, line_sep="|", multiline=True)
-    (tmp_path / "a.csv").write_bytes(b"a\n1\n")
-    with pytest.raises(ValueError, match="ends NDJSON lines; CSV records end at"):
-        scan_rows(str(tmp_path / "a.csv"), ["a"], line_sep="|")
+    (tmp_path / "a.csv").write_bytes(b"a|1|")
+    with pytest.raises(ValueError, match="it needs csv_conventions"):
+        scan_rows(str(tmp_path / "a.csv"), ["a"], header=True, line_sep="|")
+    got = scan_rows(
+        str(tmp_path / "a.csv"), ["a"], header=True, line_sep="|", csv_conventions="spark"
+    )
+    assert got == [{"a": "1"}]
     # the byte ranges of a one-byte separator read each line once, wherever the cuts
     for cuts in ([0, 3, 9, 16], [0, 7, 8, 16], [0, 16]):
         got = [

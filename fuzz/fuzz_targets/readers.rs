@@ -511,6 +511,7 @@ fn reader(data: &[u8], setup: Setup) -> Result<Filler, ReadError> {
             escape,
             comment: setup.comment.then_some(b'#'),
             conventions: setup.conventions,
+            ..CsvOptions::default()
         }
         .checked()
         .expect("a dialect the readers take")

@@ -307,7 +307,9 @@ class FileReader:
     `json_conventions="arrow"` (JSON Lines' rule: a lone `\\r` is white space) and at
     `\\n`, `\\r` or `\\r\\n` under `"spark"` (Hadoop's text lines, as Spark reads them);
     `line_sep` (Spark's `lineSep`, not empty) ends them at exactly its text, a `\\n` then
-    being white space (not with `multiline`; one of several bytes cannot go with a
+    being white space, and ends CSV records (under `csv_conventions="spark"`) as Spark's
+    CSV reader with `lineSep` ends them: at the separator whatever the quotes, line breaks
+    being text (not with `multiline`; one of several bytes cannot go with a
     `byte_range`). NDJSON beyond the standard, as Spark's JSON reader options say:
     `allow_comments` (`allowComments`: `/* */` and `//` comments; not with `multiline`),
     `allow_numeric_leading_zeros` (`007` is 7), `allow_non_numeric_numbers` (`NaN`,

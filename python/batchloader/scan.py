@@ -466,15 +466,15 @@ CSV_COLUMNS = "columns"
 def _line_sep(
     line_sep: str | None, multiline: bool, byte_range: tuple[int, int] | None
 ) -> str | None:
-    """`line_sep` checked: a text that is not empty, for lines (not `multiline`), of one
-    byte if the scan reads a byte range (a range cannot find where lines of a longer
-    separator start)."""
+    """`line_sep` checked: a text that is not empty, for lines and records (not
+    `multiline`), of one byte if the scan reads a byte range (a range cannot find where
+    lines of a longer separator start)."""
     if line_sep is None:
         return None
     if not isinstance(line_sep, str) or not line_sep:
-        raise ValueError(f"line_sep is the text that ends NDJSON lines: not {line_sep!r}")
+        raise ValueError(f"line_sep is the text that ends lines and records: not {line_sep!r}")
     if multiline:
-        raise ValueError("line_sep ends JSON lines; multiline=True reads files as documents")
+        raise ValueError("line_sep ends lines and records; multiline=True reads files whole")
     if byte_range is not None and len(line_sep.encode()) > 1:
         raise ValueError(
             f"byte_range: line_sep={line_sep!r} is of several bytes, which a range cannot "
@@ -685,8 +685,9 @@ class Scan:
         #: the NDJSON reader reads `""` as a null wherever it is: it types no column, as
         #: Spark's JSON inference takes it (`batchloader.spark`'s sample)
         self.empty_strings_as_nulls = empty_strings_as_nulls
-        #: the text that ends NDJSON lines, exactly (Spark's `lineSep`); None: `\n`, or
-        #: under `json_conventions="spark"` `\n`, `\r` and `\r\n`
+        #: the text that ends NDJSON lines and CSV records, exactly (Spark's `lineSep`; CSV
+        #: under `csv_conventions="spark"`); None: NDJSON's `\n`, or under
+        #: `json_conventions="spark"` `\n`, `\r` and `\r\n`, as CSV's
         self.line_sep = _line_sep(line_sep, multiline, byte_range)
         implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
         self.projection = parse_projection(columns)
@@ -933,12 +934,7 @@ class Scan:
                 empty_strings_as_nulls=self.empty_strings_as_nulls,
                 line_sep=self.line_sep,
             )
-        if self.line_sep is not None:
-            raise ValueError(
-                f"line_sep={self.line_sep!r} ends NDJSON lines; CSV records end at \\n, \\r or "
-                "\\r\\n (a CSV file is among the files)"
-            )
-        return dict(self.csv_field_options)
+        return dict(self.csv_field_options, line_sep=self.line_sep)
 
     def _reserve(self, values: dict) -> tuple[int, int, int]:
         """Room to keep in each loader batch for the columns the scan adds to it: the file

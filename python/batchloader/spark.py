@@ -383,21 +383,20 @@ def _json_rules_on_json_only(files: list[str], scan_options: dict[str, Any], ask
         )
 
 
-def _line_sep_on_json_lines(files: list[str], scan_options: dict[str, Any]) -> None:
-    """Spark's `lineSep` (`line_sep`) for JSON lines: dropped with `multiline`, whose
-    documents Spark reads whatever it says; refused where a file is CSV, whose records end
-    at `\\n`, `\\r` or `\\r\\n` here (Spark's CSV `lineSep` is not taken)."""
-    if scan_options.get("line_sep") is None:
-        return
-    if scan_options.get("multiline"):
-        del scan_options["line_sep"]
+def _line_sep_rules(files: list[str], scan_options: dict[str, Any]) -> None:
+    """Spark's `lineSep` (`line_sep`) with `multiline`: dropped for JSON, whose documents
+    Spark reads whatever it says; refused where a file is CSV, as Spark's multi-line CSV
+    parser lets quotes protect the separator, which this library does not read."""
+    if scan_options.get("line_sep") is None or not scan_options.get("multiline"):
         return
     csv = _csv_files(files, scan_options)
     if csv:
         raise ValueError(
-            f"line_sep (Spark's lineSep) ends JSON lines; {csv[0]} is CSV, which this "
-            "library reads with its records ended by \\n, \\r or \\r\\n only"
+            f"line_sep (Spark's lineSep) with multiline: {csv[0]} is CSV, whose records "
+            "Spark's multiLine parser reads with quoted separators, which this library "
+            "does not take (read it without multiline, or without line_sep)"
         )
+    del scan_options["line_sep"]
 
 
 def _check_sample_rows(sample_rows: int | None, scan_options: dict[str, Any]) -> None:
@@ -482,7 +481,7 @@ class ScanPlan:
             )
         self.files = chosen.apply(expand_paths(paths, afresh=True))
         _json_rules_on_json_only(self.files, scan_options, any(options))
-        _line_sep_on_json_lines(self.files, scan_options)
+        _line_sep_rules(self.files, scan_options)
         #: the remote files listed, with their sizes: an executor's scan takes them as
         #: files without asking the store (a request per file) or matching their names
         self.listed = {f: locations.size(f) for f in self.files if locations.is_remote(f)}
@@ -1031,9 +1030,9 @@ def read(
     sample types are typed by Spark's inference rules (`ScanPlan`): a struct with no members
     is no column; `drop_field_if_all_null=True`, `primitives_as_string=True` and
     `prefers_decimal=True` are Spark's `dropFieldIfAllNull`, `primitivesAsString` and
-    `prefersDecimal`. JSON lines end at `\\n`, `\\r` or `\\r\\n`, as Spark's reader ends
-    them; `line_sep` (Spark's `lineSep`) ends them at exactly its text instead (JSON only;
-    a file whose separator has several bytes is read by one task).
+    `prefersDecimal`. JSON lines and CSV records end at `\\n`, `\\r` or `\\r\\n`, as
+    Spark's readers end them; `line_sep` (Spark's `lineSep`) ends them at exactly its text
+    instead (a file whose separator has several bytes is read by one task).
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])

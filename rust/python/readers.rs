@@ -234,7 +234,8 @@ macro_rules! on_reader {
 /// `empty_value` (CSV under `csv_conventions="spark"`): Spark's `ignoreLeadingWhiteSpace`,
 /// `ignoreTrailingWhiteSpace`, `emptyValue` (see `SparkFields`). NDJSON lines end at `\n`
 /// (`json_conventions="arrow"`, JSON Lines) or at `\n`, `\r` and `\r\n` (`"spark"`, as
-/// Hadoop's text lines); `line_sep` (Spark's `lineSep`) ends them at exactly its text.
+/// Hadoop's text lines); `line_sep` (Spark's `lineSep`) ends them, and CSV records (under
+/// `csv_conventions="spark"`), at exactly its text.
 #[pyclass(module = "batchloader._core", name = "FileReader")]
 pub struct PyFileReader {
     /// In a mutex so that the class is `Sync` (a file's reader is not): Python may free it
@@ -353,6 +354,9 @@ impl PyFileReader {
             Some(opener) => Source::opened_by(path, python_opener(opener, failure.clone())),
             None => Source::local(path),
         };
+        let line_sep = line_sep
+            .map(|sep| checked_line_sep(sep, multiline, range.is_some()))
+            .transpose()?;
         let csv = match format {
             "ndjson" => None,
             "csv" => Some(
@@ -368,6 +372,7 @@ impl PyFileReader {
                         trim_trailing: ignore_trailing_whitespace,
                         empty_value: empty_value.map(|t| t.as_bytes().into()),
                     },
+                    line_sep: line_sep.clone(),
                 }
                 .checked()
                 .map_err(PyValueError::new_err)?,
@@ -440,15 +445,13 @@ impl PyFileReader {
                 "multiline reads a JSON file whole: not CSV, not a byte_range",
             ));
         }
-        let line_ends = line_sep
-            .map(|sep| line_ends_of(sep, csv.is_some(), multiline, range.is_some()))
-            .transpose()?;
         // Opening reads (a range's first line, a CSV header): without the GIL, as `fill`
         // does (an opener takes it for each of its reads only)
         let inner = py.detach(|| match csv {
             None => if multiline {
                 NdjsonReader::open_documents(&source, on_error, discover)
-            } else if let Some(ends) = line_ends {
+            } else if let Some(sep) = line_sep {
+                let ends = LineEnds::Exact(sep);
                 NdjsonReader::open_with_line_ends(&source, range, on_error, discover, ends)
             } else {
                 NdjsonReader::open(&source, range, on_error, discover)
@@ -559,30 +562,26 @@ impl PyFileReader {
     }
 }
 
-/// The line ends `line_sep` gives an NDJSON reader (Spark's `lineSep`): exactly its UTF-8
-/// bytes. Refused for CSV, JSON documents, an empty text, and a byte range where it has
-/// several bytes (a range cannot find where such lines start).
-fn line_ends_of(sep: &str, csv: bool, multiline: bool, range: bool) -> PyResult<LineEnds> {
-    if csv {
-        return Err(PyValueError::new_err(
-            "line_sep ends the lines of NDJSON; CSV records end at \\n, \\r or \\r\\n",
-        ));
-    }
+/// `line_sep` (Spark's `lineSep`) as the bytes that end lines (NDJSON) or records (CSV,
+/// under Spark's conventions: `CsvOptions::checked` says). Refused empty, with `multiline`
+/// (JSON documents; CSV read whole, where Spark's quotes would protect the separator), and
+/// with a byte range where it has several bytes (a range cannot find where such lines
+/// start).
+fn checked_line_sep(sep: &str, multiline: bool, range: bool) -> PyResult<Box<[u8]>> {
     if multiline {
         return Err(PyValueError::new_err(
-            "line_sep ends JSON lines; with multiline=True the file is read as documents",
+            "line_sep ends lines and records; with multiline=True a file is read whole",
         ));
     }
     if sep.is_empty() {
         return Err(PyValueError::new_err("line_sep cannot be empty"));
     }
-    let ends = LineEnds::Exact(Box::from(sep.as_bytes()));
-    if range && ends.split_byte().is_none() {
+    if range && sep.len() > 1 {
         return Err(PyValueError::new_err(format!(
             "byte_range: the lines end at {sep:?}, of {} bytes, which a range cannot start \
              at: read the file whole",
             sep.len()
         )));
     }
-    Ok(ends)
+    Ok(Box::from(sep.as_bytes()))
 }

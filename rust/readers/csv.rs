@@ -10,6 +10,7 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, TimeUnit};
 
 use super::conventions::{Conventions, FloatTexts};
+use super::csv_spark_fields::Dialect;
 pub use super::csv_spark_fields::SparkFields;
 use super::csv_window::{csv_core_parser, CsvWindow, Fields};
 use super::driver::{excerpt, loader_error, IgnoredNames, RecordReader, RecordSource};
@@ -86,6 +87,10 @@ pub struct CsvOptions {
     /// Spark's options that shape fields (whitespace trimmed, `emptyValue`): under Spark's
     /// conventions only.
     pub spark_fields: SparkFields,
+    /// Records end at exactly these bytes (Spark's `lineSep`), not at line breaks, which
+    /// are text then; each record is split by Spark's rules whatever its quotes (a quote
+    /// does not protect the separator, as in Spark). Under Spark's conventions only.
+    pub line_sep: Option<Box<[u8]>>,
 }
 
 /// `text` without the line breaks that end it.
@@ -142,15 +147,63 @@ impl CsvOptions {
                     .to_string(),
             );
         }
+        if let Some(sep) = &self.line_sep {
+            if self.conventions != Conventions::Spark {
+                return Err(
+                    "line_sep ends CSV records as Spark's lineSep does: it needs \
+                            csv_conventions=\"spark\""
+                        .to_string(),
+                );
+            }
+            let roles = [
+                ("delimiter", Some(self.delimiter)),
+                ("quote", Some(self.quote)),
+            ];
+            let roles = roles
+                .into_iter()
+                .chain([("escape", self.escape), ("comment", self.comment)]);
+            for (role, byte) in roles {
+                if byte.is_some_and(|b| sep.contains(&b)) {
+                    return Err(format!(
+                        "line_sep {:?} holds the {role}: a record could not tell them apart",
+                        String::from_utf8_lossy(sep)
+                    ));
+                }
+            }
+            if sep.is_empty() {
+                return Err("line_sep cannot be empty".to_string());
+            }
+        }
         Ok(self)
+    }
+
+    /// What ends the records' lines: the separator given, else `\n`, `\r` or `\r\n`.
+    fn line_ends(&self) -> input::LineEnds {
+        match &self.line_sep {
+            Some(sep) => input::LineEnds::Exact(sep.clone()),
+            None => input::LineEnds::AnyBreak,
+        }
     }
 
     /// A window reading the records of `input` in this dialect.
     fn window(&self, input: Box<dyn BufRead + Send>) -> CsvWindow {
         let spark = self.conventions == Conventions::Spark;
+        if let Some(sep) = &self.line_sep {
+            return CsvWindow::separated(input, sep, self.dialect(), self.spark_fields.clone())
+                .with_comment(self.comment);
+        }
         CsvWindow::new(input, self.delimiter, self.quote, self.escape)
             .with_comment(self.comment)
             .reading_as_spark(spark.then(|| self.spark_fields.clone()))
+    }
+
+    /// The bytes that split a record.
+    fn dialect(&self) -> Dialect {
+        Dialect {
+            delimiter: self.delimiter,
+            quote: self.quote,
+            escape: self.escape,
+        }
     }
 
     /// A `csv-core` parser of the same dialect (for looking at one record's text again).
@@ -169,6 +222,7 @@ impl Default for CsvOptions {
             comment: None,
             conventions: Conventions::Arrow,
             spark_fields: SparkFields::default(),
+            line_sep: None,
         }
     }
 }
@@ -264,12 +318,18 @@ impl CsvRecords {
     /// terminator. An unquoted field holds no line break.
     fn record_text(&self) -> (&[u8], &[u8]) {
         let text = self.window.text();
+        if self.window.is_separated() {
+            return (&[], text); // a record ended by a separator: its line breaks are text
+        }
         text.split_at(leading_line_breaks(text))
     }
 
     /// The record as the file has it (quotes and all), without its line terminator: a
     /// slice of the input's window.
     fn raw_bytes(&self) -> &[u8] {
+        if self.window.is_separated() {
+            return self.window.text(); // without its separator already
+        }
         // without its own terminator (an unquoted field cannot end with a line break)
         trim_line_breaks(self.record_text().1)
     }
@@ -281,6 +341,9 @@ impl CsvRecords {
     #[inline(never)]
     fn field_start(&self, i: usize) -> usize {
         let raw = self.raw_bytes();
+        if self.window.is_separated() {
+            return super::csv_spark_fields::field_start(raw, self.options.dialect(), i);
+        }
         let mut parser = self.options.record_parser();
         let mut out = [0; 1024];
         let mut at = 0;
@@ -308,12 +371,19 @@ impl CsvRecords {
         let raw = self.raw_bytes();
         let at = self.field_start(i);
         let before = &raw[..at];
-        let line_start = before
-            .iter()
-            .rposition(|&c| matches!(c, b'\n' | b'\r'))
-            .map_or(0, |k| k + 1);
+        // (a record ended by a separator is one line, whatever line breaks it holds)
+        let (breaks, line_start) = match self.window.is_separated() {
+            true => (0, 0),
+            false => (
+                line_breaks(before, false),
+                before
+                    .iter()
+                    .rposition(|&c| matches!(c, b'\n' | b'\r'))
+                    .map_or(0, |k| k + 1),
+            ),
+        };
         let column = Some(at - line_start + 1);
-        error.line = self.line() + line_breaks(before, false);
+        error.line = self.line() + breaks;
         error.column = column;
         error.excerpt = excerpt(&raw[line_start..], column);
         error
@@ -731,6 +801,7 @@ impl RecordSource for CsvRecords {
             self.records += 1;
             // Only a quoted field can hold a line break.
             if self.one_line_records
+                && !self.window.is_separated()
                 && memchr::memchr2(b'\n', b'\r', self.record().as_slice()).is_some()
             {
                 return Err(self.error(
@@ -967,7 +1038,7 @@ impl CsvReader {
             names = header.src.names.take();
             header_at = Some(header.src.header_offset);
         }
-        let (lines, base) = input::open_lines(source, range, &input::LineEnds::AnyBreak)?;
+        let (lines, base) = input::open_lines(source, range, &options.line_ends())?;
         let mut reader = Self::from_reader(lines, source.name(), options, on_error);
         if !base.starts_file() {
             reader.src.window.starts_inside_file();

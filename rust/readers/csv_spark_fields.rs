@@ -111,6 +111,26 @@ pub(crate) fn is_blank(c: u8, delimiter: u8) -> bool {
     c != 0 && c <= b' ' && c != delimiter && c != b'\n' && c != b'\r'
 }
 
+/// Where field `i` of record `text` starts as [`SparkFields::split`] splits it (a quoted
+/// field at its quote; the record's end if it has no field `i`): for errors.
+pub(crate) fn field_start(text: &[u8], d: Dialect, i: usize) -> usize {
+    let mut at = 0;
+    let mut scratch = Vec::new();
+    for _ in 0..i {
+        // a field's delimiter: the first after its closing quote, if it is quoted
+        let from = match text.get(at) {
+            Some(&c) if c == d.quote => quoted_content(text, at + 1, d, &mut scratch),
+            _ => at,
+        };
+        let end = delimiter_at(text, from, d.delimiter);
+        if end >= text.len() {
+            return text.len();
+        }
+        at = end + 1;
+    }
+    at
+}
+
 /// The first delimiter in `text` at or after `from`, or its end.
 fn delimiter_at(text: &[u8], from: usize, delimiter: u8) -> usize {
     let from = from.min(text.len());

@@ -4,6 +4,9 @@
 //! A record of plain fields (unquoted, or quoted without a quote, escape or line break
 //! inside) ending in a line break is split here, a field boundary found sixteen bytes at a
 //! time; any other record goes through `csv-core`'s parser, whose rules the split follows.
+//!
+//! Records ended by an exact separator (Spark's `lineSep`, [`CsvWindow::separated`]) are
+//! the lines of a [`LineWindow`] instead, each split by Spark's rules whatever its quotes.
 
 use std::io::{self, BufRead};
 use std::ops::Range;
@@ -12,7 +15,7 @@ use csv_core::ReadRecordResult;
 
 use super::csv_spark_fields::{is_blank, Dialect, SparkFields};
 use super::input::READ_BUFFER;
-use super::lines::{leading_line_breaks, line_breaks, read_into};
+use super::lines::{leading_line_breaks, line_breaks, read_into, LineEnds, LineWindow};
 use crate::loader::copy_short;
 
 /// The fields of one record: their bytes end to end, and where each ends. Both vectors are
@@ -157,6 +160,21 @@ pub(crate) struct CsvWindow {
     /// The last field the reader uses: the split counts the fields after it without
     /// splitting them (`None`: every field is split).
     pub last_needed: Option<usize>,
+    /// Records ended by an exact separator, if given (`CsvWindow::separated`): the window's
+    /// own buffer is then unused.
+    separated: Option<Box<Separated>>,
+}
+
+/// The records of an input ended by an exact separator (Spark's CSV `lineSep`), as Spark's
+/// CSV reader has them: the bytes up to each separator (a quote does not protect it, a line
+/// break is text), each split by Spark's rules (`SparkFields::split`, a quote left open
+/// closed by the record's end).
+struct Separated {
+    lines: LineWindow,
+    /// Records read so far (the current one's number).
+    records: u64,
+    /// The input starts inside a file: a byte order mark there is text.
+    inside_file: bool,
 }
 
 /// csv-core's parser of a dialect: a quote inside a quoted field is the doubled quote
@@ -208,6 +226,70 @@ impl CsvWindow {
             record: Fields::new(),
             split_records: 0,
             last_needed: None,
+            separated: None,
+        }
+    }
+
+    /// The records of `input` ended by exactly `sep` (not empty), each split by Spark's
+    /// rules as `spark` shapes them (see [`Separated`]).
+    pub fn separated(
+        input: Box<dyn BufRead + Send>,
+        sep: &[u8],
+        dialect: Dialect,
+        spark: SparkFields,
+    ) -> Self {
+        let mut lines = LineWindow::new(input);
+        lines.set_ends(LineEnds::Exact(Box::from(sep)));
+        let mut window = CsvWindow::new(
+            Box::new(io::empty()),
+            dialect.delimiter,
+            dialect.quote,
+            dialect.escape,
+        )
+        .reading_as_spark(Some(spark));
+        window.separated = Some(Box::new(Separated {
+            lines,
+            records: 0,
+            inside_file: false,
+        }));
+        window
+    }
+
+    /// Whether records end at an exact separator (`CsvWindow::separated`).
+    pub fn is_separated(&self) -> bool {
+        self.separated.is_some()
+    }
+
+    /// The next record ended by the separator: `false` at the end of the input. Comment
+    /// lines are skipped.
+    fn next_separated(&mut self) -> io::Result<bool> {
+        let separated = self
+            .separated
+            .as_mut()
+            .expect("records ended by a separator");
+        let spark = self.spark.as_ref().expect("split by Spark's rules");
+        let dialect = Dialect {
+            delimiter: self.delimiter,
+            quote: self.quote,
+            escape: self.escape,
+        };
+        loop {
+            let lines = &mut separated.lines;
+            if !lines.begin_line()? {
+                self.record.clear();
+                return Ok(false);
+            }
+            lines.find_end()?;
+            separated.records += 1;
+            if separated.records == 1 && !separated.inside_file && lines.line().starts_with(&BOM) {
+                lines.drop_prefix(BOM.len());
+            }
+            let line = lines.line();
+            if self.comment.is_some() && line.first() == self.comment.as_ref() {
+                continue;
+            }
+            spark.split(line, dialect, &mut self.record);
+            return Ok(true);
         }
     }
 
@@ -237,6 +319,10 @@ impl CsvWindow {
     /// mark there is the text of a field, which the parser would drop from its first input.
     /// A line break alone is no record to it, so it reads one first.
     pub fn starts_inside_file(&mut self) {
+        if let Some(separated) = &mut self.separated {
+            separated.inside_file = true;
+            return;
+        }
         let (mut out, mut ends) = ([0; 1], [0; 1]);
         let (result, ..) = self.parser.read_record(b"\n", &mut out, &mut ends);
         debug_assert!(matches!(result, ReadRecordResult::InputEmpty));
@@ -244,6 +330,9 @@ impl CsvWindow {
 
     /// Read the next record: `false` at the end of the input.
     pub fn next_record(&mut self) -> io::Result<bool> {
+        if self.separated.is_some() {
+            return self.next_separated();
+        }
         self.start = self.pos;
         if let Some(comment) = self.comment {
             self.skip_comments(comment)?;
@@ -266,6 +355,9 @@ impl CsvWindow {
     /// Split the current record again, every field of it (it was split up to an earlier
     /// `last_needed`: the fields after it were only counted).
     pub fn split_whole(&mut self) -> io::Result<()> {
+        if self.separated.is_some() {
+            return Ok(()); // split whole already
+        }
         let last = self.last_needed.take();
         self.pos = self.start;
         let split = self.split && self.split_record();
@@ -277,15 +369,21 @@ impl CsvWindow {
     }
 
     /// The current record's text as read: the line breaks before it, the record, its
-    /// terminator.
+    /// terminator (records ended by a separator: the record alone, line breaks and all).
     pub fn text(&self) -> &[u8] {
-        &self.buf[self.start..self.pos]
+        match &self.separated {
+            Some(separated) => separated.lines.line(),
+            None => &self.buf[self.start..self.pos],
+        }
     }
 
     /// The 1-based line of the input where the current record starts (its first byte past
     /// the line breaks before it). A line ends at a `\n`, a `\r\n` or a lone `\r`, as a
-    /// record does.
+    /// record does; with records ended by a separator, the record's number.
     pub fn line(&self) -> u64 {
+        if let Some(separated) = &self.separated {
+            return separated.records;
+        }
         let before = &self.buf[..self.start + self.lead()];
         self.dropped_lines + line_breaks(before, self.dropped_cr) + 1
     }
@@ -293,6 +391,9 @@ impl CsvWindow {
     /// The offset in the input of the current record's first byte (past the line breaks
     /// before it).
     pub fn record_offset(&self) -> u64 {
+        if let Some(separated) = &self.separated {
+            return separated.lines.line_offset();
+        }
         self.dropped + (self.start + leading_line_breaks(self.text())) as u64
     }
 
@@ -309,9 +410,10 @@ impl CsvWindow {
         bom + leading_line_breaks(&text[bom..])
     }
 
-    /// Whether the input was read to its end and the current record is its last.
+    /// Whether the input was read to its end and the current record is its last (never
+    /// said of records ended by a separator, where no quote is left open).
     pub fn ends_input(&self) -> bool {
-        self.eof && self.pos == self.filled
+        self.separated.is_none() && self.eof && self.pos == self.filled
     }
 
     /// Read past the comment lines at `pos` (each after the line breaks before it, and at

@@ -75,6 +75,8 @@ pub struct LineWindow {
     /// `buf[start..searched]` holds no line break.
     searched: usize,
     eof: bool,
+    /// The bytes of the input dropped from the window's front.
+    dropped: u64,
 }
 
 impl LineWindow {
@@ -92,6 +94,7 @@ impl LineWindow {
             filled: 0,
             searched: 0,
             eof: false,
+            dropped: 0,
         }
     }
 
@@ -216,6 +219,11 @@ impl LineWindow {
         &self.buf[self.start..self.end.max(self.start)]
     }
 
+    /// The offset in the input of the current line's first byte.
+    pub fn line_offset(&self) -> u64 {
+        self.dropped + self.start as u64
+    }
+
     /// Drop the first `n` bytes of the current line (a byte order mark); its end is known.
     pub fn drop_prefix(&mut self, n: usize) {
         self.start = (self.start + n).min(self.end);
@@ -257,6 +265,7 @@ impl LineWindow {
     fn read_more(&mut self) -> io::Result<()> {
         let keep = self.start;
         if keep > 0 {
+            self.dropped += keep as u64;
             self.buf.copy_within(keep..self.filled, 0);
             self.filled -= keep;
             self.searched -= keep;

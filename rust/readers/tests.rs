@@ -2155,6 +2155,17 @@ fn a_csv_range_starting_before_the_header_reads_it_as_the_header() {
     }
 }
 
+/// The one batch a CSV reader of `options` fills from the byte range `start..end` of
+/// `source` (its rows fit one).
+fn csv_range_batch(source: &Source, start: u64, end: u64, options: &CsvOptions) -> RecordBatch {
+    let range = super::input::ByteRange { start, end };
+    let mut r = CsvReader::open(source, Some(range), options.clone(), OnError::Error).unwrap();
+    let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
+    l.start_batch().unwrap();
+    assert!(!r.fill(&mut l).unwrap());
+    l.harvest().unwrap()
+}
+
 fn a_csv_range_reads_the_header_once(text: &[u8]) {
     let (source, _) = in_memory("blank.csv", text);
     let options = CsvOptions {
@@ -2164,13 +2175,7 @@ fn a_csv_range_reads_the_header_once(text: &[u8]) {
     for cut in 1..text.len() as u64 {
         let mut ids = Vec::new();
         for (start, end) in [(0, cut), (cut, text.len() as u64)] {
-            let range = super::input::ByteRange { start, end };
-            let mut r =
-                CsvReader::open(&source, Some(range), options.clone(), OnError::Error).unwrap();
-            let mut l = ResultSetLoader::new(LoaderOptions::default()).unwrap();
-            l.start_batch().unwrap();
-            assert!(!r.fill(&mut l).unwrap());
-            let batch = l.harvest().unwrap();
+            let batch = csv_range_batch(&source, start, end, &options);
             if let Some(id) = batch.column_by_name("id") {
                 ids.extend(id.as_string::<i32>().iter().map(|v| v.unwrap().to_string()));
             }
@@ -2699,4 +2704,133 @@ fn a_line_comment_ends_at_a_line_break_inside_a_separated_line() {
             Ok((Some(4), Some(5)))
         ]
     );
+}
+
+/// The records a headerless CSV reader gives, each its `columns` list's texts (a batch of
+/// up to `row_limit` rows at a time).
+fn csv_records(mut r: CsvReader, row_limit: usize) -> Result<Vec<Vec<String>>, ReadError> {
+    let mut l = ResultSetLoader::new(LoaderOptions {
+        row_limit,
+        ..LoaderOptions::default()
+    })
+    .unwrap();
+    let mut out = Vec::new();
+    loop {
+        l.start_batch().unwrap();
+        let more = r.fill(&mut l)?;
+        let batch = l.harvest().unwrap();
+        if let Some(list) = batch.column_by_name("columns") {
+            let list = list.as_list::<i32>();
+            for i in 0..list.len() {
+                let fields = list.value(i);
+                let fields = fields.as_string::<i32>();
+                out.push(fields.iter().map(|f| f.unwrap().to_string()).collect());
+            }
+        }
+        if !more {
+            return Ok(out);
+        }
+    }
+}
+
+/// CSV records ended by an exact separator (Spark's `lineSep`), as Spark 4.3's CSV reader
+/// has them (probed): the separator ends a record inside quotes too, a quote left open
+/// closes at the record's end, line breaks are text, blank records and comment lines are
+/// skipped, a byte order mark opens the first only.
+#[test]
+fn csv_records_end_at_exactly_the_separator_given() {
+    let text = "\u{feff}1,\"x;y\";2,q\r;;\n;3,  z ;#c;4,\"p\nq\";\"a\\\"b\",c";
+    for row_limit in [1, 2, 100] {
+        let options = CsvOptions {
+            conventions: super::Conventions::Spark,
+            escape: Some(b'\\'),
+            comment: Some(b'#'),
+            line_sep: Some(Box::from(&b";"[..])),
+            ..CsvOptions::default()
+        };
+        let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
+        let r =
+            CsvReader::from_reader(input, "mem.csv", options.checked().unwrap(), OnError::Error);
+        let records = csv_records(r, row_limit).unwrap();
+        let expected: [&[&str]; 6] = [
+            &["1", "x"],
+            &["y\""],
+            &["2", "q\r"],
+            &["3", "  z "],
+            &["4", "p\nq"],
+            &["a\"b", "c"],
+        ];
+        assert_eq!(records, expected, "row_limit {row_limit}");
+    }
+}
+
+/// A bad value in a record ended by a separator is placed at its record's number and its
+/// field's column in the record (line breaks in it are text, not lines).
+#[test]
+fn an_error_in_a_separated_csv_record_names_its_record_and_column() {
+    let options = CsvOptions {
+        header: true,
+        conventions: super::Conventions::Spark,
+        line_sep: Some(Box::from(&b"|"[..])),
+        ..CsvOptions::default()
+    };
+    let input = Box::new(Cursor::new(b"a,b|1,2|3,\"x\ny\"|".to_vec()));
+    let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Int64, true),
+    ]));
+    let err = fill_once_by(&mut r, &schema).unwrap_err().to_string();
+    assert!(err.contains("line 3"), "{err}");
+    assert!(err.contains("column 3"), "{err}");
+}
+
+/// Byte ranges of a CSV file of records ended by a one-byte separator, cut anywhere, read
+/// the header once and every record once.
+#[test]
+fn csv_byte_ranges_of_separated_records_read_every_record_once() {
+    let text: String = std::iter::once("id,s".to_string())
+        .chain((0..20).map(|i| format!("{i},\"q\ne\"")))
+        .collect::<Vec<_>>()
+        .join("\u{1}");
+    let (source, _) = in_memory("sep.csv", text.as_bytes());
+    let options = CsvOptions {
+        header: true,
+        conventions: super::Conventions::Spark,
+        line_sep: Some(Box::from(&b"\x01"[..])),
+        ..CsvOptions::default()
+    };
+    for step in [1, 7, 40] {
+        let mut ids = Vec::new();
+        let mut start = 0;
+        while start < text.len() as u64 {
+            let end = (start + step).min(text.len() as u64);
+            let batch = csv_range_batch(&source, start, end, &options);
+            if let Some(id) = batch.column_by_name("id") {
+                let s = batch.column_by_name("s").unwrap().as_string::<i32>();
+                assert!(s.iter().all(|v| v == Some("q\ne")));
+                ids.extend(id.as_string::<i32>().iter().map(|v| v.unwrap().to_string()));
+            }
+            start = end;
+        }
+        let expected: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+        assert_eq!(ids, expected, "ranges of {step} bytes");
+    }
+}
+
+/// `line_sep` for CSV takes Spark's conventions and no byte of the dialect.
+#[test]
+fn a_csv_line_sep_is_checked() {
+    let with = |sep: &[u8], conventions| CsvOptions {
+        conventions,
+        line_sep: Some(Box::from(sep)),
+        ..CsvOptions::default()
+    };
+    use super::Conventions::{Arrow, Spark};
+    let refused = |options: CsvOptions| options.checked().unwrap_err();
+    assert!(refused(with(b";", Arrow)).contains("csv_conventions"));
+    assert!(refused(with(b";,", Spark)).contains("holds the delimiter"));
+    assert!(refused(with(b"\"", Spark)).contains("holds the quote"));
+    assert!(refused(with(b"", Spark)).contains("cannot be empty"));
+    assert!(with(b"\r\n", Spark).checked().is_ok());
 }
