@@ -214,6 +214,8 @@ def test_line_sep_is_checked_where_it_is_given(tmp_path):
             Scan([path], line_sep=bad)
     with pytest.raises(ValueError, match="multiline=True reads files whole"):
         Scan([path], line_sep="|", multiline=True)
+    with pytest.raises(ValueError, match="a reader of your own reads its own"):
+        Scan([path], line_sep="|", reader=lambda file, writer: iter(()))
     with pytest.raises(ValueError, match="a range cannot start lines at"):
         Scan([path], line_sep="<>", byte_range=(0, 4))
     with pytest.raises(ValueError, match="it needs csv_conventions"):

@@ -464,13 +464,20 @@ CSV_COLUMNS = "columns"
 
 
 def _line_sep(
-    line_sep: str | None, multiline: bool, byte_range: tuple[int, int] | None
+    line_sep: str | None,
+    multiline: bool,
+    byte_range: tuple[int, int] | None,
+    reader: Reader | None,
 ) -> str | None:
-    """`line_sep` checked: a text that is not empty, for lines and records (not
-    `multiline`), of one byte if the scan reads a byte range (a range cannot find where
-    lines of a longer separator start)."""
+    """`line_sep` checked: a text that is not empty, for the built-in readers' lines and
+    records (not `multiline`), of one byte if the scan reads a byte range (a range cannot
+    find where lines of a longer separator start)."""
     if line_sep is None:
         return None
+    if reader is not None:
+        raise ValueError(
+            "line_sep ends the built-in readers' lines: a reader of your own reads its own"
+        )
     if not isinstance(line_sep, str) or not line_sep:
         raise ValueError(f"line_sep is the text that ends lines and records: not {line_sep!r}")
     if multiline:
@@ -688,7 +695,7 @@ class Scan:
         #: the text that ends NDJSON lines and CSV records, exactly (Spark's `lineSep`; CSV
         #: under `csv_conventions="spark"`); None: NDJSON's `\n`, or under
         #: `json_conventions="spark"` `\n`, `\r` and `\r\n`, as CSV's
-        self.line_sep = _line_sep(line_sep, multiline, byte_range)
+        self.line_sep = _line_sep(line_sep, multiline, byte_range, reader)
         implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
         self.projection = parse_projection(columns)
         if enforce_schema not in (None, True, False):

@@ -312,9 +312,11 @@ impl RecordSource for JsonLines {
         // A line that starts an object is left for the one-pass path to find its end; any
         // other (blank, the first, not an object) is found now.
         // (Lines ended by an exact separator are found first: the one-pass path does not
-        // look for one.)
+        // look for one; so are lines after one ended by a lone `\r`, which the one-pass path
+        // would read past, to give up at the next line's `{`.)
         if self.line_no == 1
             || self.lines.rest().0[0] != b'{'
+            || self.lines.ended_by_lone_cr()
             || matches!(self.lines.ends(), LineEnds::Exact(_))
         {
             self.lines.find_end().map_err(read_error)?;
