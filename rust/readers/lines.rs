@@ -70,8 +70,6 @@ pub struct LineWindow {
     /// The current line ended with a `\r` the window's last byte (`LineEnds::AnyBreak`): a
     /// `\n` right after it belongs to that break, not to a line of its own.
     feed_may_follow: bool,
-    /// The last line found ended at a lone `\r` (`LineEnds::AnyBreak`).
-    cr_alone: bool,
     /// `buf[..filled]` holds what was read.
     filled: usize,
     /// `buf[start..searched]` holds no line break.
@@ -93,7 +91,6 @@ impl LineWindow {
             found: true,
             next: 0,
             feed_may_follow: false,
-            cr_alone: false,
             filled: 0,
             searched: 0,
             eof: false,
@@ -240,10 +237,7 @@ impl LineWindow {
         debug_assert_eq!(self.ends, LineEnds::AnyBreak);
         match self.buf[..self.filled].get(at + 1) {
             Some(b'\n') => self.take_line(at, at + 2),
-            Some(_) => {
-                self.take_line(at, at + 1);
-                self.cr_alone = true;
-            }
+            Some(_) => self.take_line(at, at + 1),
             None => {
                 self.feed_may_follow = !self.eof;
                 self.take_line(at, at + 1);
@@ -251,11 +245,12 @@ impl LineWindow {
         }
     }
 
-    /// Whether the last line found ended at a `\r` alone (not a `\r\n`): the input's lines
-    /// may all end so, and a parser that finds only `\n`s would read on past them.
+    /// Whether the line before the current one ended at a `\r` alone (not a `\r\n`), as far
+    /// as the window still holds it: the input's lines may all end so, and a parser that
+    /// finds only `\n`s would read on past them.
     #[inline]
-    pub fn ended_by_lone_cr(&self) -> bool {
-        self.cr_alone
+    pub fn after_lone_cr(&self) -> bool {
+        self.start > 0 && self.buf[self.start - 1] == b'\r'
     }
 
     /// The current line ends at `end` (under `LineEnds::Feed` its `\r`s dropped); the next
@@ -270,7 +265,6 @@ impl LineWindow {
         self.end = end;
         self.next = next;
         self.found = true;
-        self.cr_alone = false;
     }
 
     /// Read more of the input after the current line's start (moved to the front of the

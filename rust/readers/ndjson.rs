@@ -316,7 +316,7 @@ impl RecordSource for JsonLines {
         // would read past, to give up at the next line's `{`.)
         if self.line_no == 1
             || self.lines.rest().0[0] != b'{'
-            || self.lines.ended_by_lone_cr()
+            || self.lines.after_lone_cr()
             || matches!(self.lines.ends(), LineEnds::Exact(_))
         {
             self.lines.find_end().map_err(read_error)?;
