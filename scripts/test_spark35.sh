@@ -17,4 +17,5 @@ exec .venv-spark35/bin/python -m pytest -p no:cacheprovider \
   tests/test_spark.py tests/test_spark_types.py tests/test_session.py tests/test_demo.py \
   tests/test_remote.py tests/test_hive_partitions.py tests/test_file_filters.py \
   tests/test_json_syntax.py tests/test_corrupt_files.py tests/test_csv_float_texts.py \
-  tests/test_csv_fields.py tests/test_csv_enforce_schema.py tests/test_line_ends.py "$@"
+  tests/test_csv_fields.py tests/test_csv_enforce_schema.py tests/test_line_ends.py \
+  tests/test_charsets.py "$@"

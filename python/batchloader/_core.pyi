@@ -310,7 +310,10 @@ class FileReader:
     being white space, and ends CSV records (under `csv_conventions="spark"`) as Spark's
     CSV reader with `lineSep` ends them: at the separator whatever the quotes, line breaks
     being text (not with `multiline`; one of several bytes cannot go with a
-    `byte_range`). NDJSON beyond the standard, as Spark's JSON reader options say:
+    `byte_range`). `encoding` (Spark's): the file's text is `utf-8` (the default),
+    `iso-8859-1` (each byte the character of its value) or `us-ascii` (a byte past ASCII
+    read as U+FFFD), read as Java decodes it. NDJSON beyond the standard, as Spark's JSON
+    reader options say:
     `allow_comments` (`allowComments`: `/* */` and `//` comments; not with `multiline`),
     `allow_numeric_leading_zeros` (`007` is 7), `allow_non_numeric_numbers` (`NaN`,
     `Infinity`...: on; off they are bad input), `allow_single_quotes` (None: under Spark's
@@ -363,6 +366,7 @@ class FileReader:
         checked_fields: Sequence[int] | None = None,
         empty_strings_as_nulls: bool = False,
         line_sep: str | None = None,
+        encoding: str | None = None,
     ) -> Self: ...
     def fill(self, loader: ResultSetLoader) -> bool:
         """Fill the loader's current batch; True if it filled up and input remains."""

@@ -463,6 +463,24 @@ def builtin_format(path: str, format: Any = "auto") -> str:
 CSV_COLUMNS = "columns"
 
 
+#: the charsets the built-in readers read a file's text in (Spark's names)
+CHARSETS = ("utf-8", "iso-8859-1", "us-ascii")
+
+
+def charset_named(name: str, option: str) -> str:
+    """The charset `name` (Spark's `encoding`) names, among `CHARSETS`: in any case, `_`
+    for `-`, `utf8` for `utf-8`; a `ValueError` naming `option` for any other."""
+    charset = name.strip().lower().replace("_", "-") if isinstance(name, str) else name
+    charset = "utf-8" if charset == "utf8" else charset
+    if charset not in CHARSETS:
+        raise ValueError(
+            f"{option} is {name!r}: the built-in readers read {', '.join(CHARSETS)} (Spark's "
+            "utf-16 and utf-32 are not read: re-encode the files, or read them with a reader "
+            "of your own)"
+        )
+    return charset
+
+
 def _line_sep(
     line_sep: str | None,
     multiline: bool,
@@ -581,6 +599,7 @@ class Scan:
         positional_names: Sequence[str] | None = None,
         empty_strings_as_nulls: bool = False,
         line_sep: str | None = None,
+        encoding: str | None = None,
         **loader_limits: Any,
     ) -> None:
         if callable(format):
@@ -696,6 +715,9 @@ class Scan:
         #: under `csv_conventions="spark"`); None: NDJSON's `\n`, or under
         #: `json_conventions="spark"` `\n`, `\r` and `\r\n`, as CSV's
         self.line_sep = _line_sep(line_sep, multiline, byte_range, reader)
+        #: the charset of the files' text (Spark's `encoding`): "utf-8", "iso-8859-1" or
+        #: "us-ascii", read as Java decodes it
+        self.encoding = "utf-8" if encoding is None else charset_named(encoding, "encoding")
         implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
         self.projection = parse_projection(columns)
         if enforce_schema not in (None, True, False):
@@ -929,6 +951,7 @@ class Scan:
             timestamp_format=self.time_formats["timestamp_format"],
             timestamp_ntz_format=self.time_formats["timestamp_ntz_format"],
             corrupt_record_column=self.corrupt_column,
+            encoding=self.encoding,
             **self._format_options(fmt),
         )
 

@@ -31,7 +31,7 @@ from batchloader.errors import BatchLoaderError
 from batchloader.file_filters import FileFilter
 from batchloader.hive_partitions import HiveLayout
 from batchloader.projection import Projection, split_paths
-from batchloader.scan import JSON_SYNTAX, SPARK_JSON_SYNTAX
+from batchloader.scan import JSON_SYNTAX, SPARK_JSON_SYNTAX, charset_named
 from batchloader.schema import (
     ImplicitColumns,
     explaining_type_conflicts,
@@ -1244,8 +1244,8 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
     `timestampFormat` and `timestampNTZFormat` (`date_format`...), `inferSchema`
     (`infer_schema`), `primitivesAsString`, `dropFieldIfAllNull` and `prefersDecimal`
     (flags), and
-    `encoding` (or `charset`) when it names UTF-8, the one the readers read (another is an
-    error).
+    `encoding` (or `charset`) when it names UTF-8, ISO-8859-1 or US-ASCII, the charsets the
+    readers read (another is an error).
     An option the data source does not know is an error, not silently ignored."""
     out: dict[str, Any] = {}
     for key, value in options.items():
@@ -1257,12 +1257,10 @@ def scan_options_from(options: dict[str, str]) -> dict[str, Any]:
         elif key == "columns":
             out["columns"] = split_paths(value)
         elif key in ("encoding", "charset"):
-            # Spark's readers take any Java charset; the built-in readers read UTF-8
-            if value.strip().lower().replace("-", "").replace("_", "") != "utf8":
-                raise ValueError(
-                    f"option {key!r} is {value!r}: the batchloader data source reads UTF-8 "
-                    "only (re-encode the files, or read them with a reader of your own)"
-                )
+            # Spark's charsets: the built-in readers read UTF-8, ISO-8859-1 and US-ASCII
+            charset = charset_named(value, f"option {key!r}")
+            if charset != "utf-8":
+                _set_once(out, "encoding", charset, key)
         elif key in ("inferschema", "infer_schema"):
             _set_once(out, "infer_schema", _flag(key, value), key)
         elif key == "sample_rows":

@@ -10,7 +10,7 @@ use super::arrow::type_from_py;
 use super::errors::to_pyerr;
 use super::writers::PyResultSetLoader;
 use crate::readers::csv_inference::InferenceOptions;
-use crate::readers::input::{is_compressed, ByteRange, LineEnds, Opener, Source};
+use crate::readers::input::{is_compressed, ByteRange, Charset, LineEnds, Opener, Source};
 use crate::readers::{
     Conventions, CsvOptions, CsvReader, FloatTexts, HeaderNames, InputError, JsonSyntax,
     NdjsonReader, OnError, ReadError, SparkFields, TimeFormats, TimePattern,
@@ -235,7 +235,8 @@ macro_rules! on_reader {
 /// `ignoreTrailingWhiteSpace`, `emptyValue` (see `SparkFields`). NDJSON lines end at `\n`
 /// (`json_conventions="arrow"`, JSON Lines) or at `\n`, `\r` and `\r\n` (`"spark"`, as
 /// Hadoop's text lines); `line_sep` (Spark's `lineSep`) ends them, and CSV records (under
-/// `csv_conventions="spark"`), at exactly its text.
+/// `csv_conventions="spark"`), at exactly its text. `encoding` (Spark's): the file's text
+/// is `utf-8` (the default), `iso-8859-1` or `us-ascii`, read as Java decodes it.
 #[pyclass(module = "batchloader._core", name = "FileReader")]
 pub struct PyFileReader {
     /// In a mutex so that the class is `Sync` (a file's reader is not): Python may free it
@@ -270,7 +271,7 @@ impl PyFileReader {
                         negative_inf=None, ignore_leading_whitespace=false,
                         ignore_trailing_whitespace=false, empty_value=None,
                         enforce_schema=None, checked_fields=None,
-                        empty_strings_as_nulls=false, line_sep=None))]
+                        empty_strings_as_nulls=false, line_sep=None, encoding=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -311,6 +312,7 @@ impl PyFileReader {
         checked_fields: Option<Vec<usize>>,
         empty_strings_as_nulls: bool,
         line_sep: Option<&str>,
+        encoding: Option<&str>,
     ) -> PyResult<Self> {
         let syntax = JsonSyntax {
             comments: allow_comments,
@@ -350,10 +352,19 @@ impl PyFileReader {
             )));
         }
         let failure = Failure::default();
+        let charset = match encoding {
+            None => Charset::Utf8,
+            Some(name) => Charset::named(name).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "encoding {name:?}: the readers read utf-8, iso-8859-1 and us-ascii"
+                ))
+            })?,
+        };
         let source = match opener {
             Some(opener) => Source::opened_by(path, python_opener(opener, failure.clone())),
             None => Source::local(path),
-        };
+        }
+        .in_charset(charset);
         let line_sep = line_sep
             .map(|sep| checked_line_sep(sep, multiline, range.is_some()))
             .transpose()?;

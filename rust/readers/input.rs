@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use percent_encoding::percent_decode_str;
 
+pub use super::charsets::Charset;
+use super::charsets::Utf8Of;
 use super::compression::{decompress, refuse_non_text, Compression};
 use super::driver::InputError;
 pub use super::lines::LineEnds;
@@ -61,6 +63,8 @@ pub type Opener = Arc<dyn Fn(u64) -> io::Result<Box<dyn Read + Send>> + Send + S
 pub struct Source {
     name: String,
     opener: Option<Opener>,
+    /// The charset of the file's text (UTF-8 unless told).
+    charset: Charset,
 }
 
 impl std::fmt::Debug for Source {
@@ -68,6 +72,7 @@ impl std::fmt::Debug for Source {
         f.debug_struct("Source")
             .field("name", &self.name)
             .field("opener", &self.opener.is_some())
+            .field("charset", &self.charset)
             .finish()
     }
 }
@@ -78,6 +83,7 @@ impl Source {
         Source {
             name: path.to_string(),
             opener: None,
+            charset: Charset::Utf8,
         }
     }
 
@@ -86,7 +92,14 @@ impl Source {
         Source {
             name: name.to_string(),
             opener: Some(opener),
+            charset: Charset::Utf8,
         }
+    }
+
+    /// The same file, its text in `charset` (read as UTF-8 by [`open_lines`]).
+    pub fn in_charset(mut self, charset: Charset) -> Self {
+        self.charset = charset;
+        self
     }
 
     /// The file's name, as errors give it.
@@ -122,20 +135,25 @@ fn decoded_name(name: &str) -> Cow<'_, str> {
 }
 
 /// The input of a reader: the whole of `source` ([`open`]), or with `range` the lines of an
-/// uncompressed `source` that start in it ([`open_range`], lines ended by `ends`); and the
-/// lines before it, for error messages.
+/// uncompressed `source` that start in it ([`open_range`], lines ended by `ends`), as UTF-8
+/// (decoded from the source's charset); and the lines before it, for error messages.
 pub fn open_lines(
     source: &Source,
     range: Option<ByteRange>,
     ends: &LineEnds,
 ) -> Result<(Box<dyn BufRead + Send>, LineBase), InputError> {
     let failed = |e: io::Error| open_error(source.name(), &e);
-    match range {
-        None => Ok((open(source).map_err(failed)?, LineBase::default())),
+    let (lines, base) = match range {
+        None => (open(source).map_err(failed)?, LineBase::default()),
         Some(range) => {
             let (lines, first) = open_range(source, range, ends).map_err(failed)?;
-            Ok((lines, LineBase::at(source, first).ended_by(ends.clone())))
+            (lines, LineBase::at(source, first).ended_by(ends.clone()))
         }
+    };
+    // (decoded past the range's cut: offsets and line breaks are the file's own bytes)
+    match source.charset {
+        Charset::Utf8 => Ok((lines, base)),
+        charset => Ok((Box::new(Utf8Of::new(lines, charset)), base)),
     }
 }
 

@@ -2,6 +2,7 @@
 //! Python objects): NDJSON and CSV. Projection is pushed into parsing: a field no one wants is
 //! skipped by the tokenizer without being built.
 
+mod charsets;
 pub mod compression;
 mod conventions;
 pub mod csv;
