@@ -99,6 +99,8 @@ def test_scan_reads_a_charset_and_refuses_others(tmp_path):
     scan = Scan([str(path)], header=True, columns=["s"], encoding="ISO_8859_1")
     got = pa.Table.from_batches(list(scan), schema=scan.schema)
     assert got.equals(pa.Table.from_pylist([{"s": "José"}, {"s": "\x80"}]))
+    with pytest.raises(ValueError, match="a reader of your own decodes"):
+        Scan([str(path)], encoding="us-ascii", reader=lambda file, writer: iter(()))
     for name in ("utf-16", "windows-1252", "latin1"):
         with pytest.raises(ValueError, match=r"encoding is .*: the built-in readers read utf-8"):
             Scan([str(path)], encoding=name)

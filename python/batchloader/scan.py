@@ -718,6 +718,11 @@ class Scan:
         #: the charset of the files' text (Spark's `encoding`): "utf-8", "iso-8859-1" or
         #: "us-ascii", read as Java decodes it
         self.encoding = "utf-8" if encoding is None else charset_named(encoding, "encoding")
+        if reader is not None and self.encoding != "utf-8":
+            raise ValueError(
+                "encoding is the built-in readers' charset: a reader of your own decodes "
+                "file.open()'s bytes itself"
+            )
         implicit = ImplicitColumns.renamed(implicit_names, partition_prefix, self.hive)
         self.projection = parse_projection(columns)
         if enforce_schema not in (None, True, False):
