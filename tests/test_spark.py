@@ -283,6 +283,22 @@ def test_empty_strings_type_no_column_as_spark_infers_them(spark, tmp_path, name
     assert (len(corrupt) > 0) == (name not in ("string", "conflict"))
 
 
+@pytest.mark.parametrize("mode", ["PERMISSIVE", "DROPMALFORMED"])
+def test_a_malformed_line_types_no_column_as_spark_infers_them(spark, tmp_path, mode):
+    """A line that is no JSON types nothing in Spark's inference, even where a value in it
+    would conflict with the others' type (`"s2"` beside ints, in a line cut short): the
+    sample learnt a string from the value refused (found by a differential fuzz)."""
+    path = tmp_path / "f.json"
+    path.write_text('{"a": 0}\n{"a":"s2",\n"b":2}\n{"a": 1, "c": [{"d": "x"}, }\n')
+    theirs = spark.read.options(mode=mode).json(str(path))
+    on_error = {"PERMISSIVE": "permissive", "DROPMALFORMED": "skip"}[mode]
+    ours = bls.read(spark, str(path), on_error=on_error)
+    columns = [c for c in theirs.columns if c != "_corrupt_record"]
+    assert ours.select(*columns).schema == theirs.select(*columns).schema
+    assert rows_of(ours.select(*columns)) == rows_of(theirs.select(*columns))
+    assert theirs.schema["a"].dataType.simpleString() == "bigint"
+
+
 def test_fields_of_mixed_types_are_strings_as_spark_infers_them(spark, tmp_path):
     """A field whose values have types no one type holds (a number and a string, in one
     file or in two; a struct member; list elements; a struct, a list and a string) is a

@@ -4,7 +4,8 @@ use std::io::{BufRead, BufReader};
 use std::ops::Range;
 use std::sync::Arc;
 
-use serde::de::DeserializeSeed;
+use serde::de::{DeserializeSeed, IgnoredAny};
+use serde::Deserialize;
 use serde_json::error::Category;
 
 use super::conventions::Conventions;
@@ -259,11 +260,25 @@ impl JsonLines {
         // their text; else serde stood on the value's last byte (its `[` or `{` for an
         // array or object), from which its start is found.
         let refused_at = writer.refused_at.map(|at| at + 1);
-        let line = writer.parsed.as_bytes();
+        let serde_text = writer.parsed;
+        let line = serde_text.as_bytes();
         let refused = writer.error.take();
         let Err(stop) = parsed else {
             return Ok(());
         };
+        if refused.is_some() || stop.classify() == Category::Data {
+            // A value refused in a line that is no JSON: the line is malformed whatever its
+            // values, as Spark's reader takes it (and its inference, which learns no type
+            // from it, where a sample here would have learnt one from the value refused).
+            let mut whole = serde_json::Deserializer::from_str(serde_text);
+            let checked = IgnoredAny::deserialize(&mut whole).and_then(|_| whole.end());
+            if let Err(syntax) = checked {
+                if syntax.classify() != Category::Data {
+                    let message = syntax_message(&syntax);
+                    return Err(self.hinting_multiline(self.error(Some(syntax.column()), message)));
+                }
+            }
+        }
         let column = refused_at.unwrap_or_else(|| {
             // a value the writer or the visitor refused (a type or range serde checks)
             let refused = refused.is_some() || stop.classify() == Category::Data;

@@ -2834,3 +2834,32 @@ fn a_csv_line_sep_is_checked() {
     assert!(refused(with(b"", Spark)).contains("cannot be empty"));
     assert!(with(b"\r\n", Spark).checked().is_ok());
 }
+
+/// A line that is no JSON is malformed even where a value in it is refused first (`"s2"`
+/// into an int, before the line turns out to end inside its object): the error is the
+/// line's syntax, as Spark's reader takes such a line, so a sample learns no type from it.
+#[test]
+fn a_malformed_line_is_malformed_before_its_values_are_refused() {
+    let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, true)]));
+    let read = |text: &str| {
+        let mut r = ndjson_reader(text, OnError::Error).with_conventions(super::Conventions::Spark);
+        let options = LoaderOptions {
+            schema: Some(Arc::clone(&schema)),
+            ..LoaderOptions::default()
+        };
+        read_all_with(&mut r, options).unwrap_err().to_string()
+    };
+    for line in ["{\"a\":\"s2\",", "{\"a\":\"s2\"} x", "{\"a\":[1,{\"b\"}]}"] {
+        let err = read(&format!("{{\"a\": 0}}\n{line}\n"));
+        assert!(
+            err.contains("line 2") && err.contains("malformed JSON"),
+            "{line}: {err}"
+        );
+        assert!(!err.contains("column 'a'"), "{line}: {err}");
+    }
+    let err = read("{\"a\": 0}\n{\"a\":\"s2\"}\n");
+    assert!(
+        err.contains("column 'a'") && err.contains("column 6"),
+        "{err}"
+    );
+}
