@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 import batchloader.spark as bls
+from batchloader._core import FileReader
 from batchloader.scan import Scan
 
 try:
@@ -96,14 +97,18 @@ def test_the_spark_data_source_takes_the_encoding(spark, tmp_path):
 def test_scan_reads_a_charset_and_refuses_others(tmp_path):
     path = tmp_path / "a.csv"
     path.write_bytes(b"s\nJos\xe9\n\x80\n")
-    scan = Scan([str(path)], header=True, columns=["s"], encoding="ISO_8859_1")
+    scan = Scan([str(path)], header=True, columns=["s"], encoding="Iso-8859-1")
     got = pa.Table.from_batches(list(scan), schema=scan.schema)
     assert got.equals(pa.Table.from_pylist([{"s": "José"}, {"s": "\x80"}]))
     with pytest.raises(ValueError, match="a reader of your own decodes"):
         Scan([str(path)], encoding="us-ascii", reader=lambda file, writer: iter(()))
-    for name in ("utf-16", "windows-1252", "latin1"):
+    # Spark 4.3 takes its names in any case, and no alias (probed: `utf8`, `latin1`,
+    # `ISO_8859_1` and a name with blanks around it are refused)
+    for name in ("utf-16", "windows-1252", "latin1", "utf8", "ISO_8859_1", " us-ascii"):
         with pytest.raises(ValueError, match=r"encoding is .*: the built-in readers read utf-8"):
             Scan([str(path)], encoding=name)
+        with pytest.raises(ValueError, match=r"encoding is .*: the built-in readers read utf-8"):
+            FileReader(str(path), format="csv", encoding=name)
     # UTF-8 by name, as without it: the bytes are not valid UTF-8, so the file is bad input
     with pytest.raises(Exception, match="UTF-8"):
         list(Scan([str(path)], header=True, encoding="UTF-8"))

@@ -1139,9 +1139,9 @@ def test_data_source_flags_and_numbers_are_read_strictly():
     assert bls.scan_options_from({"inferSchema": "True"}) == {"infer_schema": True}
     # the readers read UTF-8 (nothing to say), ISO-8859-1 and US-ASCII: Spark's encoding
     # option may name those, and nothing else
-    assert bls.scan_options_from({"encoding": "UTF-8", "charset": "utf8"}) == {}
+    assert bls.scan_options_from({"encoding": "UTF-8", "charset": "utf-8"}) == {}
     assert bls.scan_options_from({"charset": "ISO-8859-1"}) == {"encoding": "iso-8859-1"}
-    with pytest.raises(ValueError, match=r"'encoding' is 'windows-1252'.*read utf-8, iso"):
+    with pytest.raises(ValueError, match=r"'encoding' is \"windows-1252\".*read utf-8, iso"):
         bls.scan_options_from({"encoding": "windows-1252"})
     for option in ["header", "multiLine", "allow_schema_change", "inferSchema"]:
         with pytest.raises(

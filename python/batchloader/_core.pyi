@@ -11,6 +11,7 @@ from batchloader.errors import InputError
 
 __all__ = [
     "BAD_LINES_KEPT",
+    "CHARSETS",
     "COMPRESSED_SUFFIXES",
     "DEFAULT_ROW_LIMIT",
     "DEFAULT_VECTOR_BYTE_LIMIT",
@@ -25,6 +26,8 @@ __all__ = [
     "RowTooLargeError",
     "RowWriter",
     "SchemaConflictError",
+    "charset_named",
+    "check_line_sep",
     "check_time_formats",
     "local_path",
     "repeat_utf8",
@@ -58,6 +61,9 @@ COMPRESSED_SUFFIXES: tuple[str, ...]
 """The suffixes (lower case) of the files `FileReader` decompresses (and cannot split):
 `.gz`, `.bz2`, `.zst`, `.zstd`, `.deflate` (zlib), `.snappy` and `.lz4` (Hadoop's blocks,
 as Spark writes them, or the codec's frame format)."""
+CHARSETS: tuple[str, ...]
+"""The charsets the built-in readers read a file's text in, by Spark's names:
+`"utf-8"`, `"iso-8859-1"`, `"us-ascii"`."""
 BAD_LINES_KEPT: int
 """How many bad lines a reader keeps the errors of (`FileReader.bad_lines`): the first."""
 DEFAULT_ROW_LIMIT: int
@@ -220,6 +226,16 @@ class ArrowArrayExport:
     def __arrow_c_array__(
         self, requested_schema: object | None = None
     ) -> tuple[object, object]: ...
+
+def charset_named(name: str, option: str = "encoding") -> str:
+    """The name of the charset `name` names among `CHARSETS` (Spark's `encoding`: one of
+    them in any case; Spark 4 takes no alias); a `ValueError` naming `option` for any
+    other."""
+
+def check_line_sep(line_sep: str, multiline: bool = False, byte_range: bool = False) -> None:
+    """Check `line_sep` (Spark's `lineSep`) for lines read with `multiline` or not, in a
+    byte range or not: a `ValueError` says why it cannot end them (empty, with `multiline`,
+    or of several bytes in a byte range)."""
 
 def check_time_formats(
     date_format: str | None = None,

@@ -34,6 +34,8 @@ from batchloader._core import (
     ResultSetLoader,
     RowWriter,
     SchemaConflictError,
+    charset_named,
+    check_line_sep,
     check_time_formats,
     local_path,
 )
@@ -463,48 +465,23 @@ def builtin_format(path: str, format: Any = "auto") -> str:
 CSV_COLUMNS = "columns"
 
 
-#: the charsets the built-in readers read a file's text in (Spark's names)
-CHARSETS = ("utf-8", "iso-8859-1", "us-ascii")
-
-
-def charset_named(name: str, option: str) -> str:
-    """The charset `name` (Spark's `encoding`) names, among `CHARSETS`: in any case, `_`
-    for `-`, `utf8` for `utf-8`; a `ValueError` naming `option` for any other."""
-    charset = name.strip().lower().replace("_", "-") if isinstance(name, str) else name
-    charset = "utf-8" if charset == "utf8" else charset
-    if charset not in CHARSETS:
-        raise ValueError(
-            f"{option} is {name!r}: the built-in readers read {', '.join(CHARSETS)} (Spark's "
-            "utf-16 and utf-32 are not read: re-encode the files, or read them with a reader "
-            "of your own)"
-        )
-    return charset
-
-
 def _line_sep(
     line_sep: str | None,
     multiline: bool,
     byte_range: tuple[int, int] | None,
     reader: Reader | None,
 ) -> str | None:
-    """`line_sep` checked: a text that is not empty, for the built-in readers' lines and
-    records (not `multiline`), of one byte if the scan reads a byte range (a range cannot
-    find where lines of a longer separator start)."""
+    """`line_sep` checked (`_core.check_line_sep` says what it must be): for the built-in
+    readers' lines and records only."""
     if line_sep is None:
         return None
     if reader is not None:
         raise ValueError(
             "line_sep ends the built-in readers' lines: a reader of your own reads its own"
         )
-    if not isinstance(line_sep, str) or not line_sep:
+    if not isinstance(line_sep, str):
         raise ValueError(f"line_sep is the text that ends lines and records: not {line_sep!r}")
-    if multiline:
-        raise ValueError("line_sep ends lines and records; multiline=True reads files whole")
-    if byte_range is not None and len(line_sep.encode()) > 1:
-        raise ValueError(
-            f"byte_range: line_sep={line_sep!r} is of several bytes, which a range cannot "
-            "start lines at: read the file whole"
-        )
+    check_line_sep(line_sep, multiline, byte_range is not None)
     return line_sep
 
 

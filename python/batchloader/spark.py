@@ -25,13 +25,18 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from batchloader import locations, pruning
-from batchloader._core import COMPRESSED_SUFFIXES, JAVA_SHORT_IDS, ResultSetLoader
+from batchloader._core import (
+    COMPRESSED_SUFFIXES,
+    JAVA_SHORT_IDS,
+    ResultSetLoader,
+    charset_named,
+)
 from batchloader.column_paths import member_path, path_steps, top_name
 from batchloader.errors import BatchLoaderError
 from batchloader.file_filters import FileFilter
 from batchloader.hive_partitions import HiveLayout
 from batchloader.projection import Projection, split_paths
-from batchloader.scan import JSON_SYNTAX, SPARK_JSON_SYNTAX, charset_named
+from batchloader.scan import JSON_SYNTAX, SPARK_JSON_SYNTAX
 from batchloader.schema import (
     ImplicitColumns,
     explaining_type_conflicts,

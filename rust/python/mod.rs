@@ -32,6 +32,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(readers::local_path, m)?)?;
     m.add_function(wrap_pyfunction!(readers::check_time_formats, m)?)?;
     m.add_function(wrap_pyfunction!(readers::spark_csv_type, m)?)?;
+    m.add_function(wrap_pyfunction!(readers::charset_named, m)?)?;
+    m.add_function(wrap_pyfunction!(readers::check_line_sep, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::repeat_utf8, m)?)?;
     m.add(
         "BatchLoaderError",
@@ -59,6 +61,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         short_ids.set_item(short, long)?;
     }
     m.add("JAVA_SHORT_IDS", short_ids)?;
+    let charsets = crate::readers::input::Charset::ALL.map(crate::readers::input::Charset::name);
+    m.add("CHARSETS", PyTuple::new(py, charsets)?)?;
     m.add("BAD_LINES_KEPT", crate::readers::ndjson::BAD_RECORDS_KEPT)?;
     Ok(())
 }

@@ -354,11 +354,7 @@ impl PyFileReader {
         let failure = Failure::default();
         let charset = match encoding {
             None => Charset::Utf8,
-            Some(name) => Charset::named(name).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "encoding {name:?}: the readers read utf-8, iso-8859-1 and us-ascii"
-                ))
-            })?,
+            Some(name) => named_charset(name, "encoding")?,
         };
         let source = match opener {
             Some(opener) => Source::opened_by(path, python_opener(opener, failure.clone())),
@@ -573,23 +569,54 @@ impl PyFileReader {
     }
 }
 
+/// The name of the charset `name` names (Spark's `encoding` option: `"utf-8"`,
+/// `"iso-8859-1"` or `"us-ascii"`, in any case); a `ValueError` naming `option` for any
+/// other.
+#[pyfunction]
+#[pyo3(signature = (name, option="encoding"))]
+pub fn charset_named(name: &str, option: &str) -> PyResult<&'static str> {
+    named_charset(name, option).map(Charset::name)
+}
+
+/// The charset `name` names, or a `ValueError` naming `option` (see `charset_named`).
+fn named_charset(name: &str, option: &str) -> PyResult<Charset> {
+    Charset::named(name).ok_or_else(|| {
+        let names: Vec<_> = Charset::ALL.map(Charset::name).into();
+        PyValueError::new_err(format!(
+            "{option} is {name:?}: the built-in readers read {} (Spark's utf-16 and utf-32 \
+             are not read: re-encode the files, or read them with a reader of your own)",
+            names.join(", ")
+        ))
+    })
+}
+
+/// Check `line_sep` (Spark's `lineSep`) for lines read with `multiline` or not, in a byte
+/// range or not: a `ValueError` says why it cannot end them (see `checked_line_sep`).
+#[pyfunction]
+#[pyo3(signature = (line_sep, multiline=false, byte_range=false))]
+pub fn check_line_sep(line_sep: &str, multiline: bool, byte_range: bool) -> PyResult<()> {
+    checked_line_sep(line_sep, multiline, byte_range).map(|_| ())
+}
+
 /// `line_sep` (Spark's `lineSep`) as the bytes that end lines (NDJSON) or records (CSV,
 /// under Spark's conventions: `CsvOptions::checked` says). Refused empty, with `multiline`
 /// (JSON documents; CSV read whole, where Spark's quotes would protect the separator), and
 /// with a byte range where it has several bytes (a range cannot find where such lines
 /// start).
 fn checked_line_sep(sep: &str, multiline: bool, range: bool) -> PyResult<Box<[u8]>> {
+    if sep.is_empty() {
+        return Err(PyValueError::new_err(
+            "line_sep is the text that ends lines and records: it cannot be empty",
+        ));
+    }
     if multiline {
         return Err(PyValueError::new_err(
             "line_sep ends lines and records; with multiline=True a file is read whole",
         ));
     }
-    if sep.is_empty() {
-        return Err(PyValueError::new_err("line_sep cannot be empty"));
-    }
     if range && sep.len() > 1 {
         return Err(PyValueError::new_err(format!(
-            "byte_range: the lines end at {sep:?}, of {} bytes, which a range cannot start \
+            "byte_range: line_sep {sep:?} is of {} bytes, which a range cannot start lines \
              at: read the file whole",
             sep.len()
         )));

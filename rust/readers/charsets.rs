@@ -20,15 +20,25 @@ pub enum Charset {
 }
 
 impl Charset {
-    /// The charset Spark names `name` (in any case, `-` and `_` alike): `utf-8`,
-    /// `iso-8859-1`, `us-ascii`; `None` for any other.
-    pub fn named(name: &str) -> Option<Charset> {
-        match name.trim().to_ascii_lowercase().replace('_', "-").as_str() {
-            "utf-8" | "utf8" => Some(Charset::Utf8),
-            "iso-8859-1" => Some(Charset::Latin1),
-            "us-ascii" => Some(Charset::Ascii),
-            _ => None,
+    /// Every charset, in the order their names are listed.
+    pub const ALL: [Charset; 3] = [Charset::Utf8, Charset::Latin1, Charset::Ascii];
+
+    /// The charset's name as Spark lists it (lower case).
+    pub fn name(self) -> &'static str {
+        match self {
+            Charset::Utf8 => "utf-8",
+            Charset::Latin1 => "iso-8859-1",
+            Charset::Ascii => "us-ascii",
         }
+    }
+
+    /// The charset `name` names as Spark 4 takes it: one of the names in any case, nothing
+    /// else (Spark refuses `utf8`, `latin1`, `iso_8859_1` and a name with blanks around
+    /// it); `None` for any other.
+    pub fn named(name: &str) -> Option<Charset> {
+        Charset::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name))
     }
 }
 
@@ -135,10 +145,22 @@ mod tests {
     #[test]
     fn charsets_are_found_by_sparks_names_in_any_case() {
         assert_eq!(Charset::named("ISO-8859-1"), Some(Charset::Latin1));
-        assert_eq!(Charset::named("iso_8859_1"), Some(Charset::Latin1));
         assert_eq!(Charset::named("US-ASCII"), Some(Charset::Ascii));
-        assert_eq!(Charset::named("utf8"), Some(Charset::Utf8));
-        for other in ["latin1", "windows-1252", "UTF-16", "Shift_JIS", ""] {
+        assert_eq!(Charset::named("Utf-8"), Some(Charset::Utf8));
+        // what Spark 4.3 refuses (probed): aliases Java knows, blanks around a name
+        let refused = [
+            "utf8",
+            "UTF8",
+            "iso_8859_1",
+            "iso8859-1",
+            "ascii",
+            " utf-8",
+            "utf-8 ",
+        ];
+        for other in refused
+            .into_iter()
+            .chain(["latin1", "windows-1252", "UTF-16", ""])
+        {
             assert_eq!(Charset::named(other), None, "{other}");
         }
     }
