@@ -12,11 +12,11 @@ use arrow_schema::{DataType, Field, TimeUnit};
 use super::conventions::{Conventions, FloatTexts};
 use super::csv_spark_fields::Dialect;
 pub use super::csv_spark_fields::SparkFields;
-use super::csv_window::{csv_core_parser, CsvWindow, Fields};
+use super::csv_window::{CsvWindow, Fields};
 use super::driver::{excerpt, loader_error, IgnoredNames, RecordReader, RecordSource};
 pub use super::driver::{InputError, OnError, ReadError};
 use super::input;
-use super::lines::{leading_line_breaks, line_breaks};
+use super::lines::{line_breaks, trim_line_breaks};
 use super::numbers::{plain_float, plain_int};
 use super::temporal::{parse_plain_timestamp, TextZone};
 use super::time_pattern::TimeFormats;
@@ -91,12 +91,6 @@ pub struct CsvOptions {
     /// are text then; each record is split by Spark's rules whatever its quotes (a quote
     /// does not protect the separator, as in Spark). Under Spark's conventions only.
     pub line_sep: Option<Box<[u8]>>,
-}
-
-/// `text` without the line breaks that end it.
-fn trim_line_breaks(text: &[u8]) -> &[u8] {
-    let end = text.iter().rposition(|b| !matches!(b, b'\n' | b'\r'));
-    &text[..end.map_or(0, |i| i + 1)]
 }
 
 impl CsvOptions {
@@ -205,11 +199,6 @@ impl CsvOptions {
             escape: self.escape,
         }
     }
-
-    /// A `csv-core` parser of the same dialect (for looking at one record's text again).
-    fn record_parser(&self) -> csv_core::Reader {
-        csv_core_parser(self.delimiter, self.quote, self.escape)
-    }
 }
 
 impl Default for CsvOptions {
@@ -313,54 +302,10 @@ impl CsvRecords {
         self.base.get() + self.window.line()
     }
 
-    /// The current record's text as read, split where it starts: the line breaks before it
-    /// (the `\n` of the previous record's `\r\n`, blank lines), then the record with its own
-    /// terminator. An unquoted field holds no line break.
-    fn record_text(&self) -> (&[u8], &[u8]) {
-        let text = self.window.text();
-        if self.window.is_separated() {
-            return (&[], text); // a record ended by a separator: its line breaks are text
-        }
-        text.split_at(leading_line_breaks(text))
-    }
-
     /// The record as the file has it (quotes and all), without its line terminator: a
     /// slice of the input's window.
     fn raw_bytes(&self) -> &[u8] {
-        if self.window.is_separated() {
-            return self.window.text(); // without its separator already
-        }
-        // without its own terminator (an unquoted field cannot end with a line break)
-        trim_line_breaks(self.record_text().1)
-    }
-
-    /// Where field `i` of the current record starts in its text as the file has it (a
-    /// quoted field at its quote), by the record's parser run again: for errors only. The
-    /// record's end if it has no field `i` (a missing field).
-    #[cold]
-    #[inline(never)]
-    fn field_start(&self, i: usize) -> usize {
-        let raw = self.raw_bytes();
-        if self.window.is_separated() {
-            return super::csv_spark_fields::field_start(raw, self.options.dialect(), i);
-        }
-        let mut parser = self.options.record_parser();
-        let mut out = [0; 1024];
-        let mut at = 0;
-        for _ in 0..i {
-            loop {
-                // the record's end as the input's end: its last field ends there
-                let (result, nin, _) = parser.read_field(&raw[at..], &mut out);
-                at += nin;
-                match result {
-                    csv_core::ReadFieldResult::Field { record_end: false } => break,
-                    csv_core::ReadFieldResult::Field { record_end: true }
-                    | csv_core::ReadFieldResult::End => return raw.len(),
-                    _ => {}
-                }
-            }
-        }
-        at
+        self.window.record_bytes()
     }
 
     /// `error` placed at field `i` of the current record: the line it starts on (a quoted
@@ -368,24 +313,10 @@ impl CsvRecords {
     #[cold]
     #[inline(never)]
     fn at_field(&self, i: usize, mut error: InputError) -> InputError {
-        let raw = self.raw_bytes();
-        let at = self.field_start(i);
-        let before = &raw[..at];
-        // (a record ended by a separator is one line, whatever line breaks it holds)
-        let (breaks, line_start) = match self.window.is_separated() {
-            true => (0, 0),
-            false => (
-                line_breaks(before, false),
-                before
-                    .iter()
-                    .rposition(|&c| matches!(c, b'\n' | b'\r'))
-                    .map_or(0, |k| k + 1),
-            ),
-        };
-        let column = Some(at - line_start + 1);
-        error.line = self.line() + breaks;
-        error.column = column;
-        error.excerpt = excerpt(&raw[line_start..], column);
+        let place = self.window.field_place(i);
+        error.line = self.line() + place.line;
+        error.column = Some(place.column);
+        error.excerpt = excerpt(&self.raw_bytes()[place.line_start..], error.column);
         error
     }
 
@@ -426,34 +357,23 @@ impl CsvRecords {
         }
     }
 
-    /// The error of a record that ends inside quotes, called for the input's last record: a
-    /// line break after it would still be part of its last field. (The `csv` crate ends such
-    /// a field at the end of the input without a word, so every line after the quote would
-    /// silently be one field.) Out of line: it must not weigh on the other records.
+    /// The error of a record that ends inside quotes, the input's last (`CsvWindow::
+    /// ends_in_quotes`). (The `csv` crate ends such a field at the end of the input without
+    /// a word, so every line after the quote would silently be one field.)
     #[cold]
     #[inline(never)]
-    fn quote_left_open(&self) -> Option<InputError> {
-        let (_, text) = self.record_text();
-        memchr::memchr(self.options.quote, text)?;
-        let mut parser = self.options.record_parser();
-        let input = [text, b"\n"].concat();
-        let mut fields = vec![0; input.len()];
-        let mut ends = vec![0; input.len() + 1];
-        let (result, ..) = parser.read_record(&input, &mut fields, &mut ends);
-        if !matches!(result, csv_core::ReadRecordResult::InputEmpty) {
-            return None;
-        }
+    fn quote_left_open(&self) -> InputError {
         // the lines it took in: a line break ending the input starts no other
         let fields = trim_line_breaks(self.record().as_slice());
         let lines = line_breaks(fields, false) + 1;
         let noun = if lines == 1 { "line" } else { "lines" };
-        Some(self.error(
+        self.error(
             None,
             format!(
                 "a quote opened in this record is never closed: it runs to the end of the \
                  input, taking in {lines} {noun}"
             ),
-        ))
+        )
     }
 
     /// Take the column names from the header record (the first record read). An empty
@@ -800,10 +720,7 @@ impl RecordSource for CsvRecords {
             }
             self.records += 1;
             // Only a quoted field can hold a line break.
-            if self.one_line_records
-                && !self.window.is_separated()
-                && memchr::memchr2(b'\n', b'\r', self.record().as_slice()).is_some()
-            {
+            if self.one_line_records && self.window.spans_lines() {
                 return Err(self.error(
                     None,
                     "a quoted field holds a line break, which a file read in byte ranges \
@@ -852,15 +769,13 @@ impl RecordSource for CsvRecords {
                 .unwrap_or_default()
                 .iter()
                 .all(u8::is_ascii_whitespace)
-            && memchr::memchr(self.options.quote, self.record_text().1).is_none()
+            && memchr::memchr(self.options.quote, self.raw_bytes()).is_none()
     }
 
     fn write(&mut self, l: &mut ResultSetLoader) -> Result<(), InputError> {
         // only the input's last record can hold a quote left open
-        if self.window.ends_input() {
-            if let Some(e) = self.quote_left_open() {
-                return Err(e);
-            }
+        if self.window.ends_in_quotes() {
+            return Err(self.quote_left_open());
         }
         if self.names.is_none() {
             // no header, no names: Drill's `columns` list

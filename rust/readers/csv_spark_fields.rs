@@ -51,6 +51,42 @@ impl SparkFields {
 
     /// Split `text` (one record, without its line terminator) into `fields` by these rules.
     pub(crate) fn split(&self, text: &[u8], d: Dialect, fields: &mut Fields) {
+        fields.clear();
+        let mut field = Vec::new();
+        let mut i = 0;
+        loop {
+            let read = self.read_field(text, i, d, &mut field);
+            match (&self.empty_value, read.quoted_empty) {
+                (Some(text), true) => fields.push(text),
+                (None, true) => fields.push_quoted_empty(),
+                _ => fields.push(&field),
+            }
+            if read.end >= text.len() {
+                return;
+            }
+            i = read.end + 1;
+        }
+    }
+
+    /// Where field `i` of record `text` starts as [`split`](Self::split) splits it (past
+    /// the whitespace trimmed before it, a quoted field at its quote; the record's end if
+    /// it has no field `i`): for errors.
+    pub(crate) fn field_start(&self, text: &[u8], d: Dialect, i: usize) -> usize {
+        let mut scratch = Vec::new();
+        let mut at = 0;
+        for _ in 0..i {
+            let end = self.read_field(text, at, d, &mut scratch).end;
+            if end >= text.len() {
+                return text.len();
+            }
+            at = end + 1;
+        }
+        self.read_field(text, at, d, &mut scratch).start
+    }
+
+    /// Read the field of record `text` that starts at `i` (its first byte, or the record's
+    /// end) into `field`, by these rules.
+    fn read_field(&self, text: &[u8], i: usize, d: Dialect, field: &mut Vec<u8>) -> FieldRead {
         let blank = |c: u8| is_blank(c, d.delimiter);
         let skip_blanks = |mut k: usize| {
             while text.get(k).is_some_and(|&c| blank(c)) {
@@ -58,50 +94,51 @@ impl SparkFields {
             }
             k
         };
-        fields.clear();
-        let mut field = Vec::new();
-        let mut i = 0;
-        loop {
-            field.clear();
-            let start = if self.trim_leading { skip_blanks(i) } else { i };
-            let mut quoted_empty = false;
-            let mut trim = self.trim_trailing;
-            let end = if text.get(start) == Some(&d.quote) {
-                let after = quoted_content(text, start + 1, d, &mut field);
-                let k = skip_blanks(after);
-                if k == text.len() || text[k] == d.delimiter {
-                    quoted_empty = field.is_empty();
-                    trim = false;
-                    k
-                } else {
-                    // text after the closing quote: the field as written from its opening
-                    // quote to the delimiter (univocity's unescaped quote), escapes read
-                    let end = delimiter_at(text, after, d.delimiter);
-                    field.insert(0, d.quote);
-                    field.push(d.quote);
-                    field.extend_from_slice(&text[after..end]);
-                    end
-                }
+        field.clear();
+        let start = if self.trim_leading { skip_blanks(i) } else { i };
+        let mut quoted_empty = false;
+        let mut trim = self.trim_trailing;
+        let end = if text.get(start) == Some(&d.quote) {
+            let after = quoted_content(text, start + 1, d, field);
+            let k = skip_blanks(after);
+            if k == text.len() || text[k] == d.delimiter {
+                quoted_empty = field.is_empty();
+                trim = false;
+                k
             } else {
-                let end = delimiter_at(text, start, d.delimiter);
-                field.extend_from_slice(&text[start..end]);
+                // text after the closing quote: the field as written from its opening
+                // quote to the delimiter (univocity's unescaped quote), escapes read
+                let end = delimiter_at(text, after, d.delimiter);
+                field.insert(0, d.quote);
+                field.push(d.quote);
+                field.extend_from_slice(&text[after..end]);
                 end
-            };
-            if trim {
-                let kept = field.iter().rposition(|&c| !blank(c)).map_or(0, |k| k + 1);
-                field.truncate(kept);
             }
-            match (&self.empty_value, quoted_empty) {
-                (Some(text), true) => fields.push(text),
-                (None, true) => fields.push_quoted_empty(),
-                _ => fields.push(&field),
-            }
-            if end >= text.len() {
-                return;
-            }
-            i = end + 1;
+        } else {
+            let end = delimiter_at(text, start, d.delimiter);
+            field.extend_from_slice(&text[start..end]);
+            end
+        };
+        if trim {
+            let kept = field.iter().rposition(|&c| !blank(c)).map_or(0, |k| k + 1);
+            field.truncate(kept);
+        }
+        FieldRead {
+            start,
+            end,
+            quoted_empty,
         }
     }
+}
+
+/// Where a field [`SparkFields::read_field`] read lies in its record.
+struct FieldRead {
+    /// Its first byte (past whitespace trimmed before it; its opening quote if quoted).
+    start: usize,
+    /// The delimiter after it, or the record's end.
+    end: usize,
+    /// It was written `""`.
+    quoted_empty: bool,
 }
 
 /// Whether `c` is whitespace to Spark's CSV reader (univocity's: any byte up to the space
@@ -109,26 +146,6 @@ impl SparkFields {
 #[inline(always)]
 pub(crate) fn is_blank(c: u8, delimiter: u8) -> bool {
     c != 0 && c <= b' ' && c != delimiter && c != b'\n' && c != b'\r'
-}
-
-/// Where field `i` of record `text` starts as [`SparkFields::split`] splits it (a quoted
-/// field at its quote; the record's end if it has no field `i`): for errors.
-pub(crate) fn field_start(text: &[u8], d: Dialect, i: usize) -> usize {
-    let mut at = 0;
-    let mut scratch = Vec::new();
-    for _ in 0..i {
-        // a field's delimiter: the first after its closing quote, if it is quoted
-        let from = match text.get(at) {
-            Some(&c) if c == d.quote => quoted_content(text, at + 1, d, &mut scratch),
-            _ => at,
-        };
-        let end = delimiter_at(text, from, d.delimiter);
-        if end >= text.len() {
-            return text.len();
-        }
-        at = end + 1;
-    }
-    at
 }
 
 /// The first delimiter in `text` at or after `from`, or its end.

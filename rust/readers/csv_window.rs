@@ -15,7 +15,9 @@ use csv_core::ReadRecordResult;
 
 use super::csv_spark_fields::{is_blank, Dialect, SparkFields};
 use super::input::READ_BUFFER;
-use super::lines::{leading_line_breaks, line_breaks, read_into, LineEnds, LineWindow};
+use super::lines::{
+    leading_line_breaks, line_breaks, read_into, trim_line_breaks, LineEnds, LineWindow,
+};
 use crate::loader::copy_short;
 
 /// The fields of one record: their bytes end to end, and where each ends. Both vectors are
@@ -165,6 +167,17 @@ pub(crate) struct CsvWindow {
     separated: Option<Box<Separated>>,
 }
 
+/// Where a field of a record is in its text (`CsvWindow::field_place`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FieldPlace {
+    /// The line breaks in the record before the field (0: on the record's first line).
+    pub line: u64,
+    /// Where the field's line starts in the record's text.
+    pub line_start: usize,
+    /// The field's 1-based byte column in its line.
+    pub column: usize,
+}
+
 /// The records of an input ended by an exact separator (Spark's CSV `lineSep`), as Spark's
 /// CSV reader has them: the bytes up to each separator (a quote does not protect it, a line
 /// break is text), each split by Spark's rules (`SparkFields::split`, a quote left open
@@ -255,24 +268,15 @@ impl CsvWindow {
         window
     }
 
-    /// Whether records end at an exact separator (`CsvWindow::separated`).
-    pub fn is_separated(&self) -> bool {
-        self.separated.is_some()
-    }
-
     /// The next record ended by the separator: `false` at the end of the input. Comment
     /// lines are skipped.
     fn next_separated(&mut self) -> io::Result<bool> {
+        let dialect = self.dialect();
         let separated = self
             .separated
             .as_mut()
             .expect("records ended by a separator");
         let spark = self.spark.as_ref().expect("split by Spark's rules");
-        let dialect = Dialect {
-            delimiter: self.delimiter,
-            quote: self.quote,
-            escape: self.escape,
-        };
         loop {
             let lines = &mut separated.lines;
             if !lines.begin_line()? {
@@ -412,8 +416,113 @@ impl CsvWindow {
 
     /// Whether the input was read to its end and the current record is its last (never
     /// said of records ended by a separator, where no quote is left open).
-    pub fn ends_input(&self) -> bool {
+    fn ends_input(&self) -> bool {
         self.separated.is_none() && self.eof && self.pos == self.filled
+    }
+
+    /// The current record as the file has it (quotes and all), without the line breaks
+    /// before it and its terminator (a record ended by a separator: the bytes before the
+    /// separator, line breaks and all).
+    pub fn record_bytes(&self) -> &[u8] {
+        let text = self.text();
+        match self.separated {
+            Some(_) => text,
+            None => trim_line_breaks(&text[leading_line_breaks(text)..]),
+        }
+    }
+
+    /// Whether the current record runs over a line break, one a quoted field holds (a
+    /// record ended by a separator has none: its line breaks are text).
+    #[inline]
+    pub fn spans_lines(&self) -> bool {
+        self.separated.is_none() && memchr::memchr2(b'\n', b'\r', self.record.as_slice()).is_some()
+    }
+
+    /// Where field `i` of the current record is in its text as the file has it, by the
+    /// rules that split it (a quoted field at its quote, past whitespace trimmed before it;
+    /// the record's end if it has no field `i`). For errors.
+    #[cold]
+    #[inline(never)]
+    pub fn field_place(&self, i: usize) -> FieldPlace {
+        let record = self.record_bytes();
+        let at = self.field_start(record, i);
+        if self.separated.is_some() {
+            // one line, whatever line breaks it holds
+            return FieldPlace {
+                line: 0,
+                line_start: 0,
+                column: at + 1,
+            };
+        }
+        let before = &record[..at];
+        let line_start = before
+            .iter()
+            .rposition(|&c| matches!(c, b'\n' | b'\r'))
+            .map_or(0, |k| k + 1);
+        FieldPlace {
+            line: line_breaks(before, false),
+            line_start,
+            column: at - line_start + 1,
+        }
+    }
+
+    /// Where field `i` of `record` (the current one's bytes) starts: see `field_place`.
+    fn field_start(&self, record: &[u8], i: usize) -> usize {
+        if let Some(spark) = &self.spark {
+            // every record read by Spark's rules is split as Spark's split splits it
+            return spark.field_start(record, self.dialect(), i);
+        }
+        let mut parser = csv_core_parser(self.delimiter, self.quote, self.escape);
+        let mut out = [0; 1024];
+        let mut at = 0;
+        for _ in 0..i {
+            loop {
+                // the record's end as the input's end: its last field ends there
+                let (result, nin, _) = parser.read_field(&record[at..], &mut out);
+                at += nin;
+                match result {
+                    csv_core::ReadFieldResult::Field { record_end: false } => break,
+                    csv_core::ReadFieldResult::Field { record_end: true }
+                    | csv_core::ReadFieldResult::End => return record.len(),
+                    _ => {}
+                }
+            }
+        }
+        at
+    }
+
+    /// Whether the input ends inside a quote the current record opened: a line break after
+    /// it would still be part of its last field. (Never so for records ended by a
+    /// separator, where a quote protects nothing.)
+    #[inline]
+    pub fn ends_in_quotes(&self) -> bool {
+        self.ends_input() && self.quote_left_open()
+    }
+
+    /// Whether the current record leaves a quote open (out of line: only the input's last
+    /// record is asked).
+    #[cold]
+    #[inline(never)]
+    fn quote_left_open(&self) -> bool {
+        let record = self.record_bytes();
+        if memchr::memchr(self.quote, record).is_none() {
+            return false;
+        }
+        let mut parser = csv_core_parser(self.delimiter, self.quote, self.escape);
+        let input = [record, b"\n"].concat();
+        let mut fields = vec![0; input.len()];
+        let mut ends = vec![0; input.len() + 1];
+        let (result, ..) = parser.read_record(&input, &mut fields, &mut ends);
+        matches!(result, ReadRecordResult::InputEmpty)
+    }
+
+    /// The bytes that split a record.
+    fn dialect(&self) -> Dialect {
+        Dialect {
+            delimiter: self.delimiter,
+            quote: self.quote,
+            escape: self.escape,
+        }
     }
 
     /// Read past the comment lines at `pos` (each after the line breaks before it, and at
@@ -502,11 +611,7 @@ impl CsvWindow {
         if !spark.resplits(text, self.quote) {
             return;
         }
-        let dialect = Dialect {
-            delimiter: self.delimiter,
-            quote: self.quote,
-            escape: self.escape,
-        };
+        let dialect = self.dialect();
         spark.split(without_terminator(text), dialect, &mut self.record);
     }
 

@@ -305,6 +305,12 @@ pub(crate) fn line_breaks(bytes: &[u8], after_cr: bool) -> u64 {
     (returns + feeds) as u64
 }
 
+/// `text` without the line breaks that end it.
+pub(crate) fn trim_line_breaks(text: &[u8]) -> &[u8] {
+    let end = text.iter().rposition(|b| !matches!(b, b'\n' | b'\r'));
+    &text[..end.map_or(0, |i| i + 1)]
+}
+
 /// How many line breaks (`\n`, `\r`) `text` starts with.
 pub(crate) fn leading_line_breaks(text: &[u8]) -> usize {
     text.iter()

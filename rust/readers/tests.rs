@@ -2785,6 +2785,40 @@ fn an_error_in_a_separated_csv_record_names_its_record_and_column() {
     assert!(err.contains("column 3"), "{err}");
 }
 
+/// A bad value's column is where Spark's rules start its field: past the whitespace
+/// `ignoreLeadingWhiteSpace` trims, after a quoted field whose quotes (opened after such
+/// whitespace) hold the delimiter; in records ended by line breaks and by a separator.
+#[test]
+fn an_error_column_follows_the_fields_as_trimmed_and_quoted() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Utf8, true),
+        Field::new("c", DataType::Int64, true),
+    ]));
+    for (text, sep) in [
+        ("a,b,c\n1,  \"x,y\",  z\n", None),
+        ("a,b,c|1,  \"x,y\",  z|", Some(&b"|"[..])),
+    ] {
+        let options = CsvOptions {
+            header: true,
+            conventions: super::Conventions::Spark,
+            spark_fields: super::SparkFields {
+                trim_leading: true,
+                ..super::SparkFields::default()
+            },
+            line_sep: sep.map(Box::from),
+            ..CsvOptions::default()
+        };
+        let input = Box::new(Cursor::new(text.as_bytes().to_vec()));
+        let mut r = CsvReader::from_reader(input, "mem.csv", options, OnError::Error);
+        let err = fill_once_by(&mut r, &schema).unwrap_err().to_string();
+        assert!(
+            err.contains("line 2") && err.contains("column 13"),
+            "{sep:?}: {err}"
+        );
+    }
+}
+
 /// Byte ranges of a CSV file of records ended by a one-byte separator, cut anywhere, read
 /// the header once and every record once.
 #[test]
