@@ -15,6 +15,7 @@ import pytest
 
 import batchloader.spark as bls
 from batchloader import FileReader
+from batchloader._core import line_sep_splits
 from batchloader.scan import Scan
 
 try:
@@ -95,16 +96,17 @@ def test_spark_ends_a_line_comment_at_a_line_break_inside_a_separated_line(spark
     assert rows(ours, columns) == want == [(1, [2]), (3, None), (4, [5])]
 
 
-def test_spark_splits_a_file_by_a_line_sep_of_one_byte_not_of_several(spark, tmp_path):
+@pytest.mark.parametrize("sep", ["\u0001", "<>", "\r\n", "\u00e9", "||", "aba"])
+def test_spark_splits_a_file_by_a_line_sep_that_cannot_overlap_itself(spark, tmp_path, sep):
+    """A range finds the lines of a separator none of whose matches can start inside
+    another; one that begins as it ends (`||`, `aba`) has its file read whole."""
     records = [f'{{"i":{i},"s":"{"x" * (i % 9)}"}}' for i in range(2000)]
-    for sep in ("\u0001", "<>"):
-        folder = tmp_path / f"f{len(sep)}"
-        path = write(folder, {"f.json": (sep.join(records) + sep).encode()})
-        ours = bls.read(spark, path, line_sep=sep, split_bytes=4096)
-        assert (ours.rdd.getNumPartitions() > 1) == (sep == "\u0001")
-        theirs = spark.read.options(lineSep=sep).json(path)
-        got = rows(ours, ["i", "s"])
-        assert got == rows(theirs, ["i", "s"]) and len(got) == 2000
+    path = write(tmp_path / "f", {"f.json": (sep.join(records) + sep).encode()})
+    ours = bls.read(spark, path, line_sep=sep, split_bytes=4096)
+    assert (ours.rdd.getNumPartitions() > 1) == (sep not in ("||", "aba"))
+    theirs = spark.read.options(lineSep=sep).json(path)
+    got = rows(ours, ["i", "s"])
+    assert got == rows(theirs, ["i", "s"]) and len(got) == 2000
 
 
 def test_multiline_reads_documents_whatever_the_line_sep_as_spark(spark, tmp_path):
@@ -138,13 +140,14 @@ def test_csv_line_sep_ends_records_as_sparks_line_sep(spark, tmp_path, case):
     assert rows(ours, theirs.columns) == rows(theirs, theirs.columns)
 
 
-def test_csv_line_sep_types_and_splits_as_spark(spark, tmp_path):
+@pytest.mark.parametrize("sep", ["\u0001", "\r\n"])
+def test_csv_line_sep_types_and_splits_as_spark(spark, tmp_path, sep):
     """Inferred types, a schema's, comments, and a file split into byte ranges at a
-    one-byte separator (each record read once, the header once)."""
+    separator (each record read once, the header once)."""
     records = [f'{i},{i / 4},"t\nx"' for i in range(3000)]
-    data = ("id,score,text\u0001#a comment\u0001" + "\u0001".join(records)).encode()
+    data = (sep.join(["id,score,text", "#a comment", *records])).encode()
     path = write(tmp_path / "f", {"f.csv": data})
-    options = {"lineSep": "\u0001", "header": "true", "comment": "#", "inferSchema": "true"}
+    options = {"lineSep": sep, "header": "true", "comment": "#", "inferSchema": "true"}
     theirs = spark.read.options(**options).csv(path)
     ours = bls.read(spark, path, split_bytes=8192, **bls.scan_options_from(options))
     assert ours.rdd.getNumPartitions() > 1
@@ -216,16 +219,17 @@ def test_line_sep_is_checked_where_it_is_given(tmp_path):
         Scan([path], line_sep="|", multiline=True)
     with pytest.raises(ValueError, match="a reader of your own reads its own"):
         Scan([path], line_sep="|", reader=lambda file, writer: iter(()))
-    with pytest.raises(ValueError, match="a range cannot start lines at"):
-        Scan([path], line_sep="<>", byte_range=(0, 4))
+    with pytest.raises(ValueError, match="a range cannot find where its lines start"):
+        Scan([path], line_sep="||", byte_range=(0, 4))
     with pytest.raises(ValueError, match="it needs csv_conventions"):
         FileReader(path, format="csv", line_sep="|")
     with pytest.raises(ValueError, match="holds the delimiter"):
         FileReader(path, format="csv", line_sep=",", csv_conventions="spark")
     with pytest.raises(ValueError, match=r"line_sep is the text .* it cannot be empty"):
         FileReader(path, line_sep="")
-    with pytest.raises(ValueError, match="a range cannot start lines at"):
-        FileReader(path, line_sep="<>", byte_range=(0, 4))
+    with pytest.raises(ValueError, match="a range cannot find where its lines start"):
+        FileReader(path, line_sep="aba", byte_range=(0, 4))
+    assert line_sep_splits("<>") and line_sep_splits("\r\n") and not line_sep_splits("||")
     with pytest.raises(ValueError, match="with multiline=True a file is read whole"):
         FileReader(path, line_sep="|", multiline=True)
     (tmp_path / "a.csv").write_bytes(b"a|1|")

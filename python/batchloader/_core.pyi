@@ -29,6 +29,7 @@ __all__ = [
     "charset_named",
     "check_line_sep",
     "check_time_formats",
+    "line_sep_splits",
     "local_path",
     "repeat_utf8",
     "spark_csv_type",
@@ -235,7 +236,12 @@ def charset_named(name: str, option: str = "encoding") -> str:
 def check_line_sep(line_sep: str, multiline: bool = False, byte_range: bool = False) -> None:
     """Check `line_sep` (Spark's `lineSep`) for lines read with `multiline` or not, in a
     byte range or not: a `ValueError` says why it cannot end them (empty, with `multiline`,
-    or of several bytes in a byte range)."""
+    or in a byte range where `line_sep_splits` says no)."""
+
+def line_sep_splits(line_sep: str) -> bool:
+    """Whether a file of lines ended by `line_sep` can be read in byte ranges: no match of
+    it can start inside another (it does not begin as it ends, as `||` or `aba` do), so a
+    range finds where its lines start. `\r\n`, `<>` and any one byte can."""
 
 def check_time_formats(
     date_format: str | None = None,
@@ -325,8 +331,8 @@ class FileReader:
     `line_sep` (Spark's `lineSep`, not empty) ends them at exactly its text, a `\\n` then
     being white space, and ends CSV records (under `csv_conventions="spark"`) as Spark's
     CSV reader with `lineSep` ends them: at the separator whatever the quotes, line breaks
-    being text (not with `multiline`; one of several bytes cannot go with a
-    `byte_range`). `encoding` (Spark's): the file's text is `utf-8` (the default),
+    being text (not with `multiline`; with a `byte_range` only where `line_sep_splits`
+    says a range finds its lines). `encoding` (Spark's): the file's text is `utf-8` (the default),
     `iso-8859-1` (each byte the character of its value) or `us-ascii` (a byte past ASCII
     read as U+FFFD), read as Java decodes it. NDJSON beyond the standard, as Spark's JSON
     reader options say:

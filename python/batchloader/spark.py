@@ -30,6 +30,7 @@ from batchloader._core import (
     JAVA_SHORT_IDS,
     ResultSetLoader,
     charset_named,
+    line_sep_splits,
 )
 from batchloader.column_paths import member_path, path_steps, top_name
 from batchloader.errors import BatchLoaderError
@@ -762,9 +763,8 @@ class ScanPlan:
     def _splittable(probe: Any) -> Callable[[str], bool]:
         """Which files may be split into byte ranges: by a built-in reader, uncompressed, not
         JSON documents (`multiline`; a CSV split refuses quoted line breaks), their lines
-        ended by one byte (a `line_sep` of one or none)."""
+        ended by line breaks or a `line_sep` a range can find (`_core.line_sep_splits`)."""
 
-        # lines ended by a separator of several bytes cannot be found from a range's start
         line_sep = probe.line_sep
 
         def splittable(path: str) -> bool:
@@ -772,7 +772,7 @@ class ScanPlan:
                 probe.reader is None
                 and not probe.multiline
                 and not path.lower().endswith(COMPRESSED_SUFFIXES)
-                and (line_sep is None or len(line_sep.encode()) == 1)
+                and (line_sep is None or line_sep_splits(line_sep))
             )
 
         return splittable
@@ -1037,7 +1037,7 @@ def read(
     `prefers_decimal=True` are Spark's `dropFieldIfAllNull`, `primitivesAsString` and
     `prefersDecimal`. JSON lines and CSV records end at `\\n`, `\\r` or `\\r\\n`, as
     Spark's readers end them; `line_sep` (Spark's `lineSep`) ends them at exactly its text
-    instead (a file whose separator has several bytes is read by one task).
+    instead (a file whose separator begins as it ends, as `||`, is read by one task).
     """
     if scan_options.get("schema") is not None:
         scan_options["schema"] = arrow_schema_of(spark, scan_options["schema"])

@@ -34,6 +34,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(readers::spark_csv_type, m)?)?;
     m.add_function(wrap_pyfunction!(readers::charset_named, m)?)?;
     m.add_function(wrap_pyfunction!(readers::check_line_sep, m)?)?;
+    m.add_function(wrap_pyfunction!(readers::line_sep_splits, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::repeat_utf8, m)?)?;
     m.add(
         "BatchLoaderError",

@@ -598,11 +598,20 @@ pub fn check_line_sep(line_sep: &str, multiline: bool, byte_range: bool) -> PyRe
     checked_line_sep(line_sep, multiline, byte_range).map(|_| ())
 }
 
+/// Whether a file of lines ended by `line_sep` can be read in byte ranges: no match of it
+/// can start inside another (`LineEnds::range_separator`), so a range finds where its
+/// lines start.
+#[pyfunction]
+pub fn line_sep_splits(line_sep: &str) -> bool {
+    LineEnds::Exact(Box::from(line_sep.as_bytes()))
+        .range_separator()
+        .is_some()
+}
+
 /// `line_sep` (Spark's `lineSep`) as the bytes that end lines (NDJSON) or records (CSV,
 /// under Spark's conventions: `CsvOptions::checked` says). Refused empty, with `multiline`
 /// (JSON documents; CSV read whole, where Spark's quotes would protect the separator), and
-/// with a byte range where it has several bytes (a range cannot find where such lines
-/// start).
+/// with a byte range where a range cannot find where its lines start (`line_sep_splits`).
 fn checked_line_sep(sep: &str, multiline: bool, range: bool) -> PyResult<Box<[u8]>> {
     if sep.is_empty() {
         return Err(PyValueError::new_err(
@@ -614,11 +623,10 @@ fn checked_line_sep(sep: &str, multiline: bool, range: bool) -> PyResult<Box<[u8
             "line_sep ends lines and records; with multiline=True a file is read whole",
         ));
     }
-    if range && sep.len() > 1 {
+    if range && !line_sep_splits(sep) {
         return Err(PyValueError::new_err(format!(
-            "byte_range: line_sep {sep:?} is of {} bytes, which a range cannot start lines \
-             at: read the file whole",
-            sep.len()
+            "byte_range: line_sep {sep:?} begins as it ends, so a match of it can start \
+             inside another: a range cannot find where its lines start; read the file whole"
         )));
     }
     Ok(Box::from(sep.as_bytes()))

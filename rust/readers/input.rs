@@ -187,9 +187,9 @@ pub fn is_compressed(path: &str) -> bool {
 }
 
 /// The lines of `source` that start in `range`, and the offset of the first of them. A
-/// range starts a line after its split byte (see [`LineEnds::split_byte`]: `\n` for
-/// `LineEnds::AnyBreak`, whose lines a `\n` always ends; none for a separator of several
-/// bytes, whose files are read whole).
+/// range starts a line after its separator (see [`LineEnds::range_separator`]: `\n` for
+/// line breaks; none for an exact separator a match of which can start inside another,
+/// whose files are read whole).
 pub fn open_range(
     source: &Source,
     range: ByteRange,
@@ -201,32 +201,58 @@ pub fn open_range(
             "a compressed file cannot be read by byte ranges",
         ));
     }
-    let Some(split) = ends.split_byte() else {
+    let Some(sep) = ends.range_separator() else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            "a file of lines ended by a separator of several bytes cannot be read by byte \
-             ranges",
+            "a file of lines ended by a separator that can start inside another of its \
+             matches (it begins as it ends) cannot be read by byte ranges",
         ));
     };
-    let mut first = range.start;
-    // The line that holds byte `start - 1` belongs to the range before, unless that byte
-    // ends it.
-    let mut file = BufReader::with_capacity(READ_BUFFER, source.open_at(first.saturating_sub(1))?);
-    if range.start == 0 {
+    // A line starts in the range if the separator before it ends there: the earliest such
+    // separator starts `sep.len()` bytes before the range.
+    let open_at = range.start.saturating_sub(sep.len() as u64);
+    let mut file = BufReader::with_capacity(READ_BUFFER, source.open_at(open_at)?);
+    let first = if range.start == 0 {
         refuse_non_text(file.fill_buf()?)?;
+        0
     } else {
-        let mut skipped = Vec::new();
-        first = range.start - 1 + file.read_until(split, &mut skipped)? as u64;
-    }
+        open_at + skip_past(&mut file, sep)?
+    };
     let lines = LineRange {
         inner: file,
         pos: first,
         end: range.end,
-        split,
-        at_line_start: true,
+        sep: Box::from(sep),
+        recent: sep.to_vec(),
         done: first >= range.end,
     };
     Ok((Box::new(lines), first))
+}
+
+/// Read `input` past the first match of `sep` in it: the bytes read (all of them if none).
+fn skip_past(input: &mut impl BufRead, sep: &[u8]) -> io::Result<u64> {
+    if let [byte] = sep {
+        return Ok(input.read_until(*byte, &mut Vec::new())? as u64);
+    }
+    let mut skipped = 0;
+    // the last bytes read, too few to hold a match: one may start there
+    let mut tail = Vec::new();
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(skipped);
+        }
+        let joined = [&tail[..], buf].concat();
+        if let Some(i) = memchr::memmem::find(&joined, sep) {
+            let n = i + sep.len() - tail.len();
+            input.consume(n);
+            return Ok(skipped + n as u64);
+        }
+        let n = buf.len();
+        tail = joined[joined.len() - (sep.len() - 1).min(joined.len())..].to_vec();
+        input.consume(n);
+        skipped += n as u64;
+    }
 }
 
 /// `Read::read` of a reader that is its own buffer: copy out of `fill_buf`, then consume.
@@ -242,14 +268,32 @@ pub(super) fn read_through<B: BufRead>(b: &mut B, out: &mut [u8]) -> io::Result<
 }
 
 /// Passes bytes through up to `end`, then up to the end of the line in progress (its
-/// `split` byte).
+/// separator, `sep`).
 struct LineRange {
     inner: BufReader<Box<dyn Read + Send>>,
     pos: u64,
     end: u64,
-    split: u8,
-    at_line_start: bool,
+    sep: Box<[u8]>,
+    /// The last bytes passed through, as many as `sep` has (at first `sep` itself: the
+    /// range starts a line).
+    recent: Vec<u8>,
     done: bool,
+}
+
+impl LineRange {
+    /// How many bytes of `buf` (what follows `recent`) run to the end of the separator in
+    /// progress, or all of them if it does not end there.
+    fn to_line_end(recent: &[u8], buf: &[u8], sep: &[u8]) -> usize {
+        if let [byte] = sep {
+            return memchr::memchr(*byte, buf).map_or(buf.len(), |i| i + 1);
+        }
+        // (the tail of a range only: `recent` holds no whole match but at its end)
+        let joined = [recent, buf].concat();
+        memchr::memmem::find_iter(&joined, sep)
+            .map(|i| i + sep.len())
+            .find(|&end| end > recent.len())
+            .map_or(buf.len(), |end| end - recent.len())
+    }
 }
 
 impl Read for LineRange {
@@ -263,17 +307,17 @@ impl BufRead for LineRange {
         if self.done {
             return Ok(&[]);
         }
-        if self.pos >= self.end && self.at_line_start {
+        if self.pos >= self.end && self.recent[..] == self.sep[..] {
             self.done = true;
             return Ok(&[]);
         }
-        let (pos, end, split) = (self.pos, self.end, self.split);
+        let (pos, end) = (self.pos, self.end);
         let buf = self.inner.fill_buf()?;
         let n = if pos < end {
             buf.len()
                 .min(usize::try_from(end - pos).unwrap_or(usize::MAX))
         } else {
-            memchr::memchr(split, buf).map_or(buf.len(), |i| i + 1)
+            Self::to_line_end(&self.recent, buf, &self.sep)
         };
         Ok(&buf[..n])
     }
@@ -282,7 +326,16 @@ impl BufRead for LineRange {
         if amt == 0 {
             return;
         }
-        self.at_line_start = self.inner.buffer()[amt - 1] == self.split;
+        let passed = &self.inner.buffer()[..amt];
+        let keep = self.sep.len();
+        if amt >= keep {
+            self.recent.clear();
+            self.recent.extend_from_slice(&passed[amt - keep..]);
+        } else {
+            self.recent.extend_from_slice(passed);
+            let extra = self.recent.len() - keep;
+            self.recent.drain(..extra);
+        }
         self.pos += amt as u64;
         self.inner.consume(amt);
     }
@@ -339,16 +392,29 @@ impl LineBase {
 }
 
 /// The lines before byte `upto` of `source`, ended by `ends` (a separator of several bytes
-/// counted within each read only: such files are not read by ranges).
+/// found across reads too, as a search from the file's start finds it where a range may
+/// start: see `LineEnds::range_separator`).
 fn count_lines(source: &Source, upto: u64, ends: &LineEnds) -> io::Result<u64> {
     let mut file = BufReader::with_capacity(READ_BUFFER, source.open_at(0)?).take(upto);
     let (mut lines, mut after_cr) = (0u64, false);
+    // the last bytes read, too few to hold a separator of several bytes: one may start there
+    let carried = match ends {
+        LineEnds::Exact(sep) => sep.len() - 1,
+        _ => 0,
+    };
+    let mut tail = Vec::new();
     loop {
         let buf = file.fill_buf()?;
         let Some(&last) = buf.last() else {
             return Ok(lines);
         };
-        lines += ends.count_in(buf, after_cr);
+        if carried == 0 {
+            lines += ends.count_in(buf, after_cr);
+        } else {
+            let joined = [&tail[..], buf].concat();
+            lines += ends.count_in(&joined, false);
+            tail = joined[joined.len() - carried.min(joined.len())..].to_vec();
+        }
         after_cr = last == b'\r';
         let n = buf.len();
         file.consume(n);
@@ -357,7 +423,133 @@ fn count_lines(source: &Source, upto: u64, ends: &LineEnds) -> io::Result<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_lines, LineEnds, Source, READ_BUFFER};
+    use super::{count_lines, open_range, ByteRange, LineEnds, Source, READ_BUFFER};
+    use crate::readers::lines::pieced_text;
+    use std::io::Read;
+
+    /// Byte ranges of a file cut anywhere (at the edges of reads too), its lines ended by a
+    /// separator a range can start lines after, pass it on once: each range from the first
+    /// line that starts in it through the end of the last, so the ranges end to end are the
+    /// file; and the lines before each cut are counted as a search from the start finds them.
+    #[test]
+    fn ranges_pass_every_line_on_once_whatever_the_separator() {
+        let dir = std::env::temp_dir().join(format!("bl-range-seps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (k, sep) in [
+            &b"\n"[..],
+            b"|",
+            b"\r\n",
+            b"<>",
+            "\u{e9}".as_bytes(),
+            b"abc",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let ends = match sep {
+                b"\n" => LineEnds::Feed,
+                _ => LineEnds::Exact(sep.into()),
+            };
+            let (first, last) = (&sep[..1], &sep[sep.len() - 1..]);
+            let pieces = [sep, first, last, b"xy", b"z", sep, b"a\r", b"\n", b"ab"];
+            let text = pieced_text(0x2545_f491 + k as u64, 3 * READ_BUFFER, &pieces);
+            let path = dir.join(format!("f{k}"));
+            std::fs::write(&path, &text).unwrap();
+            let source = Source::local(path.to_str().unwrap());
+            let starts: Vec<usize> = std::iter::once(0)
+                .chain(memchr::memmem::find_iter(&text, sep).map(|i| i + sep.len()))
+                .collect();
+            let mut cuts = vec![0, 1, 2, 3, text.len()];
+            for edge in 1..=2 {
+                cuts.extend((0..5).map(|d| edge * READ_BUFFER + d - 2));
+            }
+            let mut seed = 0x9e37_79b9_u64 + k as u64;
+            for _ in 0..30 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                cuts.push((seed % text.len() as u64) as usize);
+            }
+            cuts.sort_unstable();
+            cuts.dedup();
+            let mut passed = Vec::new();
+            for w in cuts.windows(2) {
+                let range = ByteRange {
+                    start: w[0] as u64,
+                    end: w[1] as u64,
+                };
+                let (mut lines, at) = open_range(&source, range, &ends).unwrap();
+                let want = starts
+                    .iter()
+                    .copied()
+                    .find(|&q| q >= w[0])
+                    .unwrap_or(text.len());
+                assert_eq!(at, want as u64, "{sep:?}: the first line of {w:?}");
+                lines.read_to_end(&mut passed).unwrap();
+            }
+            assert!(passed == text, "{sep:?}: the ranges pass on the file once");
+            for &cut in &cuts {
+                let before = starts.iter().filter(|&&q| q > 0 && q <= cut).count();
+                let counted = count_lines(&source, cut as u64, &ends).unwrap();
+                assert_eq!(counted, before as u64, "{sep:?}: lines before {cut}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A separator of two bytes split between two reads: where a range ends (the line in
+    /// progress runs to it) and where one starts (its first line starts after it).
+    #[test]
+    fn a_separator_across_two_reads_ends_and_starts_ranges() {
+        let dir = std::env::temp_dir().join(format!("bl-range-edge-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let long = |n: usize| "y".repeat(n);
+        // `<` the last byte of the first read: from 0, and from 3 (a range from 5)
+        let cases = [
+            (format!("ab{}<>c<>", long(READ_BUFFER - 3)), 3),
+            (format!("ab<>{}<>c<>", long(READ_BUFFER - 2)), 5),
+        ];
+        for (text, cut) in cases {
+            let path = dir.join("f");
+            std::fs::write(&path, &text).unwrap();
+            let source = Source::local(path.to_str().unwrap());
+            let ends = LineEnds::Exact(Box::from(&b"<>"[..]));
+            let second = text.find("<>c").unwrap() + 2;
+            let mut passed = Vec::new();
+            for (start, end) in [(0, cut), (cut, text.len())] {
+                let range = ByteRange {
+                    start: start as u64,
+                    end: end as u64,
+                };
+                let (mut lines, at) = open_range(&source, range, &ends).unwrap();
+                // (the range from 5 starts past the `<>` at 2, which ends before it)
+                let want = if start == 0 { 0 } else { second };
+                assert_eq!(at, want as u64, "cut at {cut}");
+                lines.read_to_end(&mut passed).unwrap();
+            }
+            assert!(passed == text.as_bytes(), "cut at {cut}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A range starts lines after a separator none of whose matches can start inside
+    /// another; a file of lines ended by another is read whole.
+    #[test]
+    fn a_range_starts_lines_only_after_a_separator_that_cannot_overlap_itself() {
+        for (sep, splits) in [
+            (&b"|"[..], true),
+            (b"\r\n", true),
+            (b"<>", true),
+            (b"abc", true),
+            (b"||", false),
+            (b"aba", false),
+            (b"abab", false),
+        ] {
+            let ends = LineEnds::Exact(sep.into());
+            assert_eq!(ends.range_separator().is_some(), splits, "{sep:?}");
+        }
+        assert_eq!(LineEnds::AnyBreak.range_separator(), Some(&b"\n"[..]));
+    }
 
     /// Lines before byte `upto`, counted byte by byte: `\r\n`, a lone `\r` and `\n` each end
     /// one (`lone_cr`), or `\n` alone does.

@@ -34,16 +34,18 @@ impl LineEnds {
         }
     }
 
-    /// The byte a line break of one byte is (`\n` unless an exact separator of one byte
-    /// says otherwise): where a byte range of a file may start a line. `None` for a
-    /// separator of several bytes, which cannot be found from an arbitrary offset.
-    pub fn split_byte(&self) -> Option<u8> {
+    /// The bytes after which a byte range of a file starts its first line: `\n` for line
+    /// breaks (a `\n` ends a line under either rule), an exact separator if no match of it
+    /// can start inside another (it has no border: no proper prefix of it is also a suffix,
+    /// as `|`, `\r\n` or `<>`, not `||` or `aba`), so that its matches are the same wherever
+    /// a search starts. `None` for the others, whose files are read whole.
+    pub fn range_separator(&self) -> Option<&[u8]> {
         match self {
-            LineEnds::Feed | LineEnds::AnyBreak => Some(b'\n'),
-            LineEnds::Exact(sep) => match sep[..] {
-                [byte] => Some(byte),
-                _ => None,
-            },
+            LineEnds::Feed | LineEnds::AnyBreak => Some(b"\n"),
+            LineEnds::Exact(sep) => {
+                let border = (1..sep.len()).any(|k| sep[..k] == sep[sep.len() - k..]);
+                (!border).then_some(&sep[..])
+            }
         }
     }
 }

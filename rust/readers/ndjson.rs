@@ -636,7 +636,7 @@ impl NdjsonReader {
     }
 
     /// [`Self::open`], the lines ended by `ends` whatever the conventions (Spark's
-    /// `lineSep`). A `range` needs `ends` that [`LineEnds::split_byte`] starts lines at.
+    /// `lineSep`). A `range` needs `ends` it can start lines at ([`LineEnds::range_separator`]).
     pub fn open_with_line_ends(
         source: &input::Source,
         range: Option<input::ByteRange>,

@@ -2620,9 +2620,9 @@ fn lines_end_at_exactly_the_separator_given() {
     }
 }
 
-/// Byte ranges of a file whose lines end at `\r` (Spark's conventions) or at a separator of
-/// one byte read every line once, wherever the cuts; a separator of several bytes cannot
-/// start a range.
+/// Byte ranges of a file whose lines end at `\r` (Spark's conventions) or at a separator
+/// that cannot overlap itself (of one byte, `<>`, `\r\n`) read every line once, wherever
+/// the cuts; one that can (`||`) cannot start a range.
 #[test]
 fn byte_ranges_of_other_line_ends_read_every_line_once() {
     use super::input::LineEnds;
@@ -2633,6 +2633,8 @@ fn byte_ranges_of_other_line_ends_read_every_line_once() {
         (None, "\r"),
         (None, "\r\n"),
         (Some(LineEnds::Exact(Box::from(&b"|"[..]))), "|"),
+        (Some(LineEnds::Exact(Box::from(&b"<>"[..]))), "<>"),
+        (Some(LineEnds::Exact(Box::from(&b"\r\n"[..]))), "\r\n"),
     ];
     for (ends, sep) in cases {
         let text: String = (0..30).map(|i| format!("{{\"a\":{i}}}{sep}")).collect();
@@ -2666,7 +2668,7 @@ fn byte_ranges_of_other_line_ends_read_every_line_once() {
         }
     }
     let range = super::input::ByteRange { start: 3, end: 9 };
-    let several = LineEnds::Exact(Box::from(&b"<>"[..]));
+    let several = LineEnds::Exact(Box::from(&b"||"[..]));
     let path = dir.join("lines.json");
     let err = NdjsonReader::open_with_line_ends(
         &Source::local(path.to_str().unwrap()),
@@ -2677,7 +2679,7 @@ fn byte_ranges_of_other_line_ends_read_every_line_once() {
     )
     .err()
     .unwrap();
-    assert!(err.to_string().contains("several bytes"), "{err}");
+    assert!(err.to_string().contains("it begins as it ends"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -2819,36 +2821,38 @@ fn an_error_column_follows_the_fields_as_trimmed_and_quoted() {
     }
 }
 
-/// Byte ranges of a CSV file of records ended by a one-byte separator, cut anywhere, read
-/// the header once and every record once.
+/// Byte ranges of a CSV file of records ended by a separator (one byte, or two that cannot
+/// overlap themselves), cut anywhere, read the header once and every record once.
 #[test]
 fn csv_byte_ranges_of_separated_records_read_every_record_once() {
-    let text: String = std::iter::once("id,s".to_string())
-        .chain((0..20).map(|i| format!("{i},\"q\ne\"")))
-        .collect::<Vec<_>>()
-        .join("\u{1}");
-    let (source, _) = in_memory("sep.csv", text.as_bytes());
-    let options = CsvOptions {
-        header: true,
-        conventions: super::Conventions::Spark,
-        line_sep: Some(Box::from(&b"\x01"[..])),
-        ..CsvOptions::default()
-    };
-    for step in [1, 7, 40] {
-        let mut ids = Vec::new();
-        let mut start = 0;
-        while start < text.len() as u64 {
-            let end = (start + step).min(text.len() as u64);
-            let batch = csv_range_batch(&source, start, end, &options);
-            if let Some(id) = batch.column_by_name("id") {
-                let s = batch.column_by_name("s").unwrap().as_string::<i32>();
-                assert!(s.iter().all(|v| v == Some("q\ne")));
-                ids.extend(id.as_string::<i32>().iter().map(|v| v.unwrap().to_string()));
+    for sep in ["\u{1}", "\r\n"] {
+        let text: String = std::iter::once("id,s".to_string())
+            .chain((0..20).map(|i| format!("{i},\"q\ne\"")))
+            .collect::<Vec<_>>()
+            .join(sep);
+        let (source, _) = in_memory("sep.csv", text.as_bytes());
+        let options = CsvOptions {
+            header: true,
+            conventions: super::Conventions::Spark,
+            line_sep: Some(Box::from(sep.as_bytes())),
+            ..CsvOptions::default()
+        };
+        for step in [1, 7, 40] {
+            let mut ids = Vec::new();
+            let mut start = 0;
+            while start < text.len() as u64 {
+                let end = (start + step).min(text.len() as u64);
+                let batch = csv_range_batch(&source, start, end, &options);
+                if let Some(id) = batch.column_by_name("id") {
+                    let s = batch.column_by_name("s").unwrap().as_string::<i32>();
+                    assert!(s.iter().all(|v| v == Some("q\ne")));
+                    ids.extend(id.as_string::<i32>().iter().map(|v| v.unwrap().to_string()));
+                }
+                start = end;
             }
-            start = end;
+            let expected: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+            assert_eq!(ids, expected, "{sep:?}: ranges of {step} bytes");
         }
-        let expected: Vec<String> = (0..20).map(|i| i.to_string()).collect();
-        assert_eq!(ids, expected, "ranges of {step} bytes");
     }
 }
 
