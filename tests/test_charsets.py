@@ -51,6 +51,24 @@ def test_csv_in_a_single_byte_charset_reads_as_in_spark(spark, tmp_path, charset
         assert "Jos\ufffd" in decoded
 
 
+@pytest.mark.parametrize("charset", ["ISO-8859-1", "US-ASCII"])
+def test_a_file_that_starts_as_a_utf16_mark_is_text_in_a_single_byte_charset(
+    spark, tmp_path, charset
+):
+    """`ÿþ` (the bytes of UTF-16LE's byte order mark) opening a Latin-1 file are its
+    text, as Spark reads them; in UTF-8 they say the file is UTF-16."""
+    path = write(tmp_path / "f", "a.csv", b"\xff\xfex,v\n\xe9,1\n")
+    options = {"encoding": charset, "header": "true"}
+    theirs = spark.read.options(**options).csv(path)
+    ours = bls.read(spark, path, split_bytes=4, **bls.scan_options_from(options))
+    assert theirs.columns == ours.columns[:2]
+    assert rows(ours, theirs.columns) == rows(theirs, theirs.columns)
+    if charset == "ISO-8859-1":
+        assert theirs.columns[0] == "\xff\xfex"
+    with pytest.raises(Exception, match="UTF-16LE"):
+        bls.read(spark, path, header=True).collect()
+
+
 def test_spark_reads_a_latin1_file_split_into_byte_ranges_once(spark, tmp_path):
     lines = b"".join(b"%d,caf\xe9 %d,\xff\n" % (i, i) for i in range(3000))
     path = write(tmp_path / "f", "a.csv", b"id,s,t\n" + lines)

@@ -5,6 +5,7 @@
 
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 
+use super::charsets::Charset;
 use super::hadoop_block::{self, BlockDecoder};
 use super::input::READ_BUFFER;
 
@@ -69,11 +70,12 @@ impl Compression {
 pub fn decompress(
     mut raw: BufReader<Box<dyn Read + Send>>,
     compression: Compression,
+    charset: Charset,
 ) -> io::Result<Box<dyn BufRead + Send>> {
     let buffered = |r: Box<dyn Read + Send>| Box::new(BufReader::with_capacity(READ_BUFFER, r));
     Ok(match compression {
         Compression::None => {
-            refuse_non_text(raw.fill_buf()?)?;
+            refuse_non_text(raw.fill_buf()?, charset)?;
             Box::new(raw)
         }
         Compression::Gzip => buffered(Box::new(flate2::read::MultiGzDecoder::new(raw))),
@@ -120,13 +122,14 @@ const OTHER_ENCODINGS: [(&[u8], &str); 4] = [
     (b"\xfe\xff", "UTF-16BE"),
 ];
 
-/// An error if `start`, a plain file's first bytes, is not the start of UTF-8 text but of
-/// compressed data, or of UTF-16 or UTF-32 text (by its byte order mark: what Windows tools
-/// write as "Unicode", Excel's "Unicode Text" export among them).
-pub fn refuse_non_text(start: &[u8]) -> io::Result<()> {
+/// An error if `start`, a plain file's first bytes, is not the start of text in `charset`
+/// but of compressed data, or for UTF-8 of UTF-16 or UTF-32 text (by its byte order mark:
+/// what Windows tools write as "Unicode", Excel's "Unicode Text" export among them; in a
+/// single-byte charset those bytes are text, `ÿþ` in ISO-8859-1).
+pub fn refuse_non_text(start: &[u8], charset: Charset) -> io::Result<()> {
     if let Some((_, encoding)) = OTHER_ENCODINGS
         .iter()
-        .find(|(bom, _)| start.starts_with(bom))
+        .find(|(bom, _)| charset == Charset::Utf8 && start.starts_with(bom))
     {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
@@ -249,13 +252,14 @@ impl<R: BufRead> Read for Lz4Frames<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::{decompress, refuse_non_text, Compression};
+    use super::{decompress, refuse_non_text, Charset, Compression};
     use std::io::{BufReader, Read, Write};
 
     fn read(bytes: Vec<u8>, name: &str) -> std::io::Result<Vec<u8>> {
         let raw: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(bytes));
         let mut out = Vec::new();
-        decompress(BufReader::new(raw), Compression::of(name))?.read_to_end(&mut out)?;
+        decompress(BufReader::new(raw), Compression::of(name), Charset::Utf8)?
+            .read_to_end(&mut out)?;
         Ok(out)
     }
 
@@ -385,17 +389,17 @@ mod tests {
             e.to_string().contains("gzip-compressed") && e.to_string().contains(".gz"),
             "{e}"
         );
-        let e = refuse_non_text(b"\xfd7zXZ\x00\x00").unwrap_err();
+        let e = refuse_non_text(b"\xfd7zXZ\x00\x00", Charset::Utf8).unwrap_err();
         assert!(
             e.to_string()
                 .contains("xz-compressed, which the readers do not read"),
             "{e}"
         );
-        let e = refuse_non_text(b"BZh91AY&SY\x00").unwrap_err();
+        let e = refuse_non_text(b"BZh91AY&SY\x00", Charset::Utf8).unwrap_err();
         assert!(e.to_string().contains(".bz2"), "{e}");
-        let e = refuse_non_text(b"\xff\xfe{\x00").unwrap_err();
+        let e = refuse_non_text(b"\xff\xfe{\x00", Charset::Utf8).unwrap_err();
         assert!(e.to_string().contains("UTF-16LE"), "{e}");
-        let e = refuse_non_text(b"\xff\xfe\x00\x00{\x00\x00\x00").unwrap_err();
+        let e = refuse_non_text(b"\xff\xfe\x00\x00{\x00\x00\x00", Charset::Utf8).unwrap_err();
         assert!(e.to_string().contains("UTF-32LE"), "{e}");
         // text that starts like a signature but is not one (a UTF-8 BOM is UTF-8)
         for text in [
@@ -405,7 +409,12 @@ mod tests {
             b"\x1f",
             b"\xef\xbb\xbf{}",
         ] {
-            assert!(refuse_non_text(text).is_ok(), "{text:?}");
+            assert!(refuse_non_text(text, Charset::Utf8).is_ok(), "{text:?}");
+        }
+        // in a single-byte charset a "byte order mark" is text (`ÿþ`), a signature is not
+        for charset in [Charset::Latin1, Charset::Ascii] {
+            assert!(refuse_non_text(b"\xff\xfe{\x00", charset).is_ok());
+            assert!(refuse_non_text(b"BZh91AY&SY\x00", charset).is_err());
         }
     }
 }

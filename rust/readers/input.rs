@@ -126,7 +126,11 @@ impl Source {
 /// suffix, [`Compression::of`]) as it streams.
 pub fn open(source: &Source) -> io::Result<Box<dyn BufRead + Send>> {
     let raw = BufReader::with_capacity(READ_BUFFER, source.open_at(0)?);
-    decompress(raw, Compression::of(&decoded_name(source.name())))
+    decompress(
+        raw,
+        Compression::of(&decoded_name(source.name())),
+        source.charset,
+    )
 }
 
 /// `name` with a `file:` URI's escapes decoded (so its suffix is the file's).
@@ -213,7 +217,7 @@ pub fn open_range(
     let open_at = range.start.saturating_sub(sep.len() as u64);
     let mut file = BufReader::with_capacity(READ_BUFFER, source.open_at(open_at)?);
     let first = if range.start == 0 {
-        refuse_non_text(file.fill_buf()?)?;
+        refuse_non_text(file.fill_buf()?, source.charset)?;
         0
     } else {
         open_at + skip_past(&mut file, sep)?
