@@ -79,6 +79,11 @@ pub struct LineWindow {
     eof: bool,
     /// The bytes of the input dropped from the window's front.
     dropped: u64,
+    /// The first `\r` at or after `cr_from` in what was read is at `next_cr` (`filled`: none),
+    /// found by one search for the lines before it ([`cr_within`](Self::cr_within));
+    /// `cr_from` is `usize::MAX` until searched, and again after each read.
+    cr_from: usize,
+    next_cr: usize,
 }
 
 impl LineWindow {
@@ -97,6 +102,8 @@ impl LineWindow {
             searched: 0,
             eof: false,
             dropped: 0,
+            cr_from: usize::MAX,
+            next_cr: 0,
         }
     }
 
@@ -148,6 +155,19 @@ impl LineWindow {
     #[inline]
     pub fn rest(&self) -> (&[u8], bool) {
         (&self.buf[self.start..self.filled], self.eof)
+    }
+
+    /// Where the first `\r` is in the first `len` bytes of [`rest`](Self::rest), if any: one
+    /// search of the window serves the lines up to its next `\r`.
+    #[inline]
+    pub fn cr_within(&mut self, len: usize) -> Option<usize> {
+        let from = self.start;
+        if self.cr_from > from || self.next_cr < from {
+            let unread = &self.buf[from..self.filled];
+            self.next_cr = memchr::memchr(b'\r', unread).map_or(self.filled, |i| from + i);
+            self.cr_from = from;
+        }
+        (self.next_cr < from + len).then(|| self.next_cr - from)
     }
 
     /// Whether the current line's end is known.
@@ -286,6 +306,7 @@ impl LineWindow {
         let n = read_into(&mut *self.input, &mut self.buf, self.filled)?;
         self.filled += n;
         self.eof |= n == 0;
+        self.cr_from = usize::MAX; // (what was searched moved, and more came)
         Ok(())
     }
 }

@@ -167,7 +167,7 @@ impl JsonLines {
             known,
             &mut self.scratch,
         );
-        match written.and_then(|len| self.line_read(text, len, found)) {
+        match written.and_then(|len| self.line_read(len, found)) {
             Some(len) => {
                 if !found {
                     self.lines.line_is(len);
@@ -183,17 +183,17 @@ impl JsonLines {
         }
     }
 
-    /// The length of the line the one-pass path read as the first `len` bytes of `text`
-    /// (`found`: the whole line), checked against what ends the lines, which the one-pass
+    /// The length of the line the one-pass path read as the first `len` bytes of the
+    /// record (`found`: given whole) or of the window's rest, checked against what ends the lines, which the one-pass
     /// path does not know: it takes white space up to a `\n`, or to the end of a line given
     /// whole. `None` if a line break it took for white space ends the line sooner (a `\r`
     /// under `LineEnds::AnyBreak`, but the one before its `\n`, which ends the line there),
     /// or if a line given whole (`LineEnds::Exact`, where a `\n` is no break) goes on after
     /// that `\n`.
     #[inline]
-    fn line_read(&self, text: &[u8], len: usize, found: bool) -> Option<usize> {
+    fn line_read(&mut self, len: usize, found: bool) -> Option<usize> {
         if found {
-            return text[len..]
+            return record_of(&self.lines, &self.element)[len..]
                 .iter()
                 .all(|&b| json_fast::is_space(b))
                 .then_some(len);
@@ -201,7 +201,7 @@ impl JsonLines {
         if !matches!(self.lines.ends(), LineEnds::AnyBreak) {
             return Some(len);
         }
-        match memchr::memchr(b'\r', &text[..len]) {
+        match self.lines.cr_within(len) {
             None => Some(len),
             Some(at) if at + 1 == len => Some(at),
             Some(_) => None,

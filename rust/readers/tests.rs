@@ -2531,9 +2531,23 @@ fn a_b_rows(mut reader: NdjsonReader) -> Vec<ABRow> {
 fn spark_json_lines_end_at_any_line_break() {
     use super::Conventions;
     let text = "{\"a\":1}\r{\"a\":2}\r\n{\"a\":3}\n{\"a\":4,\r\"b\":5}\r\r\n{\"a\":6, \"b\":7}\r";
-    for one_pass in [true, false] {
+    // whole, and a few bytes a read (the window searched for `\r`s again after each)
+    for (one_pass, chunk) in [
+        (true, None),
+        (false, None),
+        (true, Some(3)),
+        (true, Some(10)),
+    ] {
         let reader = |conventions| {
-            ndjson_reader(text, OnError::Permissive)
+            let input = Cursor::new(text.as_bytes().to_vec());
+            let input: Box<dyn std::io::BufRead + Send> = match chunk {
+                Some(chunk) => Box::new(std::io::BufReader::new(Trickle {
+                    inner: input,
+                    chunk,
+                })),
+                None => Box::new(input),
+            };
+            NdjsonReader::from_reader(input, "mem.json", OnError::Permissive, true)
                 .with_conventions(conventions)
                 .one_pass(one_pass)
         };
@@ -2547,7 +2561,7 @@ fn spark_json_lines_end_at_any_line_break() {
                 Err("\"b\":5}".to_string()),
                 Ok((Some(6), Some(7))),
             ],
-            "one_pass {one_pass}"
+            "one_pass {one_pass}, reads of {chunk:?}"
         );
         assert_eq!(
             a_b_rows(reader(Conventions::Arrow)),
@@ -2557,7 +2571,7 @@ fn spark_json_lines_end_at_any_line_break() {
                 Ok((Some(4), Some(5))),
                 Ok((Some(6), Some(7))),
             ],
-            "one_pass {one_pass}"
+            "one_pass {one_pass}, reads of {chunk:?}"
         );
     }
     // lines ended by `\r` or `\r\n` stay on the one-pass path as `\n` lines do (all but
