@@ -266,10 +266,12 @@ impl JsonLines {
         let Err(stop) = parsed else {
             return Ok(());
         };
-        if refused.is_some() || stop.classify() == Category::Data {
+        if edited.is_none() && (refused.is_some() || stop.classify() == Category::Data) {
             // A value refused in a line that is no JSON: the line is malformed whatever its
             // values, as Spark's reader takes it (and its inference, which learns no type
             // from it, where a sample here would have learnt one from the value refused).
+            // (Checked on the line as written only: a line edited by `write_partial` is one
+            // found to be JSON, some of its values nulled.)
             let mut whole = serde_json::Deserializer::from_str(serde_text);
             let checked = IgnoredAny::deserialize(&mut whole).and_then(|_| whole.end());
             if let Err(syntax) = checked {
