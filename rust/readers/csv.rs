@@ -314,9 +314,10 @@ impl CsvRecords {
     #[inline(never)]
     fn at_field(&self, i: usize, mut error: InputError) -> InputError {
         let place = self.window.field_place(i);
+        let line = &self.raw_bytes()[place.line_start..];
         error.line = self.line() + place.line;
-        error.column = Some(place.column);
-        error.excerpt = excerpt(&self.raw_bytes()[place.line_start..], error.column);
+        error.column = Some(self.base.file_column(line, place.column));
+        error.excerpt = excerpt(line, Some(place.column));
         error
     }
 
@@ -899,12 +900,13 @@ impl RecordSource for CsvRecords {
     }
 
     fn error(&self, column: Option<usize>, message: String) -> InputError {
+        let raw = self.raw_bytes();
         InputError {
             path: self.path.clone(),
             line: self.line(),
-            column,
+            column: column.map(|c| self.base.file_column(raw, c)),
             message,
-            excerpt: excerpt(self.raw_bytes(), column),
+            excerpt: excerpt(raw, column),
             unreadable: false,
         }
     }

@@ -154,6 +154,10 @@ pub fn open_lines(
             (lines, LineBase::at(source, first).ended_by(ends.clone()))
         }
     };
+    let base = LineBase {
+        charset: source.charset,
+        ..base
+    };
     // (decoded past the range's cut: offsets and line breaks are the file's own bytes)
     match source.charset {
         Charset::Utf8 => Ok((lines, base)),
@@ -354,6 +358,8 @@ pub struct LineBase {
     /// What ends the lines counted.
     ends: LineEnds,
     lines: std::sync::OnceLock<u64>,
+    /// The charset of the file's text (which the reader sees decoded as UTF-8).
+    charset: Charset,
 }
 
 impl LineBase {
@@ -364,6 +370,7 @@ impl LineBase {
             offset,
             ends: LineEnds::Feed,
             lines: std::sync::OnceLock::new(),
+            charset: Charset::Utf8,
         }
     }
 
@@ -382,6 +389,18 @@ impl LineBase {
     /// The file offset the input starts at.
     pub fn offset(&self) -> u64 {
         self.offset
+    }
+
+    /// The file's byte column of byte `column` (1-based) of `line` as the reader sees it,
+    /// decoded as UTF-8: the same in a UTF-8 file; in a single-byte charset the characters
+    /// before it, one byte each in the file.
+    pub fn file_column(&self, line: &[u8], column: usize) -> usize {
+        if self.charset == Charset::Utf8 {
+            return column;
+        }
+        let before = &line[..(column - 1).min(line.len())];
+        let chars = before.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+        column - before.len() + chars
     }
 
     /// The number of lines before the offset.

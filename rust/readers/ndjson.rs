@@ -113,8 +113,14 @@ impl JsonLines {
     /// the line's excerpt there.
     fn place(&self, column: Option<usize>) -> (u64, Option<usize>, String) {
         let column = column.map(|c| c + self.record_offset());
-        let (line, file_column) = self.file_place(self.line_no, column);
-        (line, file_column, excerpt(self.lines.line(), column))
+        let text = self.lines.line();
+        // (a document's records are placed by their `places`)
+        let in_file = match self.places {
+            None => column.map(|c| self.base.file_column(text, c)),
+            Some(_) => column,
+        };
+        let (line, file_column) = self.file_place(self.line_no, in_file);
+        (line, file_column, excerpt(text, column))
     }
 
     /// Under Spark's conventions, an NDJSON line (not a document's record) that is an array

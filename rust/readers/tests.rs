@@ -2835,6 +2835,45 @@ fn an_error_column_follows_the_fields_as_trimmed_and_quoted() {
     }
 }
 
+/// In a file of a single-byte charset an error's column is the file's byte (one a
+/// character), not the byte of the UTF-8 the reader decoded it to; whole and in a range.
+#[test]
+fn error_columns_count_the_files_bytes_in_a_single_byte_charset() {
+    use super::input::{ByteRange, Charset};
+    let json = b"{\"a\":1}\n{\"a\":\"\xe9\xff\",\"b\":x}\n";
+    let csv = b"s,n\n\xe9\xe9,1\n\xe9\xe9,x\n";
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("s", DataType::Utf8, true),
+        Field::new("n", DataType::Int64, true),
+    ]));
+    for charset in [Charset::Latin1, Charset::Ascii] {
+        for range in [None, Some(ByteRange { start: 3, end: 40 })] {
+            let (source, _) = in_memory("a.json", json);
+            let source = source.in_charset(charset);
+            let mut r = NdjsonReader::open(&source, range, OnError::Error, true).unwrap();
+            let err = read_all_with(&mut r, LoaderOptions::default()).unwrap_err();
+            let err = err.to_string();
+            assert!(
+                err.contains("line 2, column 15"),
+                "{charset:?} {range:?}: {err}"
+            );
+            let (source, _) = in_memory("a.csv", csv);
+            let options = CsvOptions {
+                header: true,
+                conventions: super::Conventions::Spark,
+                ..CsvOptions::default()
+            };
+            let source = source.in_charset(charset);
+            let mut r = CsvReader::open(&source, range, options, OnError::Error).unwrap();
+            let err = fill_once_by(&mut r, &schema).unwrap_err().to_string();
+            assert!(
+                err.contains("line 3, column 4"),
+                "{charset:?} {range:?}: {err}"
+            );
+        }
+    }
+}
+
 /// Byte ranges of a CSV file of records ended by a separator (one byte, or two that cannot
 /// overlap themselves), cut anywhere, read the header once and every record once.
 #[test]
