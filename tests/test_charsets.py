@@ -52,7 +52,7 @@ def test_csv_in_a_single_byte_charset_reads_as_in_spark(spark, tmp_path, charset
 
 
 @pytest.mark.parametrize("charset", ["ISO-8859-1", "US-ASCII"])
-def test_a_file_that_starts_as_a_utf16_mark_is_text_in_a_single_byte_charset(
+def test_spark_reads_a_file_opening_with_a_utf16_mark_as_text_in_a_single_byte_charset(
     spark, tmp_path, charset
 ):
     """`ÿþ` (the bytes of UTF-16LE's byte order mark) opening a Latin-1 file are its
