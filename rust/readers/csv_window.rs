@@ -792,18 +792,7 @@ fn stop_mask(chunk: &[u8], delimiter: u8, quote: u8) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Reads at most `chunk` bytes at a time.
-    struct Trickle(Vec<u8>, usize);
-
-    impl io::Read for Trickle {
-        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-            let n = self.0.len().min(out.len()).min(self.1);
-            out[..n].copy_from_slice(&self.0[..n]);
-            self.0.drain(..n);
-            Ok(n)
-        }
-    }
+    use crate::readers::lines::Trickle;
 
     /// A record as read: its fields, its text, its line.
     type Record = (Vec<Vec<u8>>, Vec<u8>, u64);
@@ -831,7 +820,7 @@ mod tests {
         whole: bool,
         comment: Option<u8>,
     ) -> (Vec<Kept>, u64) {
-        let input = io::BufReader::with_capacity(chunk, Trickle(text.to_vec(), chunk));
+        let input = io::BufReader::with_capacity(chunk, Trickle::new(text, chunk));
         let mut w = CsvWindow::new(Box::new(input), b',', b'"', escape).with_comment(comment);
         w.split &= split;
         w.last_needed = last;

@@ -334,6 +334,33 @@ pub(crate) fn trim_line_breaks(text: &[u8]) -> &[u8] {
     &text[..end.map_or(0, |i| i + 1)]
 }
 
+/// A test input that gives at most `chunk` bytes a read (as a network stream or a decoder
+/// may), for the windows' refills.
+#[cfg(test)]
+pub(crate) struct Trickle {
+    text: io::Cursor<Vec<u8>>,
+    chunk: usize,
+}
+
+#[cfg(test)]
+impl Trickle {
+    /// `text`, `chunk` bytes a read at most.
+    pub(crate) fn new(text: &[u8], chunk: usize) -> Self {
+        Trickle {
+            text: io::Cursor::new(text.to_vec()),
+            chunk,
+        }
+    }
+}
+
+#[cfg(test)]
+impl Read for Trickle {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = out.len().min(self.chunk);
+        self.text.read(&mut out[..n])
+    }
+}
+
 /// How many line breaks (`\n`, `\r`) `text` starts with.
 pub(crate) fn leading_line_breaks(text: &[u8]) -> usize {
     text.iter()
@@ -387,16 +414,7 @@ mod tests {
     /// [`lines_of`], the lines ended by `ends` (a parser finds a `\r` too under
     /// `LineEnds::AnyBreak`; none parses `LineEnds::Exact` lines).
     fn lines_ended_by(text: &[u8], chunk: usize, parse: bool, ends: LineEnds) -> Vec<Vec<u8>> {
-        struct Trickle<'a>(&'a [u8], usize);
-        impl io::Read for Trickle<'_> {
-            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-                let n = self.0.len().min(out.len()).min(self.1);
-                out[..n].copy_from_slice(&self.0[..n]);
-                self.0 = &self.0[n..];
-                Ok(n)
-            }
-        }
-        let input = io::BufReader::new(Trickle(text.to_vec().leak(), chunk));
+        let input = io::BufReader::new(Trickle::new(text, chunk));
         let mut window = LineWindow::new(Box::new(input));
         let parse = parse && !matches!(ends, LineEnds::Exact(_));
         let cr = ends == LineEnds::AnyBreak;

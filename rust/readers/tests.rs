@@ -10,6 +10,7 @@ use arrow_schema::{DataType, Field, Schema};
 
 use super::csv::{CsvOptions, CsvReader, HeaderNames};
 use super::input::Source;
+use super::lines::Trickle;
 use super::ndjson::{NdjsonReader, OnError, ReadError};
 use crate::loader::{LoaderOptions, Projection, ResultSetLoader};
 
@@ -2093,19 +2094,6 @@ fn csv_null_texts_are_nulls_quoted_or_not() {
     );
 }
 
-/// A reader that gives at most `chunk` bytes a call (a network stream, a decoder).
-struct Trickle {
-    inner: Cursor<Vec<u8>>,
-    chunk: usize,
-}
-
-impl std::io::Read for Trickle {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = buf.len().min(self.chunk);
-        self.inner.read(&mut buf[..n])
-    }
-}
-
 /// A UTF-8 byte order mark starting a CSV file is not part of its first field, however few
 /// bytes the input's first read gives (found by fuzzing: with fewer than 3, it was).
 #[test]
@@ -2114,10 +2102,7 @@ fn csv_byte_order_mark_is_dropped_whatever_the_first_read_gives() {
     for chunk in [1, 2, 3, 64] {
         let input = Box::new(std::io::BufReader::with_capacity(
             chunk,
-            Trickle {
-                inner: Cursor::new(text.as_bytes().to_vec()),
-                chunk,
-            },
+            Trickle::new(text.as_bytes(), chunk),
         ));
         let options = CsvOptions {
             header: true,
@@ -2539,13 +2524,12 @@ fn spark_json_lines_end_at_any_line_break() {
         (true, Some(10)),
     ] {
         let reader = |conventions| {
-            let input = Cursor::new(text.as_bytes().to_vec());
             let input: Box<dyn std::io::BufRead + Send> = match chunk {
-                Some(chunk) => Box::new(std::io::BufReader::new(Trickle {
-                    inner: input,
+                Some(chunk) => Box::new(std::io::BufReader::new(Trickle::new(
+                    text.as_bytes(),
                     chunk,
-                })),
-                None => Box::new(input),
+                ))),
+                None => Box::new(Cursor::new(text.as_bytes().to_vec())),
             };
             NdjsonReader::from_reader(input, "mem.json", OnError::Permissive, true)
                 .with_conventions(conventions)
