@@ -242,25 +242,39 @@ fn skip_past(input: &mut impl BufRead, sep: &[u8]) -> io::Result<u64> {
     if let [byte] = sep {
         return Ok(input.read_until(*byte, &mut Vec::new())? as u64);
     }
-    let mut skipped = 0;
-    // the last bytes read, too few to hold a match: one may start there
-    let mut tail = Vec::new();
+    let (mut skipped, mut before) = (0, Vec::new());
     loop {
         let buf = input.fill_buf()?;
         if buf.is_empty() {
             return Ok(skipped);
         }
-        let joined = [&tail[..], buf].concat();
-        if let Some(i) = memchr::memmem::find(&joined, sep) {
-            let n = i + sep.len() - tail.len();
-            input.consume(n);
-            return Ok(skipped + n as u64);
-        }
-        let n = buf.len();
-        tail = joined[joined.len() - (sep.len() - 1).min(joined.len())..].to_vec();
+        let found = separator_ends(&before, buf, sep).first().copied();
+        let n = found.unwrap_or(buf.len());
+        keep_last(&mut before, buf, sep.len());
         input.consume(n);
         skipped += n as u64;
+        if found.is_some() {
+            return Ok(skipped);
+        }
     }
+}
+
+/// Where the matches of `sep` that end in `buf` end (offsets in `buf`, past each), `buf`
+/// read after `before` (the input's last bytes before it, where a match may start).
+fn separator_ends(before: &[u8], buf: &[u8], sep: &[u8]) -> Vec<usize> {
+    let joined = [before, buf].concat();
+    memchr::memmem::find_iter(&joined, sep)
+        .map(|i| i + sep.len())
+        .filter(|&end| end > before.len())
+        .map(|end| end - before.len())
+        .collect()
+}
+
+/// Keep in `before` the last `keep` bytes of what it holds and then `passed`.
+fn keep_last(before: &mut Vec<u8>, passed: &[u8], keep: usize) {
+    before.extend_from_slice(&passed[passed.len().saturating_sub(keep)..]);
+    let extra = before.len().saturating_sub(keep);
+    before.drain(..extra);
 }
 
 /// `Read::read` of a reader that is its own buffer: copy out of `fill_buf`, then consume.
@@ -295,12 +309,9 @@ impl LineRange {
         if let [byte] = sep {
             return memchr::memchr(*byte, buf).map_or(buf.len(), |i| i + 1);
         }
-        // (the tail of a range only: `recent` holds no whole match but at its end)
-        let joined = [recent, buf].concat();
-        memchr::memmem::find_iter(&joined, sep)
-            .map(|i| i + sep.len())
-            .find(|&end| end > recent.len())
-            .map_or(buf.len(), |end| end - recent.len())
+        // (the tail of a range only)
+        let ends = separator_ends(recent, buf, sep);
+        ends.first().copied().unwrap_or(buf.len())
     }
 }
 
@@ -334,16 +345,11 @@ impl BufRead for LineRange {
         if amt == 0 {
             return;
         }
-        let passed = &self.inner.buffer()[..amt];
-        let keep = self.sep.len();
-        if amt >= keep {
-            self.recent.clear();
-            self.recent.extend_from_slice(&passed[amt - keep..]);
-        } else {
-            self.recent.extend_from_slice(passed);
-            let extra = self.recent.len() - keep;
-            self.recent.drain(..extra);
-        }
+        keep_last(
+            &mut self.recent,
+            &self.inner.buffer()[..amt],
+            self.sep.len(),
+        );
         self.pos += amt as u64;
         self.inner.consume(amt);
     }
@@ -420,24 +426,21 @@ impl LineBase {
 fn count_lines(source: &Source, upto: u64, ends: &LineEnds) -> io::Result<u64> {
     let mut file = BufReader::with_capacity(READ_BUFFER, source.open_at(0)?).take(upto);
     let (mut lines, mut after_cr) = (0u64, false);
-    // the last bytes read, too few to hold a separator of several bytes: one may start there
-    let carried = match ends {
-        LineEnds::Exact(sep) => sep.len() - 1,
-        _ => 0,
-    };
-    let mut tail = Vec::new();
+    // the last bytes read, where a separator of several bytes may start
+    let mut before = Vec::new();
     loop {
         let buf = file.fill_buf()?;
         let Some(&last) = buf.last() else {
             return Ok(lines);
         };
-        if carried == 0 {
-            lines += ends.count_in(buf, after_cr);
-        } else {
-            let joined = [&tail[..], buf].concat();
-            lines += ends.count_in(&joined, false);
-            tail = joined[joined.len() - carried.min(joined.len())..].to_vec();
-        }
+        lines += match ends {
+            LineEnds::Exact(sep) if sep.len() > 1 => {
+                let found = separator_ends(&before, buf, sep).len();
+                keep_last(&mut before, buf, sep.len());
+                found as u64
+            }
+            _ => ends.count_in(buf, after_cr),
+        };
         after_cr = last == b'\r';
         let n = buf.len();
         file.consume(n);
